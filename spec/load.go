@@ -1,0 +1,347 @@
+package spec
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// DefaultMaxPoints is the sweep size refused without AllowLarge.
+const DefaultMaxPoints = 100000
+
+// Options are supplied by the caller of Load: the functions expressions may
+// call, which component kinds are implemented, and sweep limits.
+type Options struct {
+	// Functions callable from expressions, in addition to expr-lang's
+	// builtins (abs, ceil, floor, round, min, max, …). See MathFunctions.
+	Functions map[string]Func
+	// Implemented reports whether a component kind has an implementation
+	// (block is "dataset", "model", "crafter", "distinguisher", "bound",
+	// "figure" with kind set, or a top-level block name with kind ""). A
+	// spec that uses an unimplemented kind fails validation. Nil accepts all.
+	Implemented func(block, kind string) bool
+	// MaxPoints bounds the sweep size (0 = DefaultMaxPoints) unless AllowLarge.
+	MaxPoints  int
+	AllowLarge bool
+}
+
+// Spec is a parsed and checked spec file, ready to expand.
+type Spec struct {
+	File   string // as given
+	Source []byte
+	SHA256 string
+	// Name of the experiment (results go to <results>/<Name>).
+	Name string
+
+	root  *Node
+	sweep *sweepPlan
+	opts  Options
+	ev    *evaluator
+}
+
+// Point is one fully resolved configuration.
+type Point struct {
+	Index int    // position in expansion order, after the where filter
+	ID    string // hash of the resolved configuration (16 hex digits)
+	Exp   *Experiment
+	// Values holds the swept and derived values by spec path
+	// (vars are "vars.<name>").
+	Values map[string]any
+}
+
+// Column is a swept or derived parameter that becomes a summary column.
+type Column struct {
+	Name    string // column name in the summary table
+	Path    string // spec path
+	Swept   bool
+	Derived bool
+}
+
+// Load reads and checks a spec file.
+func Load(path string, o Options) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, Errors{{File: path, Msg: fmt.Sprintf("cannot read the spec: %v", errUnwrapPath(err))}}
+	}
+	return Parse(path, data, o)
+}
+
+func errUnwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// Parse checks a spec given as bytes; file names it in errors.
+func Parse(file string, data []byte, o Options) (*Spec, error) {
+	if o.Functions == nil {
+		o.Functions = MathFunctions()
+	}
+	s := &Spec{File: file, Source: data, opts: o, ev: newEvaluator(o.Functions)}
+	sum := sha256.Sum256(data)
+	s.SHA256 = hex.EncodeToString(sum[:])
+	root, perrs := parseYAML(filepath.Base(file), data)
+	e := &errs{file: filepath.Base(file)}
+	if len(perrs) > 0 {
+		return nil, perrs.Sorted()
+	}
+	s.root = root
+	s.sweep = readSweep(root, e)
+
+	// Check the file once before expansion, with swept values and
+	// expressions as placeholders: unknown keys, types, ranges and missing
+	// keys are reported here, once.
+	tmpl := root.Clone()
+	for _, list := range [][]axis{s.sweep.grid, s.sweep.zip} {
+		for _, a := range list {
+			if a.path != nil {
+				_ = setPath(tmpl, a.path, &Node{Kind: ScalarNode, Pos: a.pos, Expr: "swept"})
+			}
+		}
+	}
+	var exp Experiment
+	d := &decoder{e: e, implemented: o.Implemented, template: true}
+	d.decodeStruct(tmpl, reflect.ValueOf(&exp).Elem(), "")
+	checkVars(root, o, e)
+	if err := e.err(); err != nil {
+		return nil, err
+	}
+	s.Name = exp.Name
+	max := o.MaxPoints
+	if max <= 0 {
+		max = DefaultMaxPoints
+	}
+	if n := s.sweep.size(); n > float64(max) && !o.AllowLarge {
+		return nil, Errors{{File: e.file, Pos: root.Get("sweep").Pos, Path: "sweep", Msg: fmt.Sprintf("expands to %.0f points, more than the limit of %d; pass --allow-large to run it anyway", n, max)}}
+	}
+	return s, nil
+}
+
+// checkVars rejects variable names that shadow spec blocks or functions.
+func checkVars(root *Node, o Options, e *errs) {
+	vn := root.Get("vars")
+	if vn == nil || vn.Kind != MapNode {
+		return
+	}
+	for i, k := range vn.Keys {
+		if infoOf(typeExperiment).field(k) != nil {
+			e.add(vn.KeyPos[i], "vars."+k, "a variable may not be named like a top-level block")
+		}
+		if _, ok := o.Functions[k]; ok {
+			e.add(vn.KeyPos[i], "vars."+k, "a variable may not be named like a function")
+		}
+	}
+}
+
+// Expand returns every point of the sweep (after the where filter), fully
+// resolved and validated, and the summary columns of the swept and derived
+// parameters. All problems of all points are reported together.
+func (s *Spec) Expand() ([]Point, []Column, error) {
+	e := &errs{file: filepath.Base(s.File)}
+	base := s.root.Clone()
+	removeKey(base, "sweep")
+
+	var combos [][]assign
+	s.combos(func(c []assign) { combos = append(combos, append([]assign(nil), c...)) })
+
+	var points []Point
+	derivedPaths := map[string]bool{}
+	sweptPaths := map[string]bool{}
+	for _, combo := range combos {
+		tree := base.Clone()
+		values := map[string]any{}
+		for _, a := range combo {
+			v := a.value.Clone()
+			if err := setPath(tree, a.path, v); err != nil {
+				e.add(a.value.Pos, a.path.String(), "%v", err)
+				continue
+			}
+			sweptPaths[a.path.String()] = true
+		}
+		applyDefaults(tree, typeExperiment)
+		pe := s.ev.newPointEval(tree, e)
+		if !pe.prepare() {
+			continue
+		}
+		if s.sweep.where != nil {
+			keep, ok := pe.filter(s.sweep.where)
+			if !ok || !keep {
+				continue
+			}
+		}
+		if !pe.evalAll() {
+			continue
+		}
+		for _, site := range pe.sites {
+			derivedPaths[site.path.String()] = true
+		}
+		var exp Experiment
+		d := &decoder{e: e, implemented: s.opts.Implemented}
+		before := len(e.list)
+		d.decodeStruct(tree, reflect.ValueOf(&exp).Elem(), "")
+		validate(&exp, tree, e)
+		if len(e.list) > before {
+			continue
+		}
+		for p := range sweptPaths {
+			pp, _ := parsePath(p)
+			values[p] = getPath(tree, pp).Interface()
+		}
+		for _, site := range pe.sites {
+			values[site.path.String()] = getPath(tree, site.path).Interface()
+		}
+		points = append(points, Point{Exp: &exp, Values: values})
+	}
+	if err := e.err(); err != nil {
+		return nil, nil, err
+	}
+	if len(points) == 0 {
+		pos := Pos{1, 1}
+		if sn := s.root.Get("sweep"); sn != nil {
+			pos = sn.Pos
+		}
+		return nil, nil, Errors{{File: e.file, Pos: pos, Path: "sweep.where", Msg: "no point is left after the where filter"}}
+	}
+	for i := range points {
+		points[i].Index = i
+		points[i].ID = pointID(points[i].Exp)
+	}
+	cols := columns(sweptPaths, derivedPaths, s.sweepOrder())
+	return points, cols, nil
+}
+
+func removeKey(n *Node, k string) {
+	for i, key := range n.Keys {
+		if key == k {
+			n.Keys = append(n.Keys[:i], n.Keys[i+1:]...)
+			n.KeyPos = append(n.KeyPos[:i], n.KeyPos[i+1:]...)
+			n.Vals = append(n.Vals[:i], n.Vals[i+1:]...)
+			return
+		}
+	}
+}
+
+type assign struct {
+	path  specPath
+	value *Node
+}
+
+// combos calls f for each combination: grid keys in file order (first
+// outermost), then the zip group innermost.
+func (s *Spec) combos(f func([]assign)) {
+	var axes [][][]assign
+	for _, a := range s.sweep.grid {
+		var opts [][]assign
+		for _, v := range a.values {
+			opts = append(opts, []assign{{a.path, v}})
+		}
+		axes = append(axes, opts)
+	}
+	if len(s.sweep.zip) > 0 {
+		var opts [][]assign
+		for i := range s.sweep.zip[0].values {
+			var row []assign
+			for _, a := range s.sweep.zip {
+				row = append(row, assign{a.path, a.values[i]})
+			}
+			opts = append(opts, row)
+		}
+		axes = append(axes, opts)
+	}
+	var rec func(i int, cur []assign)
+	rec = func(i int, cur []assign) {
+		if i == len(axes) {
+			f(cur)
+			return
+		}
+		for _, o := range axes[i] {
+			rec(i+1, append(cur, o...))
+		}
+	}
+	rec(0, nil)
+}
+
+func (s *Spec) sweepOrder() []string {
+	var out []string
+	for _, list := range [][]axis{s.sweep.grid, s.sweep.zip} {
+		for _, a := range list {
+			out = append(out, a.path.String())
+		}
+	}
+	return out
+}
+
+// pointID hashes the resolved configuration (without name, description,
+// sweep and report, which do not change what is computed).
+func pointID(exp *Experiment) string {
+	c := *exp
+	c.Name, c.Description, c.Sweep, c.Report = "", "", nil, nil
+	b, err := json.Marshal(c)
+	if err != nil {
+		panic(err) // plain data cannot fail to marshal
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// columns names the swept and derived parameters: swept keys in sweep
+// order, then derived paths sorted. A column is named by its last path
+// element when that is unique, else by the whole path with '_' for '.'.
+func columns(swept, derived map[string]bool, order []string) []Column {
+	var cols []Column
+	for _, p := range order {
+		if swept[p] {
+			cols = append(cols, Column{Path: p, Swept: true, Derived: derived[p]})
+		}
+	}
+	var rest []string
+	for p := range derived {
+		if !swept[p] {
+			rest = append(rest, p)
+		}
+	}
+	sort.Strings(rest)
+	for _, p := range rest {
+		cols = append(cols, Column{Path: p, Derived: true})
+	}
+	count := map[string]int{}
+	for _, c := range cols {
+		count[leafName(c.Path)]++
+	}
+	for i := range cols {
+		if n := leafName(cols[i].Path); count[n] == 1 {
+			cols[i].Name = n
+		} else {
+			cols[i].Name = flatName(cols[i].Path)
+		}
+	}
+	return cols
+}
+
+func leafName(p string) string {
+	pp, err := parsePath(p)
+	if err != nil {
+		return flatName(p)
+	}
+	for i := len(pp) - 1; i >= 0; i-- {
+		if pp[i].Key != "" {
+			if i == len(pp)-1 {
+				return pp[i].Key
+			}
+			return flatName(pp[i:].String())
+		}
+	}
+	return flatName(p)
+}
+
+func flatName(p string) string {
+	r := strings.NewReplacer(".", "_", "[", "_", "]", "")
+	return r.Replace(strings.TrimPrefix(p, "vars."))
+}

@@ -1,0 +1,212 @@
+package spec
+
+// The Go types below are the single source of truth for the experiment
+// language: the decoder, the validator, the defaults and the JSON Schema
+// (schemas/experiment.schema.json) are all driven by their struct tags.
+//
+// Tags:
+//   yaml:"name"           the key in the spec
+//   doc:"..."             one-line description (schema "description")
+//   default:"..."         value used when the key is absent (YAML syntax)
+//   check:"..."           comma-separated range checks: >x, >=x, <x, <=x,
+//                         len>=n, nonempty
+//   enum:"a|b|c"          allowed string values
+//   required:"true"       the key must be present (after sweep substitution)
+//   kind:"name"           on a pointer field of a union type: the branch
+//                         selected when the discriminator equals name
+//   discriminator:"true"  on the string field that selects a union branch
+//
+// Union types (dataset, model, crafter, distinguisher, bound entries,
+// figures) have one discriminator field and one pointer field per branch;
+// the branch's own keys sit beside the discriminator in YAML.
+
+// Experiment is one spec file.
+type Experiment struct {
+	Name          string         `yaml:"name" required:"true" check:"name" doc:"Experiment name; results go to <results>/<name>/. Letters, digits, '-', '_' and '.'."`
+	Description   string         `yaml:"description" doc:"Free text: what this spec reproduces and what the reader should see."`
+	Seed          int64          `yaml:"seed" default:"0" check:">=0" doc:"The one seed every random stream derives from."`
+	Vars          map[string]any `yaml:"vars" doc:"User variables (scalars or expressions), addressable by name in sweeps and expressions."`
+	Dataset       *Dataset       `yaml:"dataset" doc:"Training data."`
+	Model         *Model         `yaml:"model" doc:"Model architecture."`
+	DPSGD         *DPSGD         `yaml:"dpsgd" doc:"DP-SGD configuration: the mechanism that is accounted and audited."`
+	Crafter       *Crafter       `yaml:"crafter" doc:"How the adversary builds the neighbouring datasets (canary, poison, prior)."`
+	Distinguisher *Distinguisher `yaml:"distinguisher" doc:"The attack that guesses the world from what training released."`
+	Audit         *Audit         `yaml:"audit" doc:"Trials and estimator of the empirical privacy audit."`
+	Bound         []Bound        `yaml:"bound" doc:"Theoretical values computed per point (accountants, bounds)."`
+	Sweep         *Sweep         `yaml:"sweep" doc:"Sweep grid: which parameters vary across points."`
+	Report        *Report        `yaml:"report" doc:"Figures drawn from the results."`
+}
+
+// DPSGD is the mechanism: T steps of the Poisson-subsampled Gaussian with
+// noise multiplier σ (noise std σ·C on the clipped sum).
+type DPSGD struct {
+	NoiseMultiplier float64 `yaml:"noise_multiplier" required:"true" check:">0" doc:"σ: noise standard deviation divided by the clipping norm."`
+	SamplingRate    float64 `yaml:"sampling_rate" required:"true" check:">0,<=1" doc:"q: Poisson sampling rate (expected batch size / dataset size)."`
+	Steps           int     `yaml:"steps" required:"true" check:">=1" doc:"T: number of DP-SGD steps."`
+	Delta           float64 `yaml:"delta" default:"1e-5" check:">0,<1" doc:"δ at which ε is reported."`
+	ClipNorm        float64 `yaml:"clip_norm" default:"1" check:">0" doc:"C: per-example gradient clipping norm (.inf for none)."`
+	LearningRate    float64 `yaml:"learning_rate" default:"0.1" check:">=0" doc:"SGD learning rate η."`
+	Momentum        float64 `yaml:"momentum" default:"0" check:">=0,<1" doc:"SGD momentum."`
+	WeightDecay     float64 `yaml:"weight_decay" default:"0" check:">=0" doc:"L2 weight decay."`
+	Sampling        string  `yaml:"sampling" default:"poisson" enum:"poisson|shuffle" doc:"Batch sampling. 'shuffle' (fixed-size batches) does not match the accountant's analysis."`
+	Clip            string  `yaml:"clip" default:"hard" enum:"hard|soft" doc:"Clipping function: hard (Abadi et al.) or the soft clip of Guo et al."`
+}
+
+// Dataset selects a data source.
+type Dataset struct {
+	Source    string             `yaml:"source" discriminator:"true" doc:"Data source."`
+	Digits    *DatasetImage      `kind:"digits" doc:"sklearn digits, 1797 × 8×8, embedded (no download)."`
+	MNIST     *DatasetImage      `kind:"mnist" doc:"MNIST from the data directory (dpaudit data fetch mnist)."`
+	Fashion   *DatasetImage      `kind:"fashion-mnist" doc:"Fashion-MNIST from the data directory."`
+	Gaussian  *DatasetGaussian   `kind:"gaussian" doc:"Synthetic Gaussian-mixture classification."`
+	Purchase  *DatasetSynthetic  `kind:"purchase-like" doc:"Synthetic stand-in for Purchase-100 (600 binary features, 100 classes)."`
+	Adult     *DatasetSynthetic  `kind:"adult-like" doc:"Synthetic stand-in for Adult (one-hot tabular, binary label)."`
+}
+
+// DatasetCommon holds the options every source supports.
+type DatasetCommon struct {
+	Classes   []int   `yaml:"classes" doc:"Keep only these labels, remapped to 0..k-1 in this order."`
+	TrainSize int     `yaml:"train_size" default:"0" check:">=0" doc:"Training examples (seeded subsample); 0 = all."`
+	TestSize  int     `yaml:"test_size" default:"0" check:">=0" doc:"Test examples (seeded subsample); 0 = all."`
+	Normalize string  `yaml:"normalize" default:"auto" enum:"auto|unit|none|standardize" doc:"Feature normalisation: auto = [0,1] pixels for images, none for synthetic data."`
+	L2Ball    float64 `yaml:"l2_ball" default:"0" check:">=0" doc:"If > 0, scale every example into the ℓ2 ball of this radius."`
+	Flatten   bool    `yaml:"flatten" default:"true" doc:"Flatten images to vectors."`
+}
+
+// DatasetImage is an image data set.
+type DatasetImage struct {
+	DatasetCommon `yaml:",inline"`
+}
+
+// DatasetGaussian is a Gaussian-mixture classification task.
+type DatasetGaussian struct {
+	DatasetCommon `yaml:",inline"`
+	N             int     `yaml:"n" default:"1000" check:">=2" doc:"Total examples generated (train + test)."`
+	Dim           int     `yaml:"dim" default:"10" check:">=1" doc:"Feature dimension."`
+	NumClasses    int     `yaml:"num_classes" default:"2" check:">=2" doc:"Number of mixture components / classes."`
+	Separation    float64 `yaml:"separation" default:"2" check:">=0" doc:"Distance between class means in units of the noise std."`
+}
+
+// DatasetSynthetic is a synthetic stand-in with a size.
+type DatasetSynthetic struct {
+	DatasetCommon `yaml:",inline"`
+	N             int `yaml:"n" default:"10000" check:">=2" doc:"Total examples generated (train + test)."`
+}
+
+// Model selects an architecture.
+type Model struct {
+	Arch   string      `yaml:"arch" discriminator:"true" doc:"Architecture."`
+	LogReg *ModelEmpty `kind:"logreg" doc:"Logistic regression (sigmoid for 2 classes, softmax otherwise)."`
+	MLP    *ModelMLP   `kind:"mlp" doc:"Multi-layer perceptron."`
+	CNN    *ModelCNN   `kind:"cnn" doc:"Small convolutional network (conv, average pooling, tanh)."`
+	Ideal  *ModelEmpty `kind:"ideal" doc:"The ideal mechanism: simulates only the scalar observation stream of the Poisson-subsampled Gaussian."`
+}
+
+// ModelEmpty is an architecture without parameters.
+type ModelEmpty struct{}
+
+// ModelMLP is a fully connected network.
+type ModelMLP struct {
+	Hidden     []int  `yaml:"hidden" required:"true" check:"nonempty" doc:"Hidden layer widths."`
+	Activation string `yaml:"activation" default:"relu" enum:"relu|tanh|elu" doc:"Hidden activation."`
+}
+
+// ModelCNN is a small convolutional network.
+type ModelCNN struct {
+	Preset string `yaml:"preset" default:"mnist-tanh" enum:"mnist-tanh" doc:"Named architecture (conv 16 k8 s2 p3, tanh, avgpool 2, conv 32 k4 s2, tanh, avgpool 2, dense 32, tanh, dense)."`
+}
+
+// Crafter selects how the adversary builds the neighbouring datasets.
+type Crafter struct {
+	Kind          string        `yaml:"kind" discriminator:"true" doc:"Crafter."`
+	Random        *CrafterEmpty `kind:"random_record" doc:"A random in-distribution record (API-access adversary)."`
+	Mislabeled    *CrafterEmpty `kind:"mislabeled" doc:"A training record with a wrong label."`
+	ZeroInput     *CrafterEmpty `kind:"zero_input" doc:"An all-zero input."`
+	InputPoison   *CrafterEmpty `kind:"input_poison" doc:"Input-space poison crafted against shadow models."`
+	AdaptivePois  *CrafterEmpty `kind:"adaptive_poison" doc:"Per-step adaptive poison."`
+	DiracGradient *CrafterEmpty `kind:"dirac_gradient" doc:"Gradient canary of norm C inserted with probability q each step."`
+	Malicious     *CrafterEmpty `kind:"malicious_dataset" doc:"Malicious dataset with learning rate 0 plus the gradient canary."`
+}
+
+// CrafterEmpty is a crafter without parameters (placeholder until the audit issue).
+type CrafterEmpty struct{}
+
+// Distinguisher selects the attack.
+type Distinguisher struct {
+	Kind       string     `yaml:"kind" discriminator:"true" doc:"Distinguisher."`
+	Loss       *DistEmpty `kind:"loss_threshold" doc:"Loss of the target on the final model."`
+	MaxLoss    *DistEmpty `kind:"max_loss" doc:"Maximum loss over intermediate models."`
+	MeanLoss   *DistEmpty `kind:"mean_loss" doc:"Mean loss over intermediate models."`
+	Projection *DistEmpty `kind:"gradient_projection" doc:"Watermark detector on privatised updates."`
+	LLR        *DistEmpty `kind:"gradient_llr" doc:"Neyman–Pearson log-likelihood ratio on privatised updates."`
+}
+
+// DistEmpty is a distinguisher without parameters (placeholder until the audit issue).
+type DistEmpty struct{}
+
+// Audit configures the empirical audit.
+type Audit struct {
+	Trials     int     `yaml:"trials" required:"true" check:">=4" doc:"Number of trials (split evenly between the two worlds)."`
+	Estimator  string  `yaml:"estimator" default:"clopper_pearson" enum:"clopper_pearson|gdp|one_run" doc:"Empirical ε estimator."`
+	Confidence float64 `yaml:"confidence" default:"0.95" check:">0,<1" doc:"Confidence level of the interval."`
+	Threshold  string  `yaml:"threshold" default:"split" enum:"split|posthoc|bonferroni" doc:"Threshold selection."`
+	ShardSize  int     `yaml:"shard_size" default:"64" check:">=1" doc:"Trials per pipeline node."`
+}
+
+// Bound is one theoretical value computed per point.
+type Bound struct {
+	Kind       string           `yaml:"kind" discriminator:"true" doc:"Bound kind."`
+	Accountant *AccountantBound `kind:"accountant" doc:"Privacy accountants: ε at the point's δ (and δ at a given ε)."`
+	Rero       *EmptyBound      `kind:"rero" doc:"Reconstruction robustness (Hayes et al. 2023)."`
+	MSE        *EmptyBound      `kind:"mse_rdp" doc:"MSE lower bound from RDP (Guo et al. 2022)."`
+	Minimax    *EmptyBound      `kind:"minimax_mse" doc:"Minimax MSE lower bounds (Mukherjee & Lokam 2023)."`
+	Belief     *EmptyBound      `kind:"belief" doc:"Posterior belief and advantage (Bernau et al. 2021)."`
+}
+
+// EmptyBound is a bound kind without parameters (placeholder until the bounds issue).
+type EmptyBound struct{}
+
+// AccountantBound computes ε (and optionally δ) with one or more accountants.
+type AccountantBound struct {
+	Accountants []string  `yaml:"accountants" default:"[rdp, pld, gdp]" enum:"rdp|pld|gdp" check:"nonempty" doc:"Accountants to run; each adds a column epsilon_<name>."`
+	Conversion  string    `yaml:"conversion" default:"improved" enum:"improved|classic" doc:"RDP → (ε, δ) conversion."`
+	PLDInterval float64   `yaml:"pld_interval" default:"1e-4" check:">0,<=0.1" doc:"PLD discretisation interval of the privacy loss."`
+	Epsilon     []float64 `yaml:"epsilon" check:">0" doc:"Also report δ at these ε (columns delta_<name>_at_eps<k>)."`
+}
+
+// Sweep says which parameters vary across points.
+type Sweep struct {
+	Grid  SweepAxes `yaml:"grid" doc:"Cartesian product of the listed values, first key outermost."`
+	Zip   SweepAxes `yaml:"zip" doc:"Lists advanced in lockstep (all the same length); combined with grid as a product."`
+	Where string    `yaml:"where" doc:"Filter expression; points where it is false are dropped."`
+}
+
+// SweepAxes maps a spec path (dpsgd.noise_multiplier, bound[0].pld_interval)
+// or a variable name to its values: a list, or {linspace|logspace: [a, b, n]}.
+// The order of keys in the file is kept.
+type SweepAxes []SweepAxis
+
+// SweepAxis is one swept key with its values.
+type SweepAxis struct {
+	Key    string
+	Values []*Node
+	Pos    Pos
+}
+
+// Report lists figures drawn from the results.
+type Report struct {
+	Figures []Figure `yaml:"figures" doc:"Figures to draw into results/<name>/figures/."`
+}
+
+// Figure is one plot.
+type Figure struct {
+	Kind string      `yaml:"kind" discriminator:"true" doc:"Figure kind."`
+	Line *FigureLine `kind:"line" doc:"Line plot of summary columns."`
+}
+
+// FigureLine is a line plot.
+type FigureLine struct {
+	X     string `yaml:"x" required:"true" doc:"Column on the x axis."`
+	Y     string `yaml:"y" required:"true" doc:"Column on the y axis."`
+	Group string `yaml:"group" doc:"Column whose values make separate lines."`
+}
