@@ -1,0 +1,25 @@
+//go:build amd64 && !purego
+
+package gemm
+
+import "golang.org/x/sys/cpu"
+
+// detectAsm returns the assembly paths this CPU supports, best first.
+// cpu.X86.HasAVX512F (and HasAVX2) already include the OS's consent to save
+// the wide registers (XGETBV), so a kernel never faults on an old kernel.
+func detectAsm() []*arch {
+	var paths []*arch
+	if cpu.X86.HasAVX512F && cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasBMI2 {
+		paths = append(paths, &arch{
+			name: "avx512", width: 16, maxMR: [3]int{0, 14, 14}, kernels: &avx512Kernels,
+			dot: dotAVX512, axpy: axpyAVX512, scal: scalAVX512,
+		})
+	}
+	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		paths = append(paths, &arch{
+			name: "avx2", width: 8, maxMR: [3]int{0, 12, 6}, kernels: &avx2Kernels,
+			dot: dotAVX2, axpy: axpyAVX2, scal: scalAVX2,
+		})
+	}
+	return paths
+}

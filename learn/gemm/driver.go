@@ -1,0 +1,81 @@
+package gemm
+
+// gemm runs the blocked algorithm for C[0:m, 0:n] = alpha·op(A)·op(B) + beta·C
+// with m, n, k ≥ 1 and alpha ≠ 0 (the caller handles the degenerate cases).
+// a, b and c start at the block's first element; pl comes from the full
+// problem so that parallel blocks decide alike.
+//
+// Loop order (GotoBLAS): column blocks of nc → k chunks of KC (B block packed)
+// → row blocks of mc (A block packed or read in place) → column panels of nr
+// → row tiles of mr → micro-kernel.
+func (ar *arch) gemm(pl *plan, ws *workspace, transA, transB bool, m, n, k int,
+	alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+
+	w := ar.width
+	for jc := 0; jc < n; jc += pl.nc {
+		nc := min(pl.nc, n-jc)
+		panels := (nc + pl.nr - 1) / pl.nr
+		for pc := 0; pc < k; pc += KC {
+			kc := min(KC, k-pc)
+			betaK := beta
+			if pc > 0 {
+				betaK = 1 // later chunks add onto the partial result
+			}
+
+			// B panels: q covers columns jc+q·nr …; packed ones live at
+			// q·kc·nr in the B buffer with row stride nvq·w.
+			var bbuf []float32
+			if pl.packB || nc%pl.nr%w != 0 {
+				bbuf = ws.bufB(panels * kc * pl.nr)
+			}
+			for q := 0; q < panels; q++ {
+				cols := min(pl.nr, nc-q*pl.nr)
+				stride := (cols + w - 1) / w * w
+				if pl.packB || cols%w != 0 {
+					packB(bbuf[q*kc*pl.nr:], transB, b, ldb, pc, kc, jc+q*pl.nr, cols, stride)
+				}
+			}
+
+			for ic := 0; ic < m; ic += pl.mc {
+				mc := min(pl.mc, m-ic)
+				var abuf []float32
+				if pl.packA {
+					abuf = ws.bufA(mc * kc)
+					for ir := 0; ir < mc; ir += pl.mr {
+						packA(abuf[ir*kc:], transA, a, lda, ic+ir, min(pl.mr, mc-ir), pc, kc)
+					}
+				}
+				for q := 0; q < panels; q++ {
+					j0 := q * pl.nr
+					cols := min(pl.nr, nc-j0)
+					nv := (cols + w - 1) / w
+					var bp *float32
+					var bs int
+					if pl.packB || cols%w != 0 {
+						bp, bs = &bbuf[q*kc*pl.nr], nv*w
+					} else {
+						bp, bs = &b[pc*ldb+jc+j0], ldb
+					}
+					kern := &ar.kernels[layoutContig][nv]
+					if !pl.packA && !transA {
+						kern = &ar.kernels[layoutRows][nv]
+					}
+					for ir := 0; ir < mc; ir += pl.mr {
+						rows := min(pl.mr, mc-ir)
+						var ap *float32
+						var as int
+						switch {
+						case pl.packA:
+							ap, as = &abuf[ir*kc], rows
+						case transA:
+							ap, as = &a[pc*lda+ic+ir], lda
+						default:
+							ap, as = &a[(ic+ir)*lda+pc], lda
+						}
+						(*kern)[rows](kc, ap, as, bp, bs, &c[(ic+ir)*ldc+jc+j0], ldc, alpha, betaK, cols)
+					}
+				}
+			}
+		}
+	}
+}
