@@ -1,0 +1,217 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// NodeError is a failure of one node.
+type NodeError struct {
+	Node *Node
+	Err  error
+}
+
+func (e *NodeError) Error() string {
+	return fmt.Sprintf("%s %s: %v", e.Node.Kind, e.Node.Label, e.Err)
+}
+
+func (e *NodeError) Unwrap() error { return e.Err }
+
+// RunError lists the nodes that failed; every node that finished before the
+// failure is in the store and will be reused by the next run.
+type RunError struct {
+	Failed []*NodeError
+}
+
+func (e *RunError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d node(s) failed", len(e.Failed))
+	for _, f := range e.Failed {
+		b.WriteString("\n  ")
+		b.WriteString(f.Error())
+	}
+	return b.String()
+}
+
+// Local runs nodes on this machine with a pool of Jobs workers.
+type Local struct {
+	Jobs int // 0 = number of CPUs
+}
+
+// Execute runs the plan's Run steps, inputs before users, in parallel. On
+// the first failure no new node starts; running nodes finish and are kept.
+// Cancelling ctx stops scheduling and cancels running nodes.
+func (l Local) Execute(ctx context.Context, steps []Step, s *Store, rep Reporter) error {
+	jobs := l.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	if rep == nil {
+		rep = nopReporter{}
+	}
+	toRun := map[*Node]bool{}
+	var order []*Node
+	for _, st := range steps {
+		if st.Status == Run {
+			toRun[st.Node] = true
+			order = append(order, st.Node)
+		}
+	}
+	run, cached := Counts(steps)
+	rep.Start(run, cached)
+	defer rep.Finish()
+	if run == 0 {
+		return nil
+	}
+	// pending[n] = inputs of n still to run; users[n] = nodes waiting on n.
+	pending := map[*Node]int{}
+	users := map[*Node][]*Node{}
+	var ready []*Node
+	for _, n := range order {
+		for _, in := range n.Inputs {
+			if toRun[in] {
+				pending[n]++
+				users[in] = append(users[in], n)
+			}
+		}
+		if pending[n] == 0 {
+			ready = append(ready, n)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		n   *Node
+		err error
+	}
+	results := make(chan result)
+	work := make(chan *Node)
+	var wg sync.WaitGroup
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range work {
+				rep.NodeStarted(n)
+				start := time.Now()
+				err := runNode(ctx, n, s)
+				rep.NodeFinished(n, time.Since(start), err)
+				results <- result{n, err}
+			}
+		}()
+	}
+
+	var failed []*NodeError
+	inFlight, done := 0, 0
+	ctxDone := ctx.Done()
+	stopping := false
+	for done < run {
+		if stopping && inFlight == 0 {
+			break
+		}
+		var next *Node
+		var sendCh chan *Node
+		if !stopping && len(ready) > 0 {
+			next, sendCh = ready[0], work
+		}
+		select {
+		case sendCh <- next:
+			ready = ready[1:]
+			inFlight++
+		case r := <-results:
+			inFlight--
+			done++
+			if r.err != nil {
+				if ctx.Err() != nil && errors.Is(r.err, ctx.Err()) {
+					stopping = true // interrupted, not failed
+					continue
+				}
+				failed = append(failed, &NodeError{Node: r.n, Err: r.err})
+				stopping = true
+				continue
+			}
+			for _, u := range users[r.n] {
+				pending[u]--
+				if pending[u] == 0 {
+					ready = append(ready, u)
+				}
+			}
+		case <-ctxDone:
+			stopping, ctxDone = true, nil
+		}
+	}
+	close(work)
+	wg.Wait()
+	if len(failed) > 0 {
+		return &RunError{Failed: failed}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// runNode computes one node into a temporary directory and commits it.
+func runNode(ctx context.Context, n *Node, s *Store) (err error) {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	tmp, err := s.tempDir(n.Key())
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
+	w := &Work{Node: n, Dir: tmp}
+	for _, in := range n.Inputs {
+		w.Inputs = append(w.Inputs, s.Dir(in.Key()))
+	}
+	if n.Run == nil {
+		return errors.New("node has no Run function")
+	}
+	started := time.Now()
+	if err := n.Run(ctx, w); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	finished := time.Now()
+	m := &Meta{Key: n.Key(), Kind: n.Kind, Version: n.Version, Label: n.Label, Params: n.ParamsJSON(),
+		Inputs: w.inputKeys(), Started: started.UTC(), Finished: finished.UTC(), Seconds: finished.Sub(started).Seconds()}
+	if err := s.commit(tmp, m); err != nil {
+		return err
+	}
+	return s.writeSlot(n)
+}
+
+func (w *Work) inputKeys() []string {
+	var keys []string
+	for _, in := range w.Node.Inputs {
+		keys = append(keys, in.Key())
+	}
+	return keys
+}
+
+// RecordSlots remembers the keys of cached nodes too, so the next plan
+// explains changes relative to this run.
+func RecordSlots(steps []Step, s *Store) {
+	for _, st := range steps {
+		if st.Status == Cached {
+			s.writeSlot(st.Node)
+		}
+	}
+}

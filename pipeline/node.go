@@ -1,0 +1,128 @@
+// Package pipeline is dpaudit's generic DAG engine. It knows nothing of
+// privacy: a Node is a unit of work with a kind, canonical parameters and
+// input nodes; its key is the hash of those, so equal keys are equal work.
+// Outputs live in a content-addressed Store; a Scheduler runs what is not
+// cached, in parallel, and reports progress. Parquet table I/O is here too.
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+)
+
+// Node is one unit of work.
+type Node struct {
+	Kind    string // e.g. "accountant", "summary"
+	Version int    // bump when the stage's code changes what it computes
+	Params  any    // JSON-marshalable; marshalled canonically for the key
+	Inputs  []*Node
+	// Label is a short human description for plans and progress.
+	Label string
+	// Slot is a stable identity of "this node of this experiment" across
+	// runs (e.g. "quickstart/accountant/3"), used to explain why a node must
+	// run (parameters changed vs new). Defaults to Kind + "/" + Label.
+	Slot string
+	// Run does the work, writing output files into w.Dir.
+	Run func(ctx context.Context, w *Work) error
+
+	key    string
+	params json.RawMessage
+}
+
+// Work is what a running node gets.
+type Work struct {
+	Node   *Node
+	Dir    string   // write outputs here; committed atomically on success
+	Inputs []string // output directories of the input nodes, in order
+}
+
+// Input returns the output directory of input i.
+func (w *Work) Input(i int) string { return w.Inputs[i] }
+
+// Key is the content key: hash(kind, version, canonical params, input keys).
+func (n *Node) Key() string {
+	if n.key != "" {
+		return n.key
+	}
+	p := n.ParamsJSON()
+	h := sha256.New()
+	fmt.Fprintf(h, "dpaudit-node/v1\x00%s\x00%d\x00", n.Kind, n.Version)
+	h.Write(p)
+	for _, in := range n.Inputs {
+		h.Write([]byte{0})
+		h.Write([]byte(in.Key()))
+	}
+	n.key = hex.EncodeToString(h.Sum(nil))
+	return n.key
+}
+
+// ParamsJSON is the canonical JSON of the parameters (object keys sorted,
+// as encoding/json does for maps; struct fields in declaration order).
+func (n *Node) ParamsJSON() json.RawMessage {
+	if n.params != nil {
+		return n.params
+	}
+	b, err := canonicalJSON(n.Params)
+	if err != nil {
+		panic(fmt.Sprintf("pipeline: node %s params are not JSON: %v", n.Kind, err))
+	}
+	n.params = b
+	return b
+}
+
+// canonicalJSON marshals v, then re-encodes it through a generic value so
+// that struct field order and map order cannot change the bytes.
+func canonicalJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var g any
+	if err := json.Unmarshal(b, &g); err != nil {
+		return nil, err
+	}
+	return json.Marshal(g)
+}
+
+func (n *Node) slot() string {
+	if n.Slot != "" {
+		return n.Slot
+	}
+	return n.Kind + "/" + n.Label
+}
+
+// Graph is a set of nodes, deduplicated by key. Add inputs before the
+// nodes that use them; insertion order is then a topological order.
+type Graph struct {
+	nodes []*Node
+	byKey map[string]*Node
+}
+
+// NewGraph returns an empty graph.
+func NewGraph() *Graph { return &Graph{byKey: map[string]*Node{}} }
+
+// Add inserts n, or returns the node already present with the same key
+// (two sweep points that need the same work share one node).
+func (g *Graph) Add(n *Node) *Node {
+	for _, in := range n.Inputs {
+		if g.byKey[in.Key()] == nil {
+			panic(fmt.Sprintf("pipeline: input %s of %s was not added first", in.Kind, n.Kind))
+		}
+	}
+	k := n.Key()
+	if old, ok := g.byKey[k]; ok {
+		return old
+	}
+	g.byKey[k] = n
+	g.nodes = append(g.nodes, n)
+	return n
+}
+
+// Nodes returns the nodes in topological order.
+func (g *Graph) Nodes() []*Node { return g.nodes }
+
+// Len is the number of distinct nodes.
+func (g *Graph) Len() int { return len(g.nodes) }
