@@ -1,0 +1,208 @@
+package learn
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/dpaudit/dpaudit/learn/gemm"
+)
+
+// conv is a 2-D convolution over HWC images with a square kernel, stride and
+// symmetric zero padding. The forward pass is im2col followed by ONE GEMM
+// over the whole chunk: cols is (b·P)×K with P = outH·outW output positions
+// and K = k·k·inC, and out = cols·Wᵀ. W is stored outC×K with K ordered
+// (ky, kx, c) — note this differs from PyTorch's (c, ky, kx) flat order.
+//
+// Per-example gradient norms: example i's weight gradient is Δ_iᵀU_i (Δ_i:
+// P×outC output deltas, U_i: P×K its im2col rows). Two ways to get its norm:
+// materialise G_i = Δ_iᵀU_i (P·K·outC multiply-adds) or the Gram trick
+// ‖Δ_iᵀU_i‖² = ⟨U_iU_iᵀ, Δ_iΔ_iᵀ⟩ (P²·(K+outC)). Materialising is cheaper
+// whenever P ≥ K·outC/(K+outC), which holds for both layers of TanhCNN
+// (P = 196 vs 13.5 and P = 25 vs 28.4 — nearly even there, and the
+// materialised G_i also makes the clipped sum a cheap Σ c_i G_i instead of a
+// second full GEMM); BenchmarkConvNorms measures both. So when clipping is on,
+// backward materialises G_i (plus the bias gradient Σ_p δ_p) into a b×params
+// buffer; when it is off, the gradient sum is one GEMM (c∘Δ)ᵀU.
+type conv struct {
+	inH, inW, inC    int
+	outC, k, st, pad int
+	outH, outW       int
+	w, b             []float32
+}
+
+func newConv(inH, inW, inC, outC, k, stride, pad int) (*conv, error) {
+	outH := (inH+2*pad-k)/stride + 1
+	outW := (inW+2*pad-k)/stride + 1
+	if inH+2*pad < k || inW+2*pad < k || outH <= 0 || outW <= 0 {
+		return nil, fmt.Errorf("conv k%d s%d p%d does not fit a %d×%d input", k, stride, pad, inH, inW)
+	}
+	return &conv{inH: inH, inW: inW, inC: inC, outC: outC, k: k, st: stride, pad: pad, outH: outH, outW: outW}, nil
+}
+
+func (l *conv) describe() string {
+	return fmt.Sprintf("conv %dx%dx%d→%dx%dx%d k%d s%d p%d", l.inC, l.inH, l.inW, l.outC, l.outH, l.outW, l.k, l.st, l.pad)
+}
+func (l *conv) inSize() int     { return l.inH * l.inW * l.inC }
+func (l *conv) outSize() int    { return l.outH * l.outW * l.outC }
+func (l *conv) positions() int  { return l.outH * l.outW }
+func (l *conv) kdim() int       { return l.k * l.k * l.inC }
+func (l *conv) numWeights() int { return l.outC * l.kdim() }
+func (l *conv) numParams() int  { return l.numWeights() + l.outC }
+
+func (l *conv) bind(p []float32) {
+	l.w = p[:l.numWeights()]
+	l.b = p[l.numWeights():l.numParams()]
+}
+
+func (l *conv) initParams(r *rand.Rand, scheme string) {
+	initWeights(r, scheme, l.w, l.b, l.kdim(), l.k*l.k*l.outC)
+}
+
+func (l *conv) newScratch(maxB int) *scratch {
+	return &scratch{cols: make([]float32, maxB*l.positions()*l.kdim())}
+}
+
+func (l *conv) forward(s *scratch, in, out []float32, b int) {
+	l.im2col(in, s.cols, b)
+	P, K := l.positions(), l.kdim()
+	gemm.Sgemm(false, true, b*P, l.outC, K, 1, s.cols, K, l.w, K, 0, out, l.outC)
+	addBiasRows(out, b*P, l.b)
+}
+
+func (l *conv) backward(s *scratch, in, out, dOut, dIn []float32, b int, sq []float64, norms bool) {
+	P, K := l.positions(), l.kdim()
+	if dIn != nil {
+		s.dcols = grow(s.dcols, len(s.cols))
+		gemm.Sgemm(false, false, b*P, K, l.outC, 1, dOut, l.outC, l.w, K, 0, s.dcols, K)
+		l.col2im(s.dcols, dIn, b)
+	}
+	s.materialised = norms
+	if !norms {
+		return
+	}
+	n := l.numParams()
+	s.pex = grow(s.pex, len(s.cols)/(P*K)*n)
+	for i := 0; i < b; i++ {
+		l.exampleGrad(s.cols[i*P*K:(i+1)*P*K], dOut[i*P*l.outC:(i+1)*P*l.outC], s.pex[i*n:(i+1)*n])
+		sq[i] += sumSq(s.pex[i*n : (i+1)*n])
+	}
+}
+
+// exampleGrad writes one example's gradient [Δᵀ·U, Σ_p δ_p] into g.
+func (l *conv) exampleGrad(cols, dOut, g []float32) {
+	P, K := l.positions(), l.kdim()
+	gemm.Sgemm(true, false, l.outC, K, P, 1, dOut, l.outC, cols, K, 0, g[:l.numWeights()], K)
+	colSums(dOut, P, l.outC, g[l.numWeights():l.numParams()])
+}
+
+func (l *conv) clippedSum(s *scratch, in, dOut, c []float32, b int, grad []float32) {
+	n := l.numParams()
+	grad = grad[:n]
+	if s.materialised {
+		clear(grad)
+		for i := 0; i < b; i++ {
+			gemm.Axpy(c[i], s.pex[i*n:(i+1)*n], grad)
+		}
+		return
+	}
+	if b == 0 {
+		clear(grad)
+		return
+	}
+	P, K := l.positions(), l.kdim()
+	s.scaled = grow(s.scaled, len(s.cols)/K*l.outC)
+	m := P * l.outC
+	for i := 0; i < b; i++ {
+		dst, src, ci := s.scaled[i*m:(i+1)*m], dOut[i*m:(i+1)*m], c[i]
+		for j, v := range src {
+			dst[j] = ci * v
+		}
+	}
+	gemm.Sgemm(true, false, l.outC, K, b*P, 1, s.scaled, l.outC, s.cols, K, 0, grad[:l.numWeights()], K)
+	colSums(s.scaled, b*P, l.outC, grad[l.numWeights():])
+}
+
+func (l *conv) perExample(s *scratch, in, dOut, c []float32, b int, dst []float32, stride int) {
+	n := l.numParams()
+	P, K := l.positions(), l.kdim()
+	for i := 0; i < b; i++ {
+		row := dst[i*stride : i*stride+n]
+		if s.materialised {
+			copy(row, s.pex[i*n:(i+1)*n])
+		} else {
+			l.exampleGrad(s.cols[i*P*K:(i+1)*P*K], dOut[i*P*l.outC:(i+1)*P*l.outC], row)
+		}
+		gemm.Scal(c[i], row)
+	}
+}
+
+// im2col writes the b×P×K patch matrix of the HWC images in into cols.
+// Out-of-image taps are zero (zero padding).
+func (l *conv) im2col(in, cols []float32, b int) {
+	P, K, C := l.positions(), l.kdim(), l.inC
+	rowLen := l.k * C
+	for i := 0; i < b; i++ {
+		x := in[i*l.inSize() : (i+1)*l.inSize()]
+		for oy := 0; oy < l.outH; oy++ {
+			iy0 := oy*l.st - l.pad
+			for ox := 0; ox < l.outW; ox++ {
+				ix0 := ox*l.st - l.pad
+				kxLo, kxHi := max(0, -ix0), min(l.k, l.inW-ix0)
+				row := cols[(i*P+oy*l.outW+ox)*K : (i*P+oy*l.outW+ox+1)*K]
+				for ky := 0; ky < l.k; ky++ {
+					seg := row[ky*rowLen : (ky+1)*rowLen]
+					iy := iy0 + ky
+					if iy < 0 || iy >= l.inH || kxLo >= kxHi {
+						clear(seg)
+						continue
+					}
+					clear(seg[:kxLo*C])
+					src := x[(iy*l.inW+ix0+kxLo)*C : (iy*l.inW+ix0+kxHi)*C]
+					copy(seg[kxLo*C:kxHi*C], src)
+					clear(seg[kxHi*C:])
+				}
+			}
+		}
+	}
+}
+
+// col2im is the adjoint of im2col: dIn = Σ over patches of their gradients.
+func (l *conv) col2im(dcols, dIn []float32, b int) {
+	P, K, C := l.positions(), l.kdim(), l.inC
+	rowLen := l.k * C
+	clear(dIn[:b*l.inSize()])
+	for i := 0; i < b; i++ {
+		x := dIn[i*l.inSize() : (i+1)*l.inSize()]
+		for oy := 0; oy < l.outH; oy++ {
+			iy0 := oy*l.st - l.pad
+			for ox := 0; ox < l.outW; ox++ {
+				ix0 := ox*l.st - l.pad
+				kxLo, kxHi := max(0, -ix0), min(l.k, l.inW-ix0)
+				if kxLo >= kxHi {
+					continue
+				}
+				row := dcols[(i*P+oy*l.outW+ox)*K : (i*P+oy*l.outW+ox+1)*K]
+				for ky := 0; ky < l.k; ky++ {
+					iy := iy0 + ky
+					if iy < 0 || iy >= l.inH {
+						continue
+					}
+					src := row[ky*rowLen+kxLo*C : ky*rowLen+kxHi*C]
+					dst := x[(iy*l.inW+ix0+kxLo)*C : (iy*l.inW+ix0+kxHi)*C]
+					for j, v := range src {
+						dst[j] += v
+					}
+				}
+			}
+		}
+	}
+}
+
+// grow returns buf if it holds n elements, else a new slice of length n.
+// Workspaces call it on first use only, so the step loop does not allocate.
+func grow(buf []float32, n int) []float32 {
+	if cap(buf) >= n {
+		return buf[:n]
+	}
+	return make([]float32, n)
+}

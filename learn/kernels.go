@@ -1,0 +1,89 @@
+package learn
+
+// Plain-Go inner loops of the trainer that are not GEMMs. They are written
+// with several independent accumulators so a later vectorised version (in
+// learn/gemm) can replace them one for one; each states its contract exactly.
+
+// rowSqNorms sets dst[i] = Σ_j x[i·cols+j]² for i < rows. Each row is summed
+// in float32 with 8 interleaved partial sums, then in float64 across them.
+func rowSqNorms(x []float32, rows, cols int, dst []float64) {
+	for i := 0; i < rows; i++ {
+		dst[i] = sumSq(x[i*cols : (i+1)*cols])
+	}
+}
+
+// sumSq returns Σ x[j]², accumulated in 8 float32 lanes and combined in
+// float64 (the lane structure mirrors an 8-wide SIMD register).
+func sumSq(x []float32) float64 {
+	var s0, s1, s2, s3, s4, s5, s6, s7 float32
+	j := 0
+	for ; j+8 <= len(x); j += 8 {
+		v := x[j : j+8 : j+8]
+		s0 += v[0] * v[0]
+		s1 += v[1] * v[1]
+		s2 += v[2] * v[2]
+		s3 += v[3] * v[3]
+		s4 += v[4] * v[4]
+		s5 += v[5] * v[5]
+		s6 += v[6] * v[6]
+		s7 += v[7] * v[7]
+	}
+	for ; j < len(x); j++ {
+		s0 += x[j] * x[j]
+	}
+	return float64(s0) + float64(s1) + float64(s2) + float64(s3) +
+		float64(s4) + float64(s5) + float64(s6) + float64(s7)
+}
+
+// scaleRows sets dst[i·cols+j] = c[i]·src[i·cols+j] for i < rows.
+func scaleRows(dst, src []float32, rows, cols int, c []float32) {
+	for i := 0; i < rows; i++ {
+		ci := c[i]
+		d := dst[i*cols : (i+1)*cols]
+		s := src[i*cols : (i+1)*cols]
+		for j := range d {
+			d[j] = ci * s[j]
+		}
+	}
+}
+
+// colSums sets dst[j] = Σ_i x[i·cols+j], summing rows in order.
+func colSums(x []float32, rows, cols int, dst []float32) {
+	clear(dst[:cols])
+	for i := 0; i < rows; i++ {
+		r := x[i*cols : (i+1)*cols]
+		for j, v := range r {
+			dst[j] += v
+		}
+	}
+}
+
+// addBiasRows adds bias to every row of the rows×len(bias) matrix x.
+func addBiasRows(x []float32, rows int, bias []float32) {
+	n := len(bias)
+	for i := 0; i < rows; i++ {
+		r := x[i*n : (i+1)*n]
+		for j, v := range bias {
+			r[j] += v
+		}
+	}
+}
+
+// allFinite reports whether x holds no NaN or ±Inf, and the first bad index.
+// v−v is 0 for every finite v and NaN otherwise.
+func allFinite(x []float32) (bool, int) {
+	for i, v := range x {
+		if v-v != 0 {
+			return false, i
+		}
+	}
+	return true, -1
+}
+
+// addInto sets dst[j] += src[j].
+func addInto(dst, src []float32) {
+	src = src[:len(dst)]
+	for j, v := range src {
+		dst[j] += v
+	}
+}

@@ -1,0 +1,50 @@
+package learn
+
+import "math/rand/v2"
+
+// layer is one stage of the network. It works on a chunk of b examples
+// stored row-major: in is b×inSize(), out is b×outSize(). Images are stored
+// height × width × channels (HWC) inside the model so that convolutions are
+// one GEMM over the whole chunk.
+type layer interface {
+	describe() string
+	inSize() int
+	outSize() int
+	numParams() int
+	// bind points the layer's weights into the flat parameter vector p
+	// (len numParams(): weights first, then biases).
+	bind(p []float32)
+	initParams(r *rand.Rand, scheme string)
+	// newScratch allocates the layer's per-worker buffers for chunks of up
+	// to maxB examples.
+	newScratch(maxB int) *scratch
+	forward(s *scratch, in, out []float32, b int)
+	// backward computes dIn = ∂loss/∂in (skipped when dIn is nil) from dOut.
+	// A parameter layer with norms set adds each example's squared
+	// parameter-gradient norm into sq[i].
+	backward(s *scratch, in, out, dOut, dIn []float32, b int, sq []float64, norms bool)
+}
+
+// paramLayer is a layer with trainable parameters.
+type paramLayer interface {
+	layer
+	// clippedSum writes Σ_i c[i]·g_i into grad (len numParams()), where g_i
+	// is example i's gradient. It must follow a backward over the same
+	// chunk; it never materialises g_i unless backward already did.
+	clippedSum(s *scratch, in, dOut, c []float32, b int, grad []float32)
+	// perExample writes c[i]·g_i into dst[i·stride : i·stride+numParams()].
+	perExample(s *scratch, in, dOut, c []float32, b int, dst []float32, stride int)
+}
+
+// scratch holds a layer's per-worker buffers; each layer uses the fields it
+// needs and leaves the others nil.
+type scratch struct {
+	cols   []float32 // conv: im2col matrix of the chunk, (b·P)×K
+	dcols  []float32 // conv: gradient w.r.t. cols, for the input gradient
+	pex    []float32 // conv: materialised per-example gradients, b×numParams
+	scaled []float32 // dense/conv: output deltas scaled by clip factors
+	rowsq  []float64 // per-example squared norms (deltas)
+	rowsq2 []float64 // per-example squared norms (inputs)
+	// materialised records that backward filled pex for this chunk.
+	materialised bool
+}

@@ -1,0 +1,72 @@
+package learn
+
+import "math"
+
+// Loss heads. Both compute, per example, the cross-entropy loss (natural
+// log, not averaged over the batch) and, if dLogits is non-nil, its gradient
+// with respect to the logits: softmax(z) − onehot(y), or sigmoid(z) − y.
+// Intermediate values are float64 so that large logits neither overflow nor
+// lose the loss of confidently wrong predictions.
+
+// softmaxCE handles b examples of k logits each.
+func softmaxCE(logits []float32, y []int32, b, k int, dLogits []float32, loss []float64) {
+	for i := 0; i < b; i++ {
+		z := logits[i*k : (i+1)*k]
+		m := z[0]
+		for _, v := range z[1:] {
+			m = max(m, v)
+		}
+		var sum float64
+		for _, v := range z {
+			sum += math.Exp(float64(v - m))
+		}
+		lse := float64(m) + math.Log(sum)
+		if loss != nil {
+			loss[i] = lse - float64(z[y[i]])
+		}
+		if dLogits != nil {
+			d := dLogits[i*k : (i+1)*k]
+			for j, v := range z {
+				d[j] = float32(math.Exp(float64(v) - lse))
+			}
+			d[y[i]] -= 1
+		}
+	}
+}
+
+// sigmoidBCE handles b examples of one logit each; labels are 0 or 1.
+// loss = softplus(z) − y·z = max(z, 0) − y·z + log1p(e^−|z|).
+func sigmoidBCE(logits []float32, y []int32, b int, dLogits []float32, loss []float64) {
+	for i := 0; i < b; i++ {
+		z := float64(logits[i])
+		t := float64(y[i])
+		if loss != nil {
+			loss[i] = max(z, 0) - t*z + math.Log1p(math.Exp(-math.Abs(z)))
+		}
+		if dLogits != nil {
+			dLogits[i] = float32(1/(1+math.Exp(-z)) - t)
+		}
+	}
+}
+
+// predict returns the predicted class of each of b examples.
+func predict(logits []float32, b, k int, sigmoid bool, out []int32) {
+	for i := 0; i < b; i++ {
+		if sigmoid {
+			if logits[i] > 0 {
+				out[i] = 1
+			} else {
+				out[i] = 0
+			}
+			continue
+		}
+		z := logits[i*k : (i+1)*k]
+		best := 0
+		for j, v := range z {
+			if v > z[best] {
+				best = j
+			}
+		}
+		out[i] = int32(best)
+	}
+}

@@ -1,0 +1,225 @@
+package learn
+
+import (
+	"fmt"
+	"math"
+)
+
+// step runs training step s: sample, clip and sum per chunk, add the canary
+// and the noise, show the hooks, update.
+func (t *trainer) step(s int) error {
+	if t.h.BeforeStep != nil {
+		if err := t.h.BeforeStep(s, t.m.params, t.h.Target); err != nil {
+			return fmt.Errorf("step %d: before-step hook: %w", s, err)
+		}
+		if t.h.Target != nil {
+			if err := t.loadTarget(); err != nil {
+				return fmt.Errorf("step %d: %w", s, err)
+			}
+		}
+	}
+	t.batch = t.sampler.next(t.batch)
+	canary := t.h.Canary != nil && t.draws.Float64() < t.cfg.SamplingRate
+	b := len(t.batch)
+	t.batchSum += b
+	if b == 0 {
+		t.res.EmptyBatches++
+	}
+	t.sizeStepBuffers(b)
+
+	if err := t.sumChunks(s); err != nil {
+		return err
+	}
+	if t.clean != nil {
+		copy(t.clean, t.sum)
+	}
+	if canary {
+		addInto(t.sum, t.h.Canary)
+		t.res.CanarySteps++
+	}
+	if t.noise != nil {
+		t.addNoise()
+	}
+	if ok, i := allFinite(t.sum); !ok {
+		return fmt.Errorf("step %d: noisy gradient of %s is %v", s, t.m.paramName(i), t.sum[i])
+	}
+	if b > 0 {
+		var l float64
+		for _, v := range t.losses[:b] {
+			l += v
+		}
+		t.res.LastBatchLoss = l / float64(b)
+		t.lossSeen = true
+	}
+	if t.h.OnStep != nil {
+		st := &t.stepInfo
+		*st = Step{Index: s, Params: t.m.params, Batch: t.batch, CanaryIncluded: canary,
+			NoisySum: t.sum, Normalizer: t.norm, Losses: t.losses[:b], ClippedSum: t.clean}
+		if t.norms != nil {
+			st.Norms = t.norms[:b]
+		}
+		if t.h.PerExample {
+			st.PerExample = t.pex[:b*len(t.m.params)]
+		}
+		if err := t.h.OnStep(st); err != nil {
+			return fmt.Errorf("step %d: on-step hook: %w", s, err)
+		}
+	}
+	return t.update(s)
+}
+
+// sizeStepBuffers makes the per-example outputs hold b examples.
+func (t *trainer) sizeStepBuffers(b int) {
+	if cap(t.losses) < b {
+		t.losses = make([]float64, b, b+b/4+16)
+	}
+	t.losses = t.losses[:b]
+	if t.clipOn || t.h.PerExample {
+		if cap(t.norms) < b {
+			t.norms = make([]float64, b, b+b/4+16)
+		}
+		t.norms = t.norms[:b]
+	}
+	if t.h.PerExample {
+		t.pex = grow(t.pex, b*len(t.m.params))
+	}
+}
+
+// sumChunks leaves Σ_i clip(g_i) over the batch in t.sum. The batch is cut
+// into chunks of t.chunk examples; chunks run on the workers in rounds, and
+// their sums are added in chunk order, so the result does not depend on
+// the number of workers.
+func (t *trainer) sumChunks(s int) error {
+	b := len(t.batch)
+	K := (b + t.chunk - 1) / t.chunk
+	if K == 0 {
+		clear(t.sum)
+		return nil
+	}
+	T := len(t.ws)
+	for k0 := 0; k0 < K; k0 += T {
+		k1 := min(K, k0+T)
+		if t.pool == nil || k1-k0 == 1 {
+			for k := k0; k < k1; k++ {
+				t.runChunk(k-k0, k)
+			}
+		} else {
+			for k := k0; k < k1; k++ {
+				t.pool.submit(k-k0, k)
+			}
+			t.pool.wait()
+		}
+		for k := k0; k < k1; k++ {
+			w := k - k0
+			if bad := t.bad[w]; bad.record >= 0 {
+				return fmt.Errorf("step %d: record %d feature %d is %v", s, bad.record, bad.feature, t.badFeatureValue(bad))
+			}
+			if k == 0 {
+				copy(t.sum, t.ws[w].grad)
+			} else {
+				addInto(t.sum, t.ws[w].grad)
+			}
+		}
+	}
+	return nil
+}
+
+// runJob is the pool's entry point: job ≥ 0 is a chunk index, job < 0 the
+// noise block −job−1.
+func (t *trainer) runJob(worker, job int) {
+	if job >= 0 {
+		t.runChunk(worker, job)
+		return
+	}
+	t.noise.addBlock(-job-1, t.sum, float32(t.cfg.NoiseMultiplier*t.cfg.ClipNorm))
+}
+
+// runChunk computes chunk k's clipped gradient sum on workspace w.
+func (t *trainer) runChunk(w, k int) {
+	ws := t.ws[w]
+	lo, hi := k*t.chunk, min(len(t.batch), (k+1)*t.chunk)
+	b := hi - lo
+	rec, feat := ws.gather(t.X, t.Y, t.batch[lo:hi], t.target, t.checkGather)
+	t.bad[w] = badValue{rec, t.m.externalFeature(feat)}
+	if rec >= 0 {
+		return
+	}
+	ws.forward(b)
+	ws.lossAndDelta(b, true)
+	ws.backward(b, t.clipOn, false)
+	if t.clipOn {
+		clipFactors(t.cfg.clip(), t.cfg.ClipNorm, ws.sq[:b], ws.clip[:b])
+		for i := 0; i < b; i++ {
+			t.norms[lo+i] = math.Sqrt(ws.sq[i])
+		}
+	} else {
+		for i := range ws.clip[:b] {
+			ws.clip[i] = 1
+		}
+	}
+	ws.clippedSum(b, ws.grad)
+	copy(t.losses[lo:hi], ws.loss[:b])
+	if t.h.PerExample {
+		P := len(t.m.params)
+		ws.perExample(b, t.pex[lo*P:])
+		if !t.clipOn {
+			for i := 0; i < b; i++ {
+				t.norms[lo+i] = math.Sqrt(sumSq(t.pex[(lo+i)*P : (lo+i+1)*P]))
+			}
+		}
+	}
+}
+
+// badFeatureValue re-reads the offending input value for an error message.
+func (t *trainer) badFeatureValue(bad badValue) float32 {
+	if bad.record == len(t.Y) {
+		return t.target.X[bad.feature]
+	}
+	return t.X[bad.record*t.m.inSize+bad.feature]
+}
+
+// addNoise adds N(0, σ²C²·I) to t.sum, block by block.
+func (t *trainer) addNoise() {
+	scale := float32(t.cfg.NoiseMultiplier * t.cfg.ClipNorm)
+	B := t.noise.blocks()
+	if t.pool == nil || B == 1 {
+		for k := 0; k < B; k++ {
+			t.noise.addBlock(k, t.sum, scale)
+		}
+		return
+	}
+	for k := 0; k < B; k++ {
+		t.pool.submit(k%len(t.ws), -k-1)
+	}
+	t.pool.wait()
+}
+
+// update applies g = sum/norm + λθ, v = μv + g, θ −= ηv, then checks θ.
+func (t *trainer) update(s int) error {
+	if t.cfg.LearningRate == 0 {
+		return nil // parameters never change, bit for bit
+	}
+	p, g := t.m.params, t.sum
+	inv := float32(1 / t.norm)
+	lr, wd, mu := float32(t.cfg.LearningRate), float32(t.cfg.WeightDecay), float32(t.cfg.Momentum)
+	switch {
+	case t.vel == nil && wd == 0:
+		for j, v := range g {
+			p[j] -= lr * (v * inv)
+		}
+	case t.vel == nil:
+		for j, v := range g {
+			p[j] -= lr * (v*inv + wd*p[j])
+		}
+	default:
+		vel := t.vel
+		for j, v := range g {
+			vel[j] = mu*vel[j] + (v*inv + wd*p[j])
+			p[j] -= lr * vel[j]
+		}
+	}
+	if ok, i := allFinite(p); !ok {
+		return fmt.Errorf("step %d: parameter %s became %v in the update (learning rate %g too large?)", s, t.m.paramName(i), p[i], t.cfg.LearningRate)
+	}
+	return nil
+}

@@ -1,0 +1,240 @@
+package learn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/dpaudit/dpaudit/rng"
+)
+
+// Result summarises a finished training run. The trained parameters are in
+// the model itself.
+type Result struct {
+	Steps int
+	// LastBatchLoss is the mean per-example loss of the last non-empty
+	// batch, evaluated at the parameters before that step (NaN if every
+	// batch was empty). Use Model.Loss for the loss on a whole data set.
+	LastBatchLoss float64
+	// MeanBatchSize is the average number of records per step (the Target
+	// record included when sampled); EmptyBatches counts noise-only steps.
+	MeanBatchSize float64
+	EmptyBatches  int
+	// CanarySteps counts the steps whose sum included Hooks.Canary.
+	CanarySteps int
+	// Normalizer is the divisor of every noisy sum (q·N unless overridden).
+	Normalizer float64
+	// MatchesAccountant is true when the run is exactly the mechanism the
+	// Poisson-subsampled Gaussian accountants analyse with noise multiplier
+	// σ and sensitivity C: Poisson sampling and hard clipping.
+	MatchesAccountant bool
+	// Warnings say why the run may not be what the caller expects.
+	Warnings []string
+}
+
+// Train runs DP-SGD on model m, in place, over the records X (row-major
+// N×InputSize, images as C×H×W) with labels Y (0…classes−1). r supplies all
+// the randomness: Train draws one uint64 from it and derives every stream
+// from that with the rng package — batch sampling and canary draws from
+// "learn/sampling", noise block k from ("learn/noise", k) — so one r state
+// gives bit-identical results for any Threads. h may be nil.
+//
+// Train never returns a partial result: on bad input, a non-finite value in
+// the data, gradients or parameters, or a hook error, it returns an error
+// naming the step and the layer, and the model holds the parameters reached
+// so far.
+func Train(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Hooks) (*Result, error) {
+	if h == nil {
+		h = &Hooks{}
+	}
+	t, err := newTrainer(m, X, Y, cfg, r, h)
+	if err != nil {
+		return nil, err
+	}
+	defer t.close()
+	for s := 0; s < cfg.Steps; s++ {
+		if err := t.step(s); err != nil {
+			return nil, err
+		}
+	}
+	return t.result(), nil
+}
+
+// trainer is the state of one Train call.
+type trainer struct {
+	m       *Model
+	X       []float32
+	Y       []int32
+	cfg     DPSGD
+	h       *Hooks
+	target  *Record // internal copy of h.Target
+	nRec    int     // records that can be sampled: len(Y) (+1 with a target)
+	norm    float64 // normaliser q·N
+	clipOn  bool
+	sampler batchSampler
+	draws   *rand.Rand // sampling stream (batches, canary)
+	noise   *noiseGen
+	ws      []*workspace
+	pool    *pool
+	chunk   int
+
+	checkGather bool      // check gathered rows for NaN/Inf
+	batch       []int     // this step's indices
+	sum         []float32 // clipped sum, then noisy sum
+	vel         []float32 // momentum buffer
+	clean       []float32
+	pex         []float32
+	norms       []float64
+	losses      []float64
+	stepInfo    Step
+	bad         []badValue // per worker: first non-finite input seen
+
+	res      Result
+	lossSeen bool
+	batchSum int
+}
+
+type badValue struct{ record, feature int }
+
+func newTrainer(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Hooks) (*trainer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, fmt.Errorf("train: nil random source")
+	}
+	if err := m.checkData(X, Y); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	if len(Y) == 0 {
+		return nil, fmt.Errorf("train: no training records")
+	}
+	t := &trainer{m: m, X: X, Y: Y, cfg: cfg, h: h, nRec: len(Y), clipOn: cfg.clipping(), chunk: cfg.chunkSize()}
+	if err := t.checkHooks(); err != nil {
+		return nil, err
+	}
+	q, n := cfg.SamplingRate, float64(len(Y))
+	t.norm = q * n
+	if cfg.ExpectedBatchSize > 0 {
+		t.norm = cfg.ExpectedBatchSize
+	}
+	t.res.Normalizer = t.norm
+	t.res.MatchesAccountant = cfg.sampling() == SamplePoisson && cfg.clip() == ClipHard
+
+	master := r.Uint64()
+	t.draws = rand.New(rand.NewChaCha8(rng.Key(master, "learn/sampling")))
+	switch cfg.sampling() {
+	case SamplePoisson:
+		t.sampler = newPoissonSampler(t.draws, t.nRec, q)
+		if q*n < 1 {
+			t.warn("sampling rate q = %g times N = %d records is %.3g < 1: most Poisson batches are empty (noise-only steps)", q, len(Y), q*n)
+		}
+	case SampleShuffle:
+		b := max(1, int(math.Round(q*float64(t.nRec))))
+		t.sampler = newShuffleSampler(t.draws, t.nRec, b)
+		t.warn("sampling shuffle: fixed-size batches of %d from per-epoch shuffles are not the Poisson subsampling the accountants analyse; privacy claims from them do not hold exactly (MatchesAccountant = false)", b)
+	}
+	if cfg.clip() == ClipSoft {
+		t.warn("clip soft: clipped norms reach 1.115·C, so the sensitivity is 1.115·C; account with noise multiplier σ/1.115 (Guo et al. 2022), not σ")
+	}
+	if cfg.NoiseMultiplier > 0 {
+		t.noise = newNoiseGen(master, len(m.params))
+	}
+
+	// Check the data up front when the run will read every record at least
+	// once on average anyway; otherwise check each gathered batch.
+	if q*float64(cfg.Steps) >= 1 {
+		if ok, j := allFinite(X); !ok {
+			return nil, fmt.Errorf("train: data record %d feature %d is %v", j/m.inSize, j%m.inSize, X[j])
+		}
+	} else {
+		t.checkGather = true
+	}
+
+	threads := cfg.threads()
+	maxB := min(t.chunk, t.nRec)
+	t.ws = make([]*workspace, threads)
+	for i := range t.ws {
+		t.ws[i] = newWorkspace(m, max(maxB, 1), false)
+	}
+	t.bad = make([]badValue, threads)
+	t.sum = make([]float32, len(m.params))
+	if cfg.Momentum > 0 {
+		t.vel = make([]float32, len(m.params))
+	}
+	if h.CleanSum {
+		t.clean = make([]float32, len(m.params))
+	}
+	t.batch = make([]int, 0, int(q*float64(t.nRec)+10*math.Sqrt(q*float64(t.nRec))+16))
+	if threads > 1 {
+		t.pool = newPool(threads, t.runJob)
+	}
+	return t, nil
+}
+
+// checkHooks validates the adversary's canary and target record.
+func (t *trainer) checkHooks() error {
+	h, m := t.h, t.m
+	if h.Canary != nil {
+		if len(h.Canary) != len(m.params) {
+			return fmt.Errorf("train: canary has %d values, model has %d parameters", len(h.Canary), len(m.params))
+		}
+		if ok, i := allFinite(h.Canary); !ok {
+			return fmt.Errorf("train: canary value %d (%s) is %v", i, m.paramName(i), h.Canary[i])
+		}
+		limit := t.cfg.ClipNorm
+		if t.cfg.clip() == ClipSoft {
+			limit *= 1.11524 // the soft clip's maximal output norm
+		}
+		if norm := math.Sqrt(sumSq(h.Canary)); norm > limit*(1+1e-6) {
+			return fmt.Errorf("train: canary norm %g exceeds the clip norm %g: it would not be a valid clipped gradient", norm, limit)
+		}
+	}
+	if h.Target != nil {
+		t.target = &Record{X: make([]float32, m.inSize)}
+		if err := t.loadTarget(); err != nil {
+			return err
+		}
+		t.nRec++
+	}
+	return nil
+}
+
+// loadTarget validates h.Target and copies it into the trainer.
+func (t *trainer) loadTarget() error {
+	tg, m := t.h.Target, t.m
+	if len(tg.X) != m.inSize {
+		return fmt.Errorf("train: target record has %d features, model input has %d", len(tg.X), m.inSize)
+	}
+	if tg.Y < 0 || int(tg.Y) >= m.classes {
+		return fmt.Errorf("train: target label %d, want 0…%d", tg.Y, m.classes-1)
+	}
+	if ok, j := allFinite(tg.X); !ok {
+		return fmt.Errorf("train: target record feature %d is %v", j, tg.X[j])
+	}
+	copy(t.target.X, tg.X)
+	t.target.Y = tg.Y
+	return nil
+}
+
+func (t *trainer) warn(format string, args ...any) {
+	t.res.Warnings = append(t.res.Warnings, fmt.Sprintf(format, args...))
+}
+
+func (t *trainer) close() {
+	if t.pool != nil {
+		t.pool.close()
+	}
+}
+
+func (t *trainer) result() *Result {
+	r := t.res
+	r.Steps = t.cfg.Steps
+	if !t.lossSeen {
+		r.LastBatchLoss = math.NaN()
+	}
+	if t.cfg.Steps > 0 {
+		r.MeanBatchSize = float64(t.batchSum) / float64(t.cfg.Steps)
+	}
+	return &r
+}
