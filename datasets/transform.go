@@ -1,0 +1,229 @@
+package datasets
+
+import (
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/dpaudit/dpaudit/rng"
+)
+
+// apply turns a source's pools into the split the options ask for.
+func apply(sd *sourceData, o Options) (*Split, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	mode := o.Normalize
+	if mode == "" {
+		mode = sd.defaultNormalize
+	}
+	if mode == NormalizeUnit && sd.unitMax == 0 {
+		return nil, invalidf("%s has no fixed value range, so normalize %q is undefined; use %q or %q",
+			sd.name, NormalizeUnit, NormalizeNone, NormalizeStandardize)
+	}
+	classMap, names, err := o.classMap(sd.classNames)
+	if err != nil {
+		return nil, err
+	}
+	trainIdx, err := chooseRows(sd, &sd.train, classMap, o, "train", o.TrainSize)
+	if err != nil {
+		return nil, err
+	}
+	testIdx, err := chooseRows(sd, &sd.test, classMap, o, "test", o.TestSize)
+	if err != nil {
+		return nil, err
+	}
+	scale := float32(1)
+	if mode == NormalizeUnit {
+		scale = float32(1 / sd.unitMax)
+	}
+	train := materialise(sd, &sd.train, trainIdx, classMap, scale, names)
+	test := materialise(sd, &sd.test, testIdx, classMap, scale, names)
+	if mode == NormalizeStandardize {
+		mean, inv := featureStats(train)
+		standardize(train, mean, inv)
+		standardize(test, mean, inv)
+	}
+	for _, part := range []*Dataset{train, test} {
+		if o.L2Ball > 0 {
+			if err := scaleL2(part, o.L2Ball, o.L2Exact); err != nil {
+				return nil, err
+			}
+		}
+		// Bytes cannot encode NaN or Inf, and every step above maps
+		// finite values to finite values, so only float sources (and
+		// standardisation, which divides) need the scan.
+		if sd.train.u8 == nil || mode == NormalizeStandardize {
+			if i := firstNonFinite(part.X); i >= 0 {
+				return nil, formatf("%s: %s split: value %v at example %d, feature %d",
+					sd.name, part.Name, part.X[i], i/part.D, i%part.D)
+			}
+		}
+		if o.Flatten {
+			part.Shape = []int{part.D}
+		}
+	}
+	return &Split{Train: train, Test: test}, nil
+}
+
+// chooseRows applies the class filter and the subsample to one pool and
+// returns the kept row indices in ascending order.
+func chooseRows(sd *sourceData, p *pool, classMap []int32, o Options, part string, size int) ([]int, error) {
+	idx := make([]int, 0, p.n)
+	for i, y := range p.y {
+		if classMap[y] >= 0 {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		if len(o.Classes) > 0 {
+			return nil, invalidf("%s: the class filter %v leaves no %s examples", sd.name, o.Classes, part)
+		}
+		return nil, invalidf("%s: the %s split is empty", sd.name, part)
+	}
+	if size == 0 || size == len(idx) {
+		return idx, nil
+	}
+	if size > len(idx) {
+		filter := ""
+		if len(o.Classes) > 0 {
+			filter = " after the class filter"
+		}
+		return nil, invalidf("%s: %s size %d exceeds the %d %s examples available%s",
+			sd.name, part, size, len(idx), part, filter)
+	}
+	r := rng.New(o.Seed, "datasets", sd.name, part)
+	// Partial Fisher–Yates: the first size entries are a uniform sample.
+	for i := 0; i < size; i++ {
+		j := i + r.IntN(len(idx)-i)
+		idx[i], idx[j] = idx[j], idx[i]
+	}
+	idx = idx[:size]
+	slices.Sort(idx)
+	return idx, nil
+}
+
+// materialise copies the chosen rows into a new Dataset, converting and
+// scaling values and remapping labels.
+func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, scale float32, names []string) *Dataset {
+	d := p.d
+	x := make([]float32, len(idx)*d)
+	y := make([]int32, len(idx))
+	var table [256]float32
+	for v := range table {
+		table[v] = float32(v) * scale
+	}
+	parallelRows(len(idx), d, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			i := idx[r]
+			dst := x[r*d : (r+1)*d]
+			if p.u8 != nil {
+				for j, b := range p.u8[i*d : (i+1)*d] {
+					dst[j] = table[b]
+				}
+			} else {
+				copy(dst, p.f32[i*d:(i+1)*d])
+				if scale != 1 {
+					for j := range dst {
+						dst[j] *= scale
+					}
+				}
+			}
+			y[r] = classMap[p.y[i]]
+		}
+	})
+	return &Dataset{
+		X: x, Y: y, N: len(idx), D: d,
+		Shape:      slices.Clone(sd.shape),
+		Classes:    len(names),
+		ClassNames: slices.Clone(names),
+		Name:       sd.name,
+	}
+}
+
+// featureStats returns per-feature means and inverse standard deviations
+// (population form, computed in float64; 1 for constant features).
+func featureStats(ds *Dataset) (mean, inv []float64) {
+	d := ds.D
+	mean = make([]float64, d)
+	sq := make([]float64, d)
+	for i := 0; i < ds.N; i++ {
+		for j, v := range ds.Row(i) {
+			mean[j] += float64(v)
+		}
+	}
+	n := float64(ds.N)
+	for j := range mean {
+		mean[j] /= n
+	}
+	for i := 0; i < ds.N; i++ {
+		for j, v := range ds.Row(i) {
+			dv := float64(v) - mean[j]
+			sq[j] += dv * dv
+		}
+	}
+	inv = make([]float64, d)
+	for j := range inv {
+		sd := math.Sqrt(sq[j] / n)
+		inv[j] = 1
+		if sd > 0 {
+			inv[j] = 1 / sd
+		}
+	}
+	return mean, inv
+}
+
+func standardize(ds *Dataset, mean, inv []float64) {
+	for i := 0; i < ds.N; i++ {
+		row := ds.Row(i)
+		for j, v := range row {
+			row[j] = float32((float64(v) - mean[j]) * inv[j])
+		}
+	}
+}
+
+// scaleL2 projects every example onto the ball of radius r, or onto its
+// sphere when exact. Norms are accumulated in float64.
+func scaleL2(ds *Dataset, r float64, exact bool) error {
+	for i := 0; i < ds.N; i++ {
+		row := ds.Row(i)
+		var ss float64
+		for _, v := range row {
+			ss += float64(v) * float64(v)
+		}
+		norm := math.Sqrt(ss)
+		switch {
+		case exact && norm == 0:
+			return invalidf("%s: example %d is all zeros and cannot be scaled to norm %v", ds.Name, i, r)
+		case !exact && norm <= r:
+			continue
+		}
+		f := r / norm
+		for j := range row {
+			row[j] = float32(float64(row[j]) * f)
+		}
+	}
+	return nil
+}
+
+// parallelRows splits rows 0..n-1 into contiguous blocks over the
+// available CPUs when there is enough work (about a million values) to pay
+// for the goroutines; fn must only touch its own rows.
+func parallelRows(n, d int, fn func(lo, hi int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers < 2 || n*d < 1<<20 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	block := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += block {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, min(lo+block, n))
+		}()
+	}
+	wg.Wait()
+}
