@@ -86,11 +86,15 @@ func gaussianMeans(d, classes int, separation float64, seed uint64) []float64 {
 			norm = math.Sqrt(norm)
 			if norm > 1e-8 {
 				for j := range v {
-					v[j] *= separation / math.Sqrt2 / norm
+					v[j] /= norm
 				}
 				break
 			}
 		}
+	}
+	// Scale last: Gram–Schmidt above needs the unit vectors.
+	for i := range q {
+		q[i] *= separation / math.Sqrt2
 	}
 	return q
 }

