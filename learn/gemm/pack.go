@@ -17,11 +17,22 @@ func packB(dst []float32, transB bool, b []float32, ldb, p0, kc, j0, cols, strid
 		}
 		return
 	}
-	// B stored n×k: column j of op(B) is row j0+j of b.
+	// B stored n×k: column j of op(B) is row j0+j of b. Whole 8×8 blocks
+	// go through the vector transposer when there is one, the rest (and
+	// everything on the purego path) through the scalar loop.
+	jv, pv := 0, 0
+	if transposeBlocks != nil {
+		jv, pv = cols/8*8, kc/8*8
+		transposeBlocks(dst, stride, b[j0*ldb+p0:], ldb, jv/8, pv/8)
+	}
 	for j := 0; j < cols; j++ {
 		src := b[(j0+j)*ldb+p0 : (j0+j)*ldb+p0+kc]
-		for p, v := range src {
-			dst[p*stride+j] = v
+		pStart := 0
+		if j < jv {
+			pStart = pv // columns of full blocks: only the k tail is left
+		}
+		for p := pStart; p < kc; p++ {
+			dst[p*stride+j] = src[p]
 		}
 	}
 	if cols < stride {

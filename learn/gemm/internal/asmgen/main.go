@@ -53,6 +53,9 @@ var modeName = [2]string{"C", "R"}
 
 const unroll = 4 // k-steps per main-loop iteration
 
+// prefetchRows is how far ahead (bytes) rows-mode kernels prefetch A.
+var prefetchRows = 256
+
 func kernelName(s isa, mode, nv, mr int) string {
 	return fmt.Sprintf("k%s%s%dx%d", strings.TrimPrefix(s.name, "avx"), modeName[mode], nv, mr)
 }
@@ -60,7 +63,7 @@ func kernelName(s isa, mode, nv, mr int) string {
 type writer struct{ bytes.Buffer }
 
 func (w *writer) f(format string, args ...any) { fmt.Fprintf(&w.Buffer, "\t"+format+"\n", args...) }
-func (w *writer) label(l string)                { fmt.Fprintf(&w.Buffer, "%s:\n", l) }
+func (w *writer) label(l string)               { fmt.Fprintf(&w.Buffer, "%s:\n", l) }
 
 // rowAddr returns the address of a(i, p+u) in rows mode. Row bases SI, R12,
 // R13 point at rows 0, 5 and 10; R8 = row stride and R11 = 3·row stride (bytes),
@@ -121,6 +124,13 @@ func genKernel(w *writer, s isa, mode, nv, mr int) {
 	w.f("SHRQ $2, BX")
 	w.f("JZ tail")
 	w.label("loop4")
+	if mode == rows && prefetchRows > 0 {
+		// Rows read in place are mr separate streams, more than the
+		// hardware prefetchers follow; fetch each a few lines ahead.
+		for i := 0; i < mr; i++ {
+			w.f("PREFETCHT0 %s", rowAddr(i, prefetchRows/4))
+		}
+	}
 	for u := 0; u < unroll; u++ {
 		step(w, s, mode, nv, mr, u, u)
 	}
