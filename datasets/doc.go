@@ -37,6 +37,21 @@
 // between calls except the parsed digits set in memory, and writes
 // nothing.
 //
+// # For the CLI
+//
+// `dpaudit data fetch NAME [--from PATH] [--mirror URL]...` is
+//
+//	err := datasets.Fetch(name, datasets.DefaultDataDir(), datasets.FetchOptions{
+//		From: from, Mirrors: mirrors, Progress: os.Stderr})
+//
+// with exit code 2 when datasets.IsBadInput(err). NAME is one of
+// FetchableNames ("digits" is accepted and does nothing: it is embedded).
+// `dpaudit data ls` prints datasets.List(datasets.DefaultDataDir()): one
+// Status per data set (Ready, Dir, Hint) and one FileStatus per file
+// (State, Path, Gzipped, Err). Interrupted fetches can leave hidden
+// ".<file>.partial-*" files in the data set's folder; they are never read
+// and may be deleted.
+//
 // # Errors
 //
 // Bad input — an unknown source or option, a filter that leaves no data,

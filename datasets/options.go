@@ -7,6 +7,10 @@ import (
 
 // Normalisation modes for Options.Normalize.
 const (
+	// NormalizeAuto (or "") picks the source's default: NormalizeUnit for
+	// every source with a fixed range, NormalizeNone for the Gaussian
+	// mixture.
+	NormalizeAuto = "auto"
 	// NormalizeUnit divides by the source's nominal maximum so values lie in
 	// [0,1]: pixels/255 for MNIST and Fashion-MNIST, /16 for digits; the
 	// tabular generators already emit [0,1]. Default for every source with
@@ -36,8 +40,8 @@ type Options struct {
 	// "test"), kept in the source's original order. Asking for more than
 	// are available is an error.
 	TrainSize, TestSize int
-	// Normalize is "" (the source's default: "unit" except for the
-	// Gaussian mixture, "none"), "unit", "none" or "standardize".
+	// Normalize is "" or "auto" (the source's default: "unit" except for
+	// the Gaussian mixture, "none"), "unit", "none" or "standardize".
 	Normalize string
 	// L2Ball > 0 bounds every example's Euclidean norm after
 	// normalisation: x ← x·min(1, L2Ball/‖x‖), so examples already inside
@@ -58,9 +62,10 @@ func (o *Options) validate() error {
 		return invalidf("train size %d and test size %d must be ≥ 0 (0 = all)", o.TrainSize, o.TestSize)
 	}
 	switch o.Normalize {
-	case "", NormalizeUnit, NormalizeNone, NormalizeStandardize:
+	case "", NormalizeAuto, NormalizeUnit, NormalizeNone, NormalizeStandardize:
 	default:
-		return invalidf("normalize %q: want %q, %q or %q", o.Normalize, NormalizeUnit, NormalizeNone, NormalizeStandardize)
+		return invalidf("normalize %q: want %q, %q, %q or %q",
+			o.Normalize, NormalizeAuto, NormalizeUnit, NormalizeNone, NormalizeStandardize)
 	}
 	if o.L2Ball < 0 || math.IsNaN(o.L2Ball) || math.IsInf(o.L2Ball, 0) {
 		return invalidf("l2 ball radius %v: want a finite value ≥ 0 (0 = off)", o.L2Ball)

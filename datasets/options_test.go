@@ -118,6 +118,10 @@ func TestSubsample(t *testing.T) {
 }
 
 func TestNormalize(t *testing.T) {
+	auto := loadDigits(t, Options{Normalize: NormalizeAuto})
+	if hi := slices.Max(auto.Train.X); hi != 1 {
+		t.Fatalf("auto on digits: max %v, want 1 (unit)", hi)
+	}
 	raw := loadDigits(t, Options{Normalize: NormalizeNone})
 	if hi := slices.Max(raw.Train.X); hi != 16 {
 		t.Fatalf("none: max %v, want 16", hi)

@@ -80,6 +80,10 @@ type Source struct {
 // anywhere. Errors for bad input wrap ErrInvalid, ErrNotFetched,
 // ErrChecksum or ErrFormat (see IsBadInput).
 func Load(src Source, o Options, dataDir string) (*Split, error) {
+	// Check what can be checked before reading 55 MB of MNIST.
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
 	sd, err := sourceDataFor(src, o.Seed, dataDir)
 	if err != nil {
 		return nil, err

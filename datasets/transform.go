@@ -15,7 +15,7 @@ func apply(sd *sourceData, o Options) (*Split, error) {
 		return nil, err
 	}
 	mode := o.Normalize
-	if mode == "" {
+	if mode == "" || mode == NormalizeAuto {
 		mode = sd.defaultNormalize
 	}
 	if mode == NormalizeUnit && sd.unitMax == 0 {
