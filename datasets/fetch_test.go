@@ -385,3 +385,15 @@ func TestListEmptyDataDir(t *testing.T) {
 		}
 	}
 }
+
+// $DPAUDIT_DATA wins; otherwise the user cache dir (documented layout).
+func TestDefaultDataDir(t *testing.T) {
+	t.Setenv(DataDirEnv, "/somewhere/data")
+	if got := DefaultDataDir(); got != "/somewhere/data" {
+		t.Fatalf("with %s set: %q", DataDirEnv, got)
+	}
+	t.Setenv(DataDirEnv, "")
+	if got := DefaultDataDir(); !strings.HasSuffix(got, filepath.Join("dpaudit", "data")) {
+		t.Fatalf("default: %q", got)
+	}
+}

@@ -39,8 +39,9 @@ func (t IDXType) Size() int {
 	return 0
 }
 
-// maxIDXBytes bounds the payload a header may announce (1 GiB), so a
-// corrupt header cannot make us allocate absurd amounts of memory.
+// maxIDXBytes bounds an IDX payload (1 GiB): a header announcing more is
+// refused, and ReadIDX stops reading past it, so a corrupt or hostile
+// file cannot make us allocate absurd amounts of memory.
 const maxIDXBytes = 1 << 30
 
 // IDXArray is one decoded IDX file: an element type, the dimensions, and

@@ -109,6 +109,12 @@ func sourceDataFor(src Source, seed uint64, dataDir string) (*sourceData, error)
 	if n == 0 {
 		n = DefaultSyntheticN
 	}
+	var (
+		ds          *Dataset
+		err         error
+		unitMax     float64
+		defaultNorm string
+	)
 	switch name {
 	case SourceDigits:
 		return digitsSource(frac)
@@ -123,34 +129,31 @@ func sourceDataFor(src Source, seed uint64, dataDir string) (*sourceData, error)
 		if k == 0 {
 			k = DefaultGaussianClasses
 		}
-		ds, err := GaussianMixture(n, shape, k, src.Separation, seed)
-		return syntheticSource(ds, frac, 0, NormalizeNone), err
+		ds, err = GaussianMixture(n, shape, k, src.Separation, seed)
+		unitMax, defaultNorm = 0, NormalizeNone // no fixed range
 	case SourcePurchaseLike:
 		k := src.NumClasses
 		if k == 0 {
 			k = DefaultPurchaseClasses
 		}
-		ds, err := PurchaseLike(n, k, seed)
-		return syntheticSource(ds, frac, 1, NormalizeUnit), err
+		ds, err = PurchaseLike(n, k, seed)
+		unitMax, defaultNorm = 1, NormalizeUnit // binary already
 	case SourceAdultLike:
-		ds, err := AdultLike(n, seed)
-		return syntheticSource(ds, frac, 1, NormalizeUnit), err
+		ds, err = AdultLike(n, seed)
+		unitMax, defaultNorm = 1, NormalizeUnit // scaled to [0,1] already
+	default:
+		return nil, invalidf("unknown source %q (known: %v)", src.Name, SourceNames())
 	}
-	return nil, invalidf("unknown source %q (known: %v)", src.Name, SourceNames())
-}
-
-// syntheticSource wraps a generated data set as pools.
-func syntheticSource(ds *Dataset, frac, unitMax float64, norm string) *sourceData {
-	if ds == nil {
-		return nil
+	if err != nil {
+		return nil, err
 	}
-	testN := int(math.Round(frac * float64(ds.N)))
-	train, test := splitPool(ds, testN)
+	// The last round(frac·N) generated rows are the test split.
+	train, test := splitPool(ds, int(math.Round(frac*float64(ds.N))))
 	return &sourceData{
 		name: ds.Name, train: train, test: test,
 		shape: ds.Shape, classNames: ds.ClassNames,
-		unitMax: unitMax, defaultNormalize: norm,
-	}
+		unitMax: unitMax, defaultNormalize: defaultNorm,
+	}, nil
 }
 
 // checkParams rejects parameters the named source does not take and

@@ -45,23 +45,26 @@ func apply(sd *sourceData, o Options) (*Split, error) {
 		standardize(train, mean, inv)
 		standardize(test, mean, inv)
 	}
-	for _, part := range []*Dataset{train, test} {
+	for _, part := range []struct {
+		label string
+		ds    *Dataset
+	}{{"train", train}, {"test", test}} {
+		// Bytes cannot encode NaN or Inf, and the steps above map finite
+		// bytes to finite values, so only float sources (and
+		// standardisation, which divides) need the scan.
+		if sd.train.u8 == nil || mode == NormalizeStandardize {
+			if i := firstNonFinite(part.ds.X); i >= 0 {
+				return nil, formatf("%s: %s split: value %v at example %d, feature %d",
+					sd.name, part.label, part.ds.X[i], i/part.ds.D, i%part.ds.D)
+			}
+		}
 		if o.L2Ball > 0 {
-			if err := scaleL2(part, o.L2Ball, o.L2Exact); err != nil {
+			if err := scaleL2(part.ds, o.L2Ball, o.L2Exact); err != nil {
 				return nil, err
 			}
 		}
-		// Bytes cannot encode NaN or Inf, and every step above maps
-		// finite values to finite values, so only float sources (and
-		// standardisation, which divides) need the scan.
-		if sd.train.u8 == nil || mode == NormalizeStandardize {
-			if i := firstNonFinite(part.X); i >= 0 {
-				return nil, formatf("%s: %s split: value %v at example %d, feature %d",
-					sd.name, part.Name, part.X[i], i/part.D, i%part.D)
-			}
-		}
 		if o.Flatten {
-			part.Shape = []int{part.D}
+			part.ds.Shape = []int{part.ds.D}
 		}
 	}
 	return &Split{Train: train, Test: test}, nil
