@@ -119,6 +119,24 @@ func BenchmarkSgemm(b *testing.B) {
 	}
 }
 
+// BenchmarkSgemmParallel: the larger trainer shapes with 2 goroutines (this
+// machine has 2 cores) on the best path; compare with BenchmarkSgemm.
+// Wall-time GFLOP/s only, since the work spans threads.
+func BenchmarkSgemmParallel(b *testing.B) {
+	for _, s := range benchShapes {
+		if 2*s.m*s.n*s.k < 8<<20 {
+			continue // too small to be worth splitting
+		}
+		a, lda, bm, ldb, c := benchOperands(s)
+		b.Run(s.name+"/threads=2", func(b *testing.B) {
+			for b.Loop() {
+				SgemmParallel(2, s.tA, s.tB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, s.n)
+			}
+			reportGFLOPS(b, s, nil)
+		})
+	}
+}
+
 // BenchmarkLevel1 reports GB/s-free throughput as elements per second for
 // vector lengths the trainer uses (10 classes, 128/512 hidden, 784 inputs,
 // 26,010 CNN parameters).

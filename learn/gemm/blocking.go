@@ -1,13 +1,13 @@
 package gemm
 
-// Cache blocking. KC is shared by every path: it fixes where the k sum is
+// Cache blocking. kcBlock is shared by every path: it fixes where the k sum is
 // split into chunks, and keeping it equal is what makes the AVX2 and AVX-512
 // results bit-identical (see the package comment).
-const (
-	// KC is the k-chunk length: one packed B micro-panel (KC × 32 floats =
+var (
+	// kcBlock is the k-chunk length: one packed B micro-panel (KC × 32 floats =
 	// 32 KiB at KC = 256) stays in L1/L2 while every A panel of a block
 	// streams past it.
-	KC = 256
+	kcBlock = 256
 
 	// mcTarget bounds the rows of a packed A block (mcTarget × KC floats ≈
 	// 384 KiB), well inside a 1 MiB L2.
@@ -18,14 +18,28 @@ const (
 	ncTarget = 4096
 )
 
-// packAMinPanels: A is packed (rather than read in place) only when every
-// packed panel is reused by at least this many column panels of B; for
-// skinny outputs (n of 10 or 32) the copy would cost as much as the multiply.
-const packAMinPanels = 4
+// An untransposed A is read in place: the mr rows of a tile are mr
+// sequential streams, which the prefetchers (and the kernels' own prefetch)
+// follow well. The exception is a row stride that is a multiple of
+// aliasStride floats: every row of the tile then maps to the same few L1 sets
+// and they evict each other (1024² · 1024² ran at 55 instead of 90 GFLOP/s),
+// so such an A is packed once its panels are reused by packAMinPanels
+// column panels. A stored transposed is read in place always (one stream).
+var (
+	aliasStride    = 1024 // floats (4 KiB)
+	packAMinPanels = 2
+)
+
+// packBMinTiles: an untransposed B is packed only when at least this many
+// row tiles reuse each panel. Reading it in place measured faster at every
+// size tried (28…448 rows, strides 256…1024), so packing is left for
+// transposed B, which the kernels cannot read in place.
+var packBMinTiles = 1 << 30
 
 // plan fixes every per-problem decision from the full problem shape, so that
 // the blocks of a parallel call make the same choices as a serial call.
 type plan struct {
+	kc    int  // k-chunk length (chunkLength)
 	nvMax int  // vectors per row of a full column panel (1 or 2)
 	nr    int  // columns per full panel: nvMax·width
 	mr    int  // rows per full tile
@@ -35,8 +49,9 @@ type plan struct {
 	packB bool // copy full-width B panels (edge panels are always copied)
 }
 
-func (ar *arch) plan(transA, transB bool, m, n, k int) plan {
+func (ar *arch) plan(transA, transB bool, m, n, k, lda int) plan {
 	var p plan
+	p.kc = chunkLength(k)
 	p.nvMax = 2
 	if n <= ar.width {
 		p.nvMax = 1
@@ -46,9 +61,16 @@ func (ar *arch) plan(transA, transB bool, m, n, k int) plan {
 	p.mc = max(p.mr, mcTarget/p.mr*p.mr)
 	p.nc = max(p.nr, ncTarget/p.nr*p.nr)
 	colPanels := (n + p.nr - 1) / p.nr
-	p.packA = colPanels >= packAMinPanels
-	// A transposed B cannot be read in place; an untransposed one is copied
-	// when more than one row panel will reuse it.
-	p.packB = transB || m > p.mr
+	p.packA = !transA && lda%aliasStride == 0 && colPanels >= packAMinPanels
+	p.packB = transB || (m+p.mr-1)/p.mr >= packBMinTiles
 	return p
+}
+
+// chunkLength splits k into the fewest chunks of at most kcBlock, of equal
+// length rounded up to a multiple of 8, so that no chunk is a short
+// remainder (784 = 264+264+256, not 256+256+256+16). It depends on k alone:
+// every path and every block of a parallel call cut k at the same places.
+func chunkLength(k int) int {
+	chunks := (k + kcBlock - 1) / kcBlock
+	return ((k+chunks-1)/chunks + 7) / 8 * 8
 }

@@ -19,14 +19,14 @@
 // transposed B is always packed, an untransposed B and an A that is reused by
 // few column panels are read in place, which matters for the skinny shapes of
 // small models (256×784 · 784×10). The k dimension is cut into chunks of
-// [KC] for cache locality; m and n edges are handled by kernels for every row
+// 256 (kcBlock) for cache locality; m and n edges are handled by kernels for every row
 // count and a lane mask on the last vector, so no operand is ever read past
 // its last element.
 //
 // # Determinism
 //
 // Each element of C is one FMA chain over p = 0, 1, …, k−1 within every
-// k-chunk of [KC], chunks accumulated into C in order, then
+// k-chunk of 256 (kcBlock), chunks accumulated into C in order, then
 // C = alpha·acc + beta·C. That sequence does not depend on the tile that
 // computes the element, on packing, or on how SgemmParallel splits the output,
 // so results are bit-identical for any thread count, and the AVX2 and

@@ -5,7 +5,7 @@ package gemm
 // a, b and c start at the block's first element; pl comes from the full
 // problem so that parallel blocks decide alike.
 //
-// Loop order (GotoBLAS): column blocks of nc → k chunks of KC (B block packed)
+// Loop order (GotoBLAS): column blocks of nc → k chunks of kcBlock (B block packed)
 // → row blocks of mc (A block packed or read in place) → column panels of nr
 // → row tiles of mr → micro-kernel.
 func (ar *arch) gemm(pl *plan, ws *workspace, transA, transB bool, m, n, k int,
@@ -15,8 +15,8 @@ func (ar *arch) gemm(pl *plan, ws *workspace, transA, transB bool, m, n, k int,
 	for jc := 0; jc < n; jc += pl.nc {
 		nc := min(pl.nc, n-jc)
 		panels := (nc + pl.nr - 1) / pl.nr
-		for pc := 0; pc < k; pc += KC {
-			kc := min(KC, k-pc)
+		for pc := 0; pc < k; pc += pl.kc {
+			kc := min(pl.kc, k-pc)
 			betaK := beta
 			if pc > 0 {
 				betaK = 1 // later chunks add onto the partial result

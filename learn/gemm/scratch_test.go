@@ -57,3 +57,17 @@ func BenchmarkScratchKernel(b *testing.B) {
 		}
 	}
 }
+
+// Tuning knobs for ad-hoc runs: GEMM_KC, GEMM_MC, GEMM_PACKA, GEMM_PACKB.
+func init() {
+	set := func(env string, v *int) {
+		if s := os.Getenv(env); s != "" {
+			*v, _ = strconv.Atoi(s)
+		}
+	}
+	set("GEMM_KC", &kcBlock)
+	set("GEMM_MC", &mcTarget)
+	set("GEMM_PACKA", &packAMinPanels)
+	set("GEMM_ALIAS", &aliasStride)
+	set("GEMM_PACKB", &packBMinTiles)
+}

@@ -1,0 +1,75 @@
+package gemm
+
+import "sync"
+
+// minFlopsPerThread keeps each goroutine's share well above the cost of
+// starting and joining it (a few µs ≈ a few hundred kFLOP at these rates).
+const minFlopsPerThread = 1 << 20
+
+// SgemmParallel is [Sgemm] with the output split into up to `threads` blocks
+// of whole row tiles or column panels, each computed by its own goroutine.
+// The k dimension is never split and every block makes the decisions of the
+// whole problem, so the result is bit-identical to Sgemm's for any thread
+// count. threads ≤ 1, or a problem too small to share, runs on the calling
+// goroutine.
+func SgemmParallel(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if err := Check(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc); err != nil {
+		panic(err)
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 || alpha == 0 {
+		scaleMatrix(m, n, beta, c, ldc)
+		return
+	}
+	ar := current
+	pl := ar.plan(transA, transB, m, n, k, lda)
+	flops := 2 * float64(m) * float64(n) * float64(k)
+	threads = min(threads, int(flops/minFlopsPerThread))
+
+	// Split the dimension with more tiles: rows (each block packs its own B
+	// panels) when there are at least as many row tiles as threads, columns
+	// otherwise (each block reads or packs its own A).
+	rowTiles := (m + pl.mr - 1) / pl.mr
+	colTiles := (n + pl.nr - 1) / pl.nr
+	byRows := rowTiles >= threads || rowTiles >= colTiles
+	tiles, tile := colTiles, pl.nr
+	if byRows {
+		tiles, tile = rowTiles, pl.mr
+	}
+	threads = min(threads, tiles)
+	if threads <= 1 {
+		ws := workspaces.Get().(*workspace)
+		ar.gemm(&pl, ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		workspaces.Put(ws)
+		return
+	}
+
+	var wg sync.WaitGroup
+	for t := 0; t < threads; t++ {
+		lo := tiles * t / threads * tile
+		hi := min(tiles*(t+1)/threads*tile, m)
+		if !byRows {
+			hi = min(tiles*(t+1)/threads*tile, n)
+		}
+		wg.Go(func() {
+			ws := workspaces.Get().(*workspace)
+			defer workspaces.Put(ws)
+			if byRows {
+				aOff := lo * lda // A stored m×k: rows lo…
+				if transA {
+					aOff = lo // A stored k×m: columns lo…
+				}
+				ar.gemm(&pl, ws, transA, transB, hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc)
+				return
+			}
+			bOff := lo // B stored k×n: columns lo…
+			if transB {
+				bOff = lo * ldb // B stored n×k: rows lo…
+			}
+			ar.gemm(&pl, ws, transA, transB, m, hi-lo, k, alpha, a, lda, b[bOff:], ldb, beta, c[lo:], ldc)
+		})
+	}
+	wg.Wait()
+}
