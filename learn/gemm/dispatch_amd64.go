@@ -13,12 +13,16 @@ func detectAsm() []*arch {
 		paths = append(paths, &arch{
 			name: "avx512", width: 16, maxMR: [3]int{0, 14, 14}, kernels: &avx512Kernels,
 			dot: dotAVX512, axpy: axpyAVX512, scal: scalAVX512,
+			rows: rowKernels{colSums: colSumsAVX512, addRowVector: addRowVectorAVX512,
+				scaleRows: scaleRowsAVX512, nonFinite: nonFiniteBlockAVX512},
 		})
 	}
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		paths = append(paths, &arch{
 			name: "avx2", width: 8, maxMR: [3]int{0, 12, 6}, kernels: &avx2Kernels,
 			dot: dotAVX2, axpy: axpyAVX2, scal: scalAVX2,
+			rows: rowKernels{colSums: colSumsAVX2, addRowVector: addRowVectorAVX2,
+				scaleRows: scaleRowsAVX2, nonFinite: nonFiniteBlockAVX2},
 		})
 	}
 	return paths

@@ -30,6 +30,8 @@ type arch struct {
 	dot  func(x, y []float32) float32
 	axpy func(alpha float32, x, y []float32)
 	scal func(alpha float32, x []float32)
+
+	rows rowKernels
 }
 
 // current is the path used by the exported functions; set once in init.

@@ -1,0 +1,114 @@
+package gemm
+
+import "fmt"
+
+// Row and column kernels for the trainer's bookkeeping around the GEMMs:
+// bias gradients (ColSums), bias adds (AddRowVector), per-example clipping
+// factors (ScaleRows), per-example squared norms (RowSumSquares) and the
+// NaN/Inf guard (AllFinite). ColSums, AddRowVector and ScaleRows perform,
+// element by element, exactly the operations of the plain loops documented
+// on each, in the same order, so their results are bit-identical to those
+// loops on every path. Matrices are row-major with a row stride (ld ≥ cols);
+// inconsistent sizes panic like Sgemm's.
+
+// rowKernels are one path's implementations; x, v, s, src and dst are
+// non-empty and sized as checked by the exported wrappers.
+type rowKernels struct {
+	colSums      func(rows, cols int, x *float32, ldx int, dst *float32)
+	addRowVector func(rows, cols int, v *float32, x *float32, ldx int)
+	scaleRows    func(rows, cols int, s *float32, src *float32, lds int, dst *float32, ldd int)
+	nonFinite    func(x []float32) int // start of a block holding the first non-finite value, or -1
+}
+
+// ColSums sets dst[j] = Σ_i x[i·ldx+j] for j < cols, adding the rows in
+// order: exactly `clear(dst); for i { for j { dst[j] += x[i·ldx+j] } }`.
+func ColSums(rows, cols int, x []float32, ldx int, dst []float32) {
+	mustRows("ColSums", "x", rows, cols, len(x), ldx)
+	mustLen("ColSums", "dst", cols, len(dst))
+	if cols == 0 {
+		return
+	}
+	if rows == 0 {
+		clear(dst[:cols])
+		return
+	}
+	current.rows.colSums(rows, cols, &x[0], ldx, &dst[0])
+}
+
+// AddRowVector adds v to every row: x[i·ldx+j] += v[j] for i < rows,
+// j < cols (cols = len(v)), e.g. a bias to a batch of activations.
+func AddRowVector(rows int, v []float32, x []float32, ldx int) {
+	cols := len(v)
+	mustRows("AddRowVector", "x", rows, cols, len(x), ldx)
+	if rows == 0 || cols == 0 {
+		return
+	}
+	current.rows.addRowVector(rows, cols, &v[0], &x[0], ldx)
+}
+
+// ScaleRows sets dst[i·ldd+j] = s[i]·src[i·lds+j] for i < rows = len(s),
+// j < cols. dst and src may be the same matrix (in place, ldd = lds).
+func ScaleRows(cols int, s []float32, src []float32, lds int, dst []float32, ldd int) {
+	rows := len(s)
+	mustRows("ScaleRows", "src", rows, cols, len(src), lds)
+	mustRows("ScaleRows", "dst", rows, cols, len(dst), ldd)
+	if rows == 0 || cols == 0 {
+		return
+	}
+	current.rows.scaleRows(rows, cols, &s[0], &src[0], lds, &dst[0], ldd)
+}
+
+// SumSquares returns Σ x[i]²; it is Dot(x, x), bit for bit.
+func SumSquares(x []float32) float32 { return current.dot(x, x) }
+
+// RowSumSquares sets dst[i] = SumSquares(x[i·ldx : i·ldx+cols]) for
+// i < rows = len(dst): per-example squared norms of a batch.
+func RowSumSquares(cols int, x []float32, ldx int, dst []float32) {
+	rows := len(dst)
+	mustRows("RowSumSquares", "x", rows, cols, len(x), ldx)
+	if cols == 0 {
+		clear(dst)
+		return
+	}
+	dot := current.dot
+	for i := range dst {
+		r := x[i*ldx : i*ldx+cols]
+		dst[i] = dot(r, r)
+	}
+}
+
+// AllFinite reports whether x holds no NaN or ±Inf and, if it does, the
+// index of the first one (else -1).
+func AllFinite(x []float32) (ok bool, first int) {
+	if len(x) == 0 {
+		return true, -1
+	}
+	start := current.rows.nonFinite(x)
+	if start < 0 {
+		return true, -1
+	}
+	for i := start; i < len(x); i++ {
+		if v := x[i]; v-v != 0 { // v−v is 0 for finite v, NaN otherwise
+			return false, i
+		}
+	}
+	panic("gemm.AllFinite: vector kernel reported a non-finite value that is not there")
+}
+
+func mustRows(fn, name string, rows, cols, length, ld int) {
+	if rows < 0 || cols < 0 {
+		panic(fmt.Sprintf("gemm.%s: negative size %d×%d", fn, rows, cols))
+	}
+	if rows == 0 || cols == 0 {
+		return // an empty matrix needs no storage and any stride
+	}
+	if err := checkMatrix(name, rows, cols, length, ld); err != nil {
+		panic(fmt.Sprintf("gemm.%s: %v", fn, err))
+	}
+}
+
+func mustLen(fn, name string, n, length int) {
+	if length < n {
+		panic(fmt.Sprintf("gemm.%s: len(%s) = %d, need %d", fn, name, length, n))
+	}
+}
