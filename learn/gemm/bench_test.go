@@ -243,3 +243,23 @@ func BenchmarkRows(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTanh: the CNN's activations (conv1 output 128·196·16 values per
+// batch), every path; "purego" is the trainer's scalar loop.
+func BenchmarkTanh(b *testing.B) {
+	n := 128 * 196 * 16
+	r := newRand("bench-tanh")
+	x, y := make([]float32, n), make([]float32, n)
+	for i := range x {
+		x[i] = 3 * uniform(r)()
+	}
+	for _, ar := range available {
+		b.Run(ar.name, func(b *testing.B) {
+			useArch(b, ar)
+			for b.Loop() {
+				Tanh(y, x)
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gelem/s")
+		})
+	}
+}

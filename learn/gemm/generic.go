@@ -23,7 +23,7 @@ func genericArch() *arch {
 	}
 	return &arch{
 		name: "purego", width: genericWidth, maxMR: [3]int{0, genericMR, genericMR}, kernels: t,
-		dot: dotGeneric, axpy: axpyGeneric, scal: scalGeneric,
+		dot: dotGeneric, axpy: axpyGeneric, scal: scalGeneric, tanh: tanhGeneric,
 		rows: genericRows,
 	}
 }

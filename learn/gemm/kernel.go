@@ -30,6 +30,7 @@ type arch struct {
 	dot  func(x, y []float32) float32
 	axpy func(alpha float32, x, y []float32)
 	scal func(alpha float32, x []float32)
+	tanh func(dst, x []float32)
 
 	rows rowKernels
 }

@@ -22,3 +22,9 @@ func scalAVX512(alpha float32, x []float32)
 
 //go:noescape
 func scalAVX2(alpha float32, x []float32)
+
+//go:noescape
+func tanhAVX512(dst, x []float32)
+
+//go:noescape
+func tanhAVX2(dst, x []float32)

@@ -398,6 +398,9 @@ func main() {
 			log.Fatal(err)
 		}
 	}
+	if err := genTanh(outDir); err != nil {
+		log.Fatal(err)
+	}
 	src, err := format.Source(decl.Bytes())
 	if err != nil {
 		log.Fatal(err)
