@@ -63,7 +63,7 @@ func (l *conv) newScratch(maxB int) *scratch {
 }
 
 func (l *conv) forward(s *scratch, in, out []float32, b int) {
-	l.im2col(in, s.cols, b)
+	l.im2col(s, in, s.cols, b)
 	P, K := l.positions(), l.kdim()
 	gemm.Sgemm(false, true, b*P, l.outC, K, 1, s.cols, K, l.w, K, 0, out, l.outC)
 	addBiasRows(out, b*P, l.b)
@@ -137,33 +137,47 @@ func (l *conv) perExample(s *scratch, in, dOut, c []float32, b int, dst []float3
 }
 
 // im2col writes the b×P×K patch matrix of the HWC images in into cols.
-// Out-of-image taps are zero (zero padding).
-func (l *conv) im2col(in, cols []float32, b int) {
+// Each image is first copied into the interior of a zero-bordered padded
+// image (the border is never written, so it stays zero), after which every
+// kernel row of every patch is one contiguous run of k·C floats.
+func (l *conv) im2col(s *scratch, in, cols []float32, b int) {
 	P, K, C := l.positions(), l.kdim(), l.inC
 	rowLen := l.k * C
+	pw := l.inW + 2*l.pad // padded width
 	for i := 0; i < b; i++ {
 		x := in[i*l.inSize() : (i+1)*l.inSize()]
+		if l.pad > 0 {
+			x = l.padded(s, x)
+		}
 		for oy := 0; oy < l.outH; oy++ {
-			iy0 := oy*l.st - l.pad
 			for ox := 0; ox < l.outW; ox++ {
-				ix0 := ox*l.st - l.pad
-				kxLo, kxHi := max(0, -ix0), min(l.k, l.inW-ix0)
 				row := cols[(i*P+oy*l.outW+ox)*K : (i*P+oy*l.outW+ox+1)*K]
-				for ky := 0; ky < l.k; ky++ {
-					seg := row[ky*rowLen : (ky+1)*rowLen]
-					iy := iy0 + ky
-					if iy < 0 || iy >= l.inH || kxLo >= kxHi {
-						clear(seg)
-						continue
+				src := x[(oy*l.st*pw+ox*l.st)*C:]
+				if rowLen == 8 { // e.g. TanhCNN's first layer: 8×8 kernel, 1 channel
+					for ky := 0; ky < l.k; ky++ {
+						*(*[8]float32)(row[ky*8:]) = *(*[8]float32)(src[ky*pw*C:])
 					}
-					clear(seg[:kxLo*C])
-					src := x[(iy*l.inW+ix0+kxLo)*C : (iy*l.inW+ix0+kxHi)*C]
-					copy(seg[kxLo*C:kxHi*C], src)
-					clear(seg[kxHi*C:])
+					continue
+				}
+				for ky := 0; ky < l.k; ky++ {
+					copy(row[ky*rowLen:(ky+1)*rowLen], src[ky*pw*C:ky*pw*C+rowLen])
 				}
 			}
 		}
 	}
+}
+
+// padded copies one H×W×C image into the interior of the worker's padded
+// buffer and returns the buffer.
+func (l *conv) padded(s *scratch, x []float32) []float32 {
+	C, pw := l.inC, l.inW+2*l.pad
+	if s.pad == nil {
+		s.pad = make([]float32, (l.inH+2*l.pad)*pw*C)
+	}
+	for y := 0; y < l.inH; y++ {
+		copy(s.pad[((y+l.pad)*pw+l.pad)*C:((y+l.pad)*pw+l.pad+l.inW)*C], x[y*l.inW*C:(y+1)*l.inW*C])
+	}
+	return s.pad
 }
 
 // col2im is the adjoint of im2col: dIn = Σ over patches of their gradients.
@@ -187,11 +201,7 @@ func (l *conv) col2im(dcols, dIn []float32, b int) {
 					if iy < 0 || iy >= l.inH {
 						continue
 					}
-					src := row[ky*rowLen+kxLo*C : ky*rowLen+kxHi*C]
-					dst := x[(iy*l.inW+ix0+kxLo)*C : (iy*l.inW+ix0+kxHi)*C]
-					for j, v := range src {
-						dst[j] += v
-					}
+					addInto(x[(iy*l.inW+ix0+kxLo)*C:(iy*l.inW+ix0+kxHi)*C], row[ky*rowLen+kxLo*C:ky*rowLen+kxHi*C])
 				}
 			}
 		}

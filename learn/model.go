@@ -258,3 +258,18 @@ func (m *Model) externalFeature(j int) int {
 	c, hw := m.inShape[0], m.inShape[1]*m.inShape[2]
 	return (j%c)*hw + j/c
 }
+
+// defaultChunk returns the default chunk size (see DefaultChunkSize).
+func (m *Model) defaultChunk() int {
+	patch := 0 // floats in the largest per-example im2col matrix
+	for _, l := range m.layers {
+		if cv, ok := l.(*conv); ok {
+			patch = max(patch, cv.positions()*cv.kdim())
+		}
+	}
+	chunk := DefaultChunkSize
+	for chunk > 16 && chunk*patch*4 > 2<<20 {
+		chunk /= 2
+	}
+	return chunk
+}

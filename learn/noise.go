@@ -28,8 +28,9 @@ func newNoiseGen(master uint64, n int) *noiseGen {
 
 func (g *noiseGen) blocks() int { return len(g.streams) }
 
-// addBlock adds scale·N(0, I) to block k of v.
-func (g *noiseGen) addBlock(k int, v []float32, scale float32) {
+// addBlock adds scale·N(0, I) to block k of v and reports whether the
+// block is finite afterwards.
+func (g *noiseGen) addBlock(k int, v []float32, scale float32) bool {
 	lo, hi := k*noiseBlock, min((k+1)*noiseBlock, len(v))
-	addNormal(g.streams[k], v[lo:hi], scale)
+	return addNormal(g.streams[k], v[lo:hi], scale)
 }

@@ -36,16 +36,29 @@ func (p *avgPool) forward(s *scratch, in, out []float32, b int) {
 		x := in[i*p.inSize() : (i+1)*p.inSize()]
 		y := out[i*p.outSize() : (i+1)*p.outSize()]
 		for oy := 0; oy < p.outH; oy++ {
+			if p.st == 1 {
+				// Stride 1 in HWC: the window's column dx of a whole output
+				// row is one contiguous run shifted by dx·C.
+				dst := y[oy*p.outW*C : (oy+1)*p.outW*C]
+				clear(dst)
+				for dy := 0; dy < p.k; dy++ {
+					row := x[(oy+dy)*p.w*C:]
+					for dx := 0; dx < p.k; dx++ {
+						addInto(dst, row[dx*C:dx*C+len(dst)])
+					}
+				}
+				for j := range dst {
+					dst[j] *= inv
+				}
+				continue
+			}
 			for ox := 0; ox < p.outW; ox++ {
 				dst := y[(oy*p.outW+ox)*C : (oy*p.outW+ox+1)*C]
 				clear(dst)
 				for dy := 0; dy < p.k; dy++ {
 					rowStart := ((oy*p.st+dy)*p.w + ox*p.st) * C
 					for dx := 0; dx < p.k; dx++ {
-						src := x[rowStart+dx*C : rowStart+(dx+1)*C]
-						for j, v := range src {
-							dst[j] += v
-						}
+						addInto(dst, x[rowStart+dx*C:rowStart+(dx+1)*C])
 					}
 				}
 				for j := range dst {
@@ -67,15 +80,22 @@ func (p *avgPool) backward(s *scratch, in, out, dOut, dIn []float32, b int, sq [
 		dx := dIn[i*p.inSize() : (i+1)*p.inSize()]
 		dy := dOut[i*p.outSize() : (i+1)*p.outSize()]
 		for oy := 0; oy < p.outH; oy++ {
+			if p.st == 1 {
+				g := dy[oy*p.outW*C : (oy+1)*p.outW*C]
+				for ky := 0; ky < p.k; ky++ {
+					row := dx[(oy+ky)*p.w*C:]
+					for kx := 0; kx < p.k; kx++ {
+						axpyInto(row[kx*C:kx*C+len(g)], inv, g)
+					}
+				}
+				continue
+			}
 			for ox := 0; ox < p.outW; ox++ {
 				g := dy[(oy*p.outW+ox)*C : (oy*p.outW+ox+1)*C]
 				for ky := 0; ky < p.k; ky++ {
 					rowStart := ((oy*p.st+ky)*p.w + ox*p.st) * C
 					for kx := 0; kx < p.k; kx++ {
-						dst := dx[rowStart+kx*C : rowStart+(kx+1)*C]
-						for j, v := range g {
-							dst[j] += v * inv
-						}
+						axpyInto(dx[rowStart+kx*C:rowStart+(kx+1)*C], inv, g)
 					}
 				}
 			}

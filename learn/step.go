@@ -37,10 +37,14 @@ func (t *trainer) step(s int) error {
 		addInto(t.sum, t.h.Canary)
 		t.res.CanarySteps++
 	}
+	finite := true
 	if t.noise != nil {
-		t.addNoise()
+		finite = t.addNoise() // checks finiteness on the fly
+	} else {
+		finite, _ = allFinite(t.sum)
 	}
-	if ok, i := allFinite(t.sum); !ok {
+	if !finite {
+		_, i := allFinite(t.sum)
 		return fmt.Errorf("step %d: noisy gradient of %s is %v", s, t.m.paramName(i), t.sum[i])
 	}
 	if b > 0 {
@@ -131,7 +135,8 @@ func (t *trainer) runJob(worker, job int) {
 		t.runChunk(worker, job)
 		return
 	}
-	t.noise.addBlock(-job-1, t.sum, float32(t.cfg.NoiseMultiplier*t.cfg.ClipNorm))
+	k := -job - 1
+	t.noiseOK[k] = t.noise.addBlock(k, t.sum, float32(t.cfg.NoiseMultiplier*t.cfg.ClipNorm))
 }
 
 // runChunk computes chunk k's clipped gradient sum on workspace w.
@@ -178,20 +183,28 @@ func (t *trainer) badFeatureValue(bad badValue) float32 {
 	return t.X[bad.record*t.m.inSize+bad.feature]
 }
 
-// addNoise adds N(0, σ²C²·I) to t.sum, block by block.
-func (t *trainer) addNoise() {
+// addNoise adds N(0, σ²C²·I) to t.sum, block by block, and reports
+// whether the result is finite.
+func (t *trainer) addNoise() bool {
 	scale := float32(t.cfg.NoiseMultiplier * t.cfg.ClipNorm)
 	B := t.noise.blocks()
 	if t.pool == nil || B == 1 {
+		ok := true
 		for k := 0; k < B; k++ {
-			t.noise.addBlock(k, t.sum, scale)
+			ok = t.noise.addBlock(k, t.sum, scale) && ok
 		}
-		return
+		return ok
 	}
 	for k := 0; k < B; k++ {
 		t.pool.submit(k%len(t.ws), -k-1)
 	}
 	t.pool.wait()
+	for _, ok := range t.noiseOK {
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // update applies g = sum/norm + λθ, v = μv + g, θ −= ηv, then checks θ.
@@ -200,23 +213,31 @@ func (t *trainer) update(s int) error {
 		return nil // parameters never change, bit for bit
 	}
 	p, g := t.m.params, t.sum
+	g = g[:len(p)]
 	inv := float32(1 / t.norm)
 	lr, wd, mu := float32(t.cfg.LearningRate), float32(t.cfg.WeightDecay), float32(t.cfg.Momentum)
+	var chk float32 // stays 0 unless a parameter overflows (Inf·0 = NaN)
 	switch {
 	case t.vel == nil && wd == 0:
 		for j, v := range g {
 			p[j] -= lr * (v * inv)
+			chk += p[j] * 0
 		}
 	case t.vel == nil:
 		for j, v := range g {
 			p[j] -= lr * (v*inv + wd*p[j])
+			chk += p[j] * 0
 		}
 	default:
-		vel := t.vel
+		vel := t.vel[:len(p)]
 		for j, v := range g {
 			vel[j] = mu*vel[j] + (v*inv + wd*p[j])
 			p[j] -= lr * vel[j]
+			chk += p[j] * 0
 		}
+	}
+	if chk == 0 {
+		return nil
 	}
 	if ok, i := allFinite(p); !ok {
 		return fmt.Errorf("step %d: parameter %s became %v in the update (learning rate %g too large?)", s, t.m.paramName(i), p[i], t.cfg.LearningRate)

@@ -88,6 +88,7 @@ type trainer struct {
 	losses      []float64
 	stepInfo    Step
 	bad         []badValue // per worker: first non-finite input seen
+	noiseOK     []bool     // per noise block: finite after the noise
 
 	res      Result
 	lossSeen bool
@@ -109,7 +110,7 @@ func newTrainer(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Ho
 	if len(Y) == 0 {
 		return nil, fmt.Errorf("train: no training records")
 	}
-	t := &trainer{m: m, X: X, Y: Y, cfg: cfg, h: h, nRec: len(Y), clipOn: cfg.clipping(), chunk: cfg.chunkSize()}
+	t := &trainer{m: m, X: X, Y: Y, cfg: cfg, h: h, nRec: len(Y), clipOn: cfg.clipping(), chunk: cfg.chunkSize(m)}
 	if err := t.checkHooks(); err != nil {
 		return nil, err
 	}
@@ -139,6 +140,7 @@ func newTrainer(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Ho
 	}
 	if cfg.NoiseMultiplier > 0 {
 		t.noise = newNoiseGen(master, len(m.params))
+		t.noiseOK = make([]bool, t.noise.blocks())
 	}
 
 	// Check the data up front when the run will read every record at least
