@@ -1,0 +1,273 @@
+package privacy
+
+import (
+	"math"
+	"math/bits"
+	"sync"
+)
+
+// A hand-written FFT for lengths r·2^k, r ∈ {1, 3, 5}. Why not gonum's
+// dsp/fourier: its FFTPACK port took 5–10 ms for a real transform of 2^17
+// points on the project's machine, against ~1.5 ms here (BenchmarkFFT
+// compares the two), and the PLD accountant does four such transforms per
+// call. Radix 3 and 5 are supported as one extra pass on top of the
+// power-of-two core, which keeps the zero padding of a composed PMF below
+// ~33% instead of up to 100%.
+
+// fftPlan holds the twiddle factors for complex transforms of length
+// m = r·2^k and for the real transform of length 2m built on it.
+type fftPlan struct {
+	m    int
+	logM int
+	tw   []complex128 // stage twiddles: tw[span+k] = e^{−πik/span}, k < span, span = 4, 8, …, m/2
+	rtw  []complex128 // rtw[k] = e^{−2πik/(2m)}, k ≤ m/2 (real-transform post-processing)
+	rev  []uint32     // bit-reversal permutation
+
+	// For m = r·2^k with r > 1: the power-of-two plan of length 2^k, and the
+	// twiddles e^{−2πi·j·k1/m} of the final radix-r pass (index (j−1)·2^k + k1).
+	radix int
+	sub   *fftPlan
+	rtwR  []complex128
+}
+
+// mixedScratch holds the scratch of transformMixed.
+var mixedScratch sync.Pool
+
+var radix2Plans sync.Map // m → *fftPlan (read-only once built, safe to share)
+
+func getPlan(m int) *fftPlan {
+	if p, ok := radix2Plans.Load(m); ok {
+		return p.(*fftPlan)
+	}
+	p := newPlan(m)
+	actual, _ := radix2Plans.LoadOrStore(m, p)
+	return actual.(*fftPlan)
+}
+
+func newPlan(m int) *fftPlan {
+	if r := m >> bits.TrailingZeros(uint(m)); r != 1 {
+		return newMixedPlan(m, r)
+	}
+	logM := bits.TrailingZeros(uint(m))
+	p := &fftPlan{m: m, logM: logM, tw: make([]complex128, max(m, 1)), rtw: make([]complex128, m/2+1), rev: make([]uint32, m)}
+	// Each stage reads its twiddles contiguously (better for the cache than
+	// strided reads of one table).
+	for span := 4; span < m; span <<= 1 {
+		for k := 0; k < span; k++ {
+			s, c := math.Sincos(-math.Pi * float64(k) / float64(span))
+			p.tw[span+k] = complex(c, s)
+		}
+	}
+	for k := range p.rtw {
+		s, c := math.Sincos(-math.Pi * float64(k) / float64(m))
+		p.rtw[k] = complex(c, s)
+	}
+	for i := range p.rev {
+		p.rev[i] = uint32(bits.Reverse(uint(i)) >> (bits.UintSize - logM))
+	}
+	if m == 1 {
+		p.rev[0] = 0
+	}
+	return p
+}
+
+// newMixedPlan builds the plan for m = r·2^k (r = 3 or 5).
+func newMixedPlan(m, r int) *fftPlan {
+	n2 := m / r
+	p := &fftPlan{m: m, radix: r, sub: getPlan(n2), rtw: make([]complex128, m/2+1), rtwR: make([]complex128, (r-1)*n2)}
+	for k := range p.rtw {
+		s, c := math.Sincos(-math.Pi * float64(k) / float64(m))
+		p.rtw[k] = complex(c, s)
+	}
+	for j := 1; j < r; j++ {
+		for k1 := 0; k1 < n2; k1++ {
+			s, c := math.Sincos(-2 * math.Pi * float64(j*k1) / float64(m))
+			p.rtwR[(j-1)*n2+k1] = complex(c, s)
+		}
+	}
+	return p
+}
+
+// transform computes the DFT of x in place (inverse: the unnormalised
+// inverse DFT, via conj(DFT(conj x))). Power-of-two lengths: iterative
+// radix-2 decimation in time after a bit-reversal permutation, the first two
+// stages (twiddles 1 and −i) fused into one radix-4 pass. Lengths r·2^k:
+// r interleaved power-of-two transforms and one radix-r pass.
+func (p *fftPlan) transform(x []complex128, inverse bool) {
+	if inverse {
+		conjInPlace(x)
+	}
+	if p.radix > 1 {
+		p.transformMixed(x)
+	} else {
+		p.transform2(x)
+	}
+	if inverse {
+		conjInPlace(x)
+	}
+}
+
+// transformMixed: X[k1 + l·n2] = Σ_j e^{−2πi·j·l/r}·(e^{−2πi·j·k1/m}·Y_j[k1]),
+// where Y_j is the length-n2 DFT of x[j], x[j+r], x[j+2r], ….
+func (p *fftPlan) transformMixed(x []complex128) {
+	r, n2 := p.radix, p.m/p.radix
+	yp, _ := mixedScratch.Get().(*[]complex128)
+	if yp == nil || cap(*yp) < p.m {
+		b := make([]complex128, p.m)
+		yp = &b
+	}
+	defer mixedScratch.Put(yp)
+	y := (*yp)[:p.m]
+	for j := 0; j < r; j++ {
+		yj := y[j*n2 : (j+1)*n2]
+		for i := range yj {
+			yj[i] = x[i*r+j]
+		}
+		p.sub.transform2(yj)
+	}
+	switch r {
+	case 3:
+		// e^{−2πi/3} = −1/2 − i√3/2.
+		const c = -0.5
+		const s = -0.86602540378443864676372317075294
+		for k1 := 0; k1 < n2; k1++ {
+			a := y[k1]
+			b := y[n2+k1] * p.rtwR[k1]
+			d := y[2*n2+k1] * p.rtwR[n2+k1]
+			sum, diff := b+d, b-d
+			t := a + complex(c, 0)*sum
+			u := complex(0, s) * diff
+			x[k1], x[k1+n2], x[k1+2*n2] = a+sum, t+u, t-u
+		}
+	case 5:
+		// Radix-5 butterfly with cos/sin of 2π/5 and 4π/5 (Winograd-style
+		// pairing of j and 5−j).
+		const c1 = 0.30901699437494742410229341718282  // cos 2π/5
+		const c2 = -0.80901699437494742410229341718282 // cos 4π/5
+		const s1 = 0.95105651629515357211643933337938  // sin 2π/5
+		const s2 = 0.58778525229247312916870595463907  // sin 4π/5
+		for k1 := 0; k1 < n2; k1++ {
+			a := y[k1]
+			b1 := y[n2+k1] * p.rtwR[k1]
+			b2 := y[2*n2+k1] * p.rtwR[n2+k1]
+			b3 := y[3*n2+k1] * p.rtwR[2*n2+k1]
+			b4 := y[4*n2+k1] * p.rtwR[3*n2+k1]
+			p14, m14 := b1+b4, b1-b4
+			p23, m23 := b2+b3, b2-b3
+			r1 := a + complex(c1, 0)*p14 + complex(c2, 0)*p23
+			r2 := a + complex(c2, 0)*p14 + complex(c1, 0)*p23
+			// −i·(s1·m14 + s2·m23) and −i·(s2·m14 − s1·m23)
+			i1 := complex(s1, 0)*m14 + complex(s2, 0)*m23
+			i2 := complex(s2, 0)*m14 - complex(s1, 0)*m23
+			j1 := complex(imag(i1), -real(i1))
+			j2 := complex(imag(i2), -real(i2))
+			x[k1] = a + p14 + p23
+			x[k1+n2] = r1 + j1
+			x[k1+4*n2] = r1 - j1
+			x[k1+2*n2] = r2 + j2
+			x[k1+3*n2] = r2 - j2
+		}
+	}
+}
+
+// transform2 is the power-of-two forward transform.
+func (p *fftPlan) transform2(x []complex128) {
+	m := p.m
+	for i, r := range p.rev {
+		if j := int(r); i < j {
+			x[i], x[j] = x[j], x[i]
+		}
+	}
+	span := 1
+	if m >= 4 {
+		for i := 0; i+3 < m; i += 4 {
+			a, b, c, d := x[i], x[i+1], x[i+2], x[i+3]
+			s0, d0 := a+b, a-b
+			s1, d1 := c+d, c-d
+			d1 = complex(imag(d1), -real(d1)) // −i·d1
+			x[i], x[i+2] = s0+s1, s0-s1
+			x[i+1], x[i+3] = d0+d1, d0-d1
+		}
+		span = 4
+	} else if m == 2 {
+		x[0], x[1] = x[0]+x[1], x[0]-x[1]
+		span = 2
+	}
+	for ; span < m; span <<= 1 {
+		tw := p.tw[span : 2*span]
+		for start := 0; start < m; start += 2 * span {
+			lo := x[start : start+span]
+			hi := x[start+span : start+2*span]
+			hi = hi[:len(lo)]
+			tw := tw[:len(lo)]
+			for k, a := range lo {
+				t := tw[k] * hi[k]
+				lo[k], hi[k] = a+t, a-t
+			}
+		}
+	}
+}
+
+func conjInPlace(x []complex128) {
+	for i, v := range x {
+		x[i] = complex(real(v), -imag(v))
+	}
+}
+
+// realForward computes the m+1 non-redundant DFT coefficients of the real
+// sequence x (length 2m) into z (length m+1) and returns z.
+func (p *fftPlan) realForward(x []float64, z []complex128) []complex128 {
+	m := p.m
+	z = z[:m+1]
+	for k := 0; k < m; k++ {
+		z[k] = complex(x[2*k], x[2*k+1])
+	}
+	p.transform(z[:m], false)
+	// Split into the transforms of even and odd samples, E and O, and
+	// combine: X[k] = E[k] + e^{−2πik/2m}·O[k].
+	z0 := z[0]
+	z[m] = complex(real(z0)-imag(z0), 0)
+	z[0] = complex(real(z0)+imag(z0), 0)
+	for k := 1; k <= m/2; k++ {
+		a, b := z[k], z[m-k]
+		cb := complex(real(b), -imag(b))
+		ca := complex(real(a), -imag(a))
+		e1, o1 := 0.5*(a+cb), complex(0, -0.5)*(a-cb) // E[k], O[k]
+		e2, o2 := 0.5*(b+ca), complex(0, -0.5)*(b-ca) // E[m−k], O[m−k]
+		z[k] = e1 + p.rtw[k]*o1
+		z[m-k] = e2 - complex(real(p.rtw[k]), -imag(p.rtw[k]))*o2 // e^{−2πi(m−k)/2m} = −conj(rtw[k])
+	}
+	return z
+}
+
+// realInverse writes into out (length 2m) the real sequence whose DFT has
+// the non-redundant coefficients c (length m+1), unnormalised (times 2m).
+// c is overwritten.
+func (p *fftPlan) realInverse(c []complex128, out []float64) {
+	m := p.m
+	// E[k] = (X[k] + conj X[m−k])/2, O[k] = (X[k] − conj X[m−k])/(2·e^{−2πik/2m}),
+	// Z[k] = E[k] + i·O[k]; computed for the pair (k, m−k) at once so that c
+	// can be overwritten in place. Then inverse-transform Z and unzip.
+	for k := 0; k <= m/2; k++ {
+		a, b := c[k], c[m-k]
+		ca, cb := complex(real(a), -imag(a)), complex(real(b), -imag(b))
+		wk, wmk := p.twReal(k), p.twReal(m-k)
+		zk := 0.5*(a+cb) + complex(0, 0.5)*(a-cb)*complex(real(wk), -imag(wk))
+		zmk := 0.5*(b+ca) + complex(0, 0.5)*(b-ca)*complex(real(wmk), -imag(wmk))
+		c[k], c[m-k] = zk, zmk
+	}
+	z := c[:m]
+	p.transform(z, true)
+	for k, v := range z {
+		out[2*k], out[2*k+1] = 2*real(v), 2*imag(v)
+	}
+}
+
+// twReal returns e^{−2πik/2m} for 0 ≤ k ≤ m from the half table.
+func (p *fftPlan) twReal(k int) complex128 {
+	if k <= p.m/2 {
+		return p.rtw[k]
+	}
+	w := p.rtw[p.m-k] // e^{−2πi(m−k)/2m} = −conj(e^{−2πik/2m})
+	return complex(-real(w), imag(w))
+}

@@ -1,0 +1,69 @@
+package privacy
+
+import (
+	"math"
+	"math/cmplx"
+	"testing"
+
+	"github.com/dpaudit/dpaudit/rng"
+	"gonum.org/v1/gonum/dsp/fourier"
+)
+
+func TestFFTAgainstGonum(t *testing.T) {
+	// The hand-written real FFT must reproduce gonum's dsp/fourier (an
+	// FFTPACK port) coefficient by coefficient, for power-of-two and
+	// radix-3/5 lengths, and invert back (rounding: 1e-15 relative to the
+	// largest coefficient, which is ~n/2 here).
+	r := rng.New(3, "fft")
+	for _, n := range []int{8, 16, 24, 40, 64, 96, 160, 1024, 1536, 2560, 1 << 14} {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = r.Float64()
+		}
+		want := fourier.NewFFT(n).Coefficients(nil, x)
+		got := getPlan(n/2).realForward(append([]float64(nil), x...), make([]complex128, n/2+1))
+		for k := range want {
+			if cmplx.Abs(want[k]-got[k]) > 1e-15*float64(n) {
+				t.Fatalf("n=%d k=%d: %v, gonum %v", n, k, got[k], want[k])
+			}
+		}
+		back := make([]float64, n)
+		getPlan(n/2).realInverse(got, back)
+		for i := range x {
+			near(t, "inverse", back[i]/float64(n), x[i], 1e-14)
+		}
+	}
+}
+
+func TestFFTLen(t *testing.T) {
+	for _, c := range [][2]int{{1, 8}, {9, 16}, {17, 24}, {25, 32}, {33, 40}, {100, 128}, {150, 160}, {170, 192}, {279117, 327680}, {98599, 131072}} {
+		if got := fftLen(c[0]); got != c[1] {
+			t.Errorf("fftLen(%d) = %d, want %d", c[0], got, c[1])
+		}
+	}
+}
+
+// BenchmarkFFT compares the package's real FFT with gonum's dsp/fourier at
+// the size of the MNIST PLD composition (2^17): this is the measurement
+// behind writing our own (see fft_radix2.go).
+func BenchmarkFFT(b *testing.B) {
+	n := 1 << 17
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = math.Sin(float64(i))
+	}
+	b.Run("own", func(b *testing.B) {
+		p := getPlan(n / 2)
+		z := make([]complex128, n/2+1)
+		buf := make([]float64, n)
+		benchCPU(b, func() {
+			copy(buf, x)
+			p.realForward(buf, z)
+		})
+	})
+	b.Run("gonum", func(b *testing.B) {
+		f := fourier.NewFFT(n)
+		z := make([]complex128, n/2+1)
+		benchCPU(b, func() { f.Coefficients(z, x) })
+	})
+}
