@@ -11,7 +11,7 @@ func detectAsm() []*arch {
 	var paths []*arch
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasBMI2 {
 		paths = append(paths, &arch{
-			name: "avx512", width: 16, maxMR: [3]int{0, 14, 14}, kernels: &avx512Kernels,
+			name: "avx512", width: 16, maxMR: [3]int{0, 14, 14}, kernels: &avx512Kernels, maskedB: true,
 			dot: dotAVX512, axpy: axpyAVX512, scal: scalAVX512, tanh: tanhAVX512,
 			rows: rowKernels{colSums: colSumsAVX512, addRowVector: addRowVectorAVX512,
 				scaleRows: scaleRowsAVX512, nonFinite: nonFiniteBlockAVX512},

@@ -4,7 +4,8 @@ package gemm
 // by the function and (nv-1)·width < nr ≤ nv·width:
 //
 //	A: contig layout a[p·as + i], or rows layout a[i·as + p]   (i < mr, p < k)
-//	B: b[p·bs + j] for j < nv·width (the full vectors must be readable)
+//	B: b[p·bs + j] for j < nv·width — the full vectors must be readable,
+//	   except on paths with maskedB, whose kernels read only j < nr
 //	C: c[i·ldc + j] for j < nr; not read when beta == 0.
 //
 // k ≥ 1. All strides are in elements.
@@ -26,6 +27,7 @@ type arch struct {
 	width   int    // float32 lanes per vector
 	maxMR   [3]int // largest tile height for 1 and 2 vectors per row
 	kernels *kernelTable
+	maskedB bool // kernels load the last B vector under the column mask
 
 	dot  func(x, y []float32) float32
 	axpy func(alpha float32, x, y []float32)

@@ -71,3 +71,35 @@ func init() {
 	set("GEMM_ALIAS", &aliasStride)
 	set("GEMM_PACKB", &packBMinTiles)
 }
+
+// Per-example conv weight gradients as the trainer issues them: one TN GEMM
+// per example over a batch of distinct operands.
+func BenchmarkScratchBatch(b *testing.B) {
+	for _, s := range []benchShape{{name: "conv1", tA: true, m: 16, n: 64, k: 196}, {name: "conv2", tA: true, m: 32, n: 256, k: 25}} {
+		const batch = 128
+		r := newRand("batch", s.name)
+		gen := uniform(r)
+		fill := func(n int) []float32 {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = gen()
+			}
+			return x
+		}
+		A, B, C := fill(batch*s.m*s.k), fill(batch*s.k*s.n), fill(batch*s.m*s.n)
+		for _, ar := range available[:2] {
+			b.Run(s.name+"/"+ar.name, func(b *testing.B) {
+				useArch(b, ar)
+				cpu := startThreadCPU(b)
+				for b.Loop() {
+					for i := 0; i < batch; i++ {
+						Sgemm(true, false, s.m, s.n, s.k, 1, A[i*s.m*s.k:(i+1)*s.m*s.k], s.m, B[i*s.k*s.n:(i+1)*s.k*s.n], s.n, 0, C[i*s.m*s.n:(i+1)*s.m*s.n], s.n)
+					}
+				}
+				s2 := s
+				s2.m *= batch
+				reportGFLOPS(b, s2, cpu)
+			})
+		}
+	}
+}

@@ -106,6 +106,19 @@ func genKernel(w *writer, s isa, mode, nv, mr int) {
 	w.f("MOVQ bs+32(FP), R9")
 	w.f("SHLQ $2, R9")
 	w.f("LEAQ (R9)(R9*2), R10")
+	if s.width == 16 {
+		// K1 = lanes of the last vector that are inside the tile: used for
+		// the last B vector (so an edge panel can be read in place without
+		// touching memory past its row) and for C.
+		w.f("MOVQ nr+64(FP), AX")
+		if nv > 1 {
+			w.f("SUBQ $%d, AX", s.width*(nv-1))
+		}
+		w.f("MOVL $1, BX")
+		w.f("SHLXL AX, BX, BX")
+		w.f("DECL BX")
+		w.f("KMOVW BX, K1")
+	}
 	if mode == rows && mr > 5 {
 		w.f("LEAQ (SI)(R8*4), R12")
 		w.f("ADDQ R8, R12")
@@ -193,9 +206,10 @@ func step(w *writer, s isa, mode, nv, mr, u, parity int) {
 			}
 			return fmt.Sprintf("Z%d", 28+v)
 		}
-		for v := 0; v < nv; v++ {
+		for v := 0; v < nv-1; v++ {
 			w.f("VMOVUPS %s, %s", bAddr(s, v, u), breg(v))
 		}
+		w.f("VMOVUPS.Z %s, K1, %s", bAddr(s, nv-1, u), breg(nv-1))
 		for i := 0; i < mr; i++ {
 			for v := 0; v < nv; v++ {
 				w.f("VFMADD231PS.BCST %s, %s, %s", addr(i), breg(v), acc(s, nv, i, v))
@@ -223,20 +237,12 @@ func step(w *writer, s isa, mode, nv, mr, u, parity int) {
 }
 
 // epilogue512: C = alpha·acc + beta·C with the last vector of each row masked
-// to nr columns; C is not read when beta is ±0 (BLAS semantics: NaN in C is
+// to nr columns (K1, set in the prologue); C is not read when beta is ±0 (BLAS semantics: NaN in C is
 // ignored).
 func epilogue512(w *writer, s isa, nv, mr int) {
 	w.f("MOVQ c+40(FP), DI")
 	w.f("MOVQ ldc+48(FP), R8")
 	w.f("SHLQ $2, R8")
-	w.f("MOVQ nr+64(FP), CX")
-	if nv > 1 {
-		w.f("SUBQ $%d, CX", s.width*(nv-1))
-	}
-	w.f("MOVL $1, AX")
-	w.f("SHLL CX, AX")
-	w.f("DECL AX")
-	w.f("KMOVW AX, K1")
 	w.f("VBROADCASTSS alpha+56(FP), Z30")
 	w.f("MOVL beta+60(FP), AX")
 	w.f("ANDL $0x7fffffff, AX")
