@@ -3,6 +3,7 @@ package privacy
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Conversion selects how an RDP curve is turned into (ε, δ)-DP.
@@ -46,6 +47,11 @@ func (c Conversion) check() error {
 // that is 1.1, 1.2, …, 10.9, 11, …, 63, 128, 256, 512, 1024 (156 orders; the
 // first block contains the integers 2…10, which use the exact integer sum).
 func DefaultOrders() []float64 {
+	return append([]float64(nil), defaultOrders()...)
+}
+
+// defaultOrders is the shared, read-only default grid.
+var defaultOrders = sync.OnceValue(func() []float64 {
 	orders := make([]float64, 0, 156)
 	for x := 1; x < 100; x++ {
 		orders = append(orders, 1+float64(x)/10.0)
@@ -54,14 +60,14 @@ func DefaultOrders() []float64 {
 		orders = append(orders, float64(a))
 	}
 	return append(orders, 128, 256, 512, 1024)
-}
+})
 
 // RDP is a Rényi-DP curve: Values[i] bounds the order-Orders[i] Rényi
 // divergence of everything composed into it so far. RDP composes by adding
 // curves order by order, so heterogeneous mechanisms are accounted by
 // calling the Add methods once per mechanism.
 type RDP struct {
-	orders []float64
+	orders []float64 // read-only: may be the shared default grid
 	values []float64
 }
 
@@ -69,7 +75,7 @@ type RDP struct {
 // default grid). Orders must be finite and > 1; the slice is copied.
 func NewRDP(orders []float64) (*RDP, error) {
 	if len(orders) == 0 {
-		orders = DefaultOrders()
+		orders = defaultOrders()
 	} else {
 		orders = append([]float64(nil), orders...)
 	}
