@@ -94,6 +94,9 @@ func (ar *arch) gemm(pl *plan, ws *workspace, transA, transB bool, m, n, k int,
 type tiling struct{ size, big, bigEnd int }
 
 func rowTiles(n, mr int) tiling {
+	if n <= mr {
+		return tiling{size: n}
+	}
 	tiles := (n + mr - 1) / mr
 	size := n / tiles
 	big := n % tiles // the first `big` tiles have size+1 rows

@@ -27,7 +27,8 @@ type arch struct {
 	width   int    // float32 lanes per vector
 	maxMR   [3]int // largest tile height for 1 and 2 vectors per row
 	kernels *kernelTable
-	maskedB bool // kernels load the last B vector under the column mask
+	maskedB bool   // kernels load the last B vector under the column mask
+	mc      [3]int // rows per A block for 1 and 2 vectors per row (setup)
 
 	dot  func(x, y []float32) float32
 	axpy func(alpha float32, x, y []float32)
@@ -49,5 +50,16 @@ func Path() string { return current.name }
 
 func init() {
 	available = append(detectAsm(), genericArch())
+	for _, ar := range available {
+		ar.setup()
+	}
 	current = available[0]
+}
+
+// setup derives the per-path block sizes once: the rows of an A block are
+// the multiple of the tile height nearest below mcTarget.
+func (ar *arch) setup() {
+	for nv := 1; nv <= 2; nv++ {
+		ar.mc[nv] = max(ar.maxMR[nv], mcTarget/ar.maxMR[nv]*ar.maxMR[nv])
+	}
 }

@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -58,15 +59,13 @@ func BenchmarkScratchKernel(b *testing.B) {
 	}
 }
 
-// Tuning knobs for ad-hoc runs: GEMM_KC, GEMM_MC, GEMM_PACKA, GEMM_PACKB.
+// Tuning knobs for ad-hoc runs: GEMM_PACKA, GEMM_ALIAS, GEMM_PACKB.
 func init() {
 	set := func(env string, v *int) {
 		if s := os.Getenv(env); s != "" {
 			*v, _ = strconv.Atoi(s)
 		}
 	}
-	set("GEMM_KC", &kcBlock)
-	set("GEMM_MC", &mcTarget)
 	set("GEMM_PACKA", &packAMinPanels)
 	set("GEMM_ALIAS", &aliasStride)
 	set("GEMM_PACKB", &packBMinTiles)
@@ -99,6 +98,45 @@ func BenchmarkScratchBatch(b *testing.B) {
 				s2 := s
 				s2.m *= batch
 				reportGFLOPS(b, s2, cpu)
+			})
+		}
+	}
+}
+
+func BenchmarkScratchTiny(b *testing.B) {
+	for _, s := range []benchShape{{m: 1, n: 1, k: 1}, {m: 4, n: 4, k: 4}, {m: 16, n: 16, k: 16}, {tA: true, m: 10, n: 10, k: 10}, {tB: true, m: 10, n: 10, k: 10}} {
+		a, lda, bm, ldb, c := benchOperands(s)
+		b.Run(fmt.Sprintf("%dx%dx%d_%v%v", s.m, s.n, s.k, s.tA, s.tB), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Sgemm(s.tA, s.tB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, s.n)
+			}
+		})
+	}
+}
+
+func BenchmarkScratchKernelSmallK(b *testing.B) {
+	ar := available[0]
+	for _, k := range []int{4, 16, 64} {
+		a := make([]float32, 8*k)
+		bb := make([]float32, k*16)
+		c := make([]float32, 8*16)
+		for i := range a {
+			a[i] = 0.5
+		}
+		for i := range bb {
+			bb[i] = 0.25
+		}
+		for _, layout := range []int{0, 1} {
+			kern := ar.kernels[layout][1][8]
+			as := 8
+			if layout == 1 {
+				as = k
+			}
+			b.Run(fmt.Sprintf("k=%d/layout=%d", k, layout), func(b *testing.B) {
+				for b.Loop() {
+					kern(k, &a[0], as, &bb[0], 16, &c[0], 16, 1, 0, 16)
+				}
 			})
 		}
 	}
