@@ -32,12 +32,9 @@ func (a *activation) forward(s *scratch, in, out []float32, b int) {
 	case Tanh:
 		tanhSlice(y, x)
 	case ELU:
+		// Branch-free (signs are unpredictable): exp32(0) − 1 = 0 exactly.
 		for i, v := range x {
-			if v > 0 {
-				y[i] = v
-			} else {
-				y[i] = float32(math.Expm1(float64(v)))
-			}
+			y[i] = max(v, 0) + (exp32(min(v, 0)) - 1)
 		}
 	case Sigmoid:
 		for i, v := range x {
@@ -53,12 +50,11 @@ func (a *activation) backward(s *scratch, in, out, dOut, dIn []float32, b int, s
 	y, g, d := out[:b*a.n], dOut[:b*a.n], dIn[:b*a.n]
 	switch a.kind {
 	case ReLU:
+		// Branch-free: y ≥ 0, and y > 0 exactly when its bits, read as an
+		// int32, are positive, so −bits >> 31 is an all-ones mask.
 		for i, v := range y {
-			if v > 0 {
-				d[i] = g[i]
-			} else {
-				d[i] = 0
-			}
+			mask := uint32(-int32(math.Float32bits(v)) >> 31)
+			d[i] = math.Float32frombits(math.Float32bits(g[i]) & mask)
 		}
 	case Tanh:
 		for i, v := range y {
@@ -66,11 +62,7 @@ func (a *activation) backward(s *scratch, in, out, dOut, dIn []float32, b int, s
 		}
 	case ELU:
 		for i, v := range y {
-			if v > 0 {
-				d[i] = g[i]
-			} else {
-				d[i] = g[i] * (v + 1)
-			}
+			d[i] = g[i] * (min(v, 0) + 1)
 		}
 	case Sigmoid:
 		for i, v := range y {
@@ -105,7 +97,7 @@ const (
 	tanhB6  = 1.19825839466702e-06
 )
 
-// sigmoid32 returns 1/(1+e^−x), computed in float64.
+// sigmoid32 returns 1/(1+e^−x).
 func sigmoid32(x float32) float32 {
-	return float32(1 / (1 + math.Exp(-float64(x))))
+	return 1 / (1 + exp32(-x))
 }

@@ -30,3 +30,31 @@ func TestTanh32Accuracy(t *testing.T) {
 	}
 	t.Logf("max abs error %.3g at %g", worst, at)
 }
+
+// TestExp32Accuracy compares exp32 with math.Exp over [−100, 100] (2·10⁵
+// points), including the math.Exp fallback beyond ±80. Tolerance: relative
+// 2.5e−7 (two float32 ulp), since only the final rounding remains.
+func TestExp32Accuracy(t *testing.T) {
+	worst, at := 0.0, 0.0
+	for i := -100000; i <= 100000; i++ {
+		x := float32(i) * 1e-3
+		want := math.Exp(float64(x))
+		got := float64(exp32(x))
+		if want > math.MaxFloat32 || want < 0x1p-126 { // outside float32's normal range
+			continue
+		}
+		if rel := math.Abs(got-want) / want; rel > worst {
+			worst, at = rel, float64(x)
+		}
+	}
+	if worst > 2.5e-7 {
+		t.Errorf("max relative error %.3g at x = %g, want ≤ 2.5e−7", worst, at)
+	}
+	if v := exp32(float32(math.NaN())); v == v {
+		t.Errorf("exp32(NaN) = %g", v)
+	}
+	if exp32(-1000) != 0 || !math.IsInf(float64(exp32(1000)), 1) {
+		t.Errorf("exp32(−1000) = %g, exp32(1000) = %g; want 0 and +Inf", exp32(-1000), exp32(1000))
+	}
+	t.Logf("max relative error %.3g at %g", worst, at)
+}

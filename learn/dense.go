@@ -68,13 +68,17 @@ func (d *dense) backward(s *scratch, in, out, dOut, dIn []float32, b int, sq []f
 		return
 	}
 	rowSqNorms(dOut, b, d.out, s.rowsq)
-	rowSqNorms(in, b, d.in, s.rowsq2)
+	inSq := s.inSq
+	if inSq == nil {
+		rowSqNorms(in, b, d.in, s.rowsq2)
+		inSq = s.rowsq2
+	}
 	extra := 0.0
 	if d.hasBias {
 		extra = 1
 	}
 	for i := 0; i < b; i++ {
-		sq[i] += s.rowsq[i] * (s.rowsq2[i] + extra)
+		sq[i] += s.rowsq[i] * (inSq[i] + extra)
 	}
 }
 

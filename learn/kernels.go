@@ -1,6 +1,10 @@
 package learn
 
-import "github.com/dpaudit/dpaudit/learn/gemm"
+import (
+	"math"
+
+	"github.com/dpaudit/dpaudit/learn/gemm"
+)
 
 // Plain-Go inner loops of the trainer that are not GEMMs. They are written
 // with several independent accumulators so a later vectorised version (in
@@ -131,4 +135,20 @@ func tanhSlice(y, x []float32) {
 		q := (tanhB0 + tanhB2*v2) + v4*(tanhB4+tanhB6*v2)
 		y[j] = v * p / q
 	}
+}
+
+// exp32 returns e^x in float32 with a relative error of a few ulp. For
+// |x| ≤ 80, x·log2 e is split into an integer n and a fraction f ∈ [−½, ½],
+// 2^f comes from a degree-7 Taylor polynomial of e^(f·ln 2) evaluated in
+// float64 (truncation error < 1e−10, so only the final rounding remains),
+// and 2^n goes into the exponent bits. Other x (and NaN) use math.Exp.
+func exp32(x float32) float32 {
+	if !(x >= -80 && x <= 80) {
+		return float32(math.Exp(float64(x)))
+	}
+	t := float64(x) * math.Log2E
+	n := math.Floor(t + 0.5)
+	u := (t - n) * math.Ln2
+	p := 1 + u*(1+u*(1.0/2+u*(1.0/6+u*(1.0/24+u*(1.0/120+u*(1.0/720+u*(1.0/5040)))))))
+	return float32(p * math.Float64frombits(uint64(int64(n)+1023)<<52))
 }

@@ -46,6 +46,9 @@ type scratch struct {
 	scaled []float32 // dense/conv: output deltas scaled by clip factors
 	rowsq  []float64 // per-example squared norms (deltas)
 	rowsq2 []float64 // per-example squared norms (inputs)
+	// inSq, when set by the trainer for the first layer, holds the inputs'
+	// squared norms, precomputed once per run instead of once per step.
+	inSq []float64
 	// materialised records that backward filled pex for this chunk.
 	materialised bool
 }

@@ -8,28 +8,38 @@ import "math"
 // Intermediate values are float64 so that large logits neither overflow nor
 // lose the loss of confidently wrong predictions.
 
-// softmaxCE handles b examples of k logits each.
+// softmaxCE handles b examples of k logits each. The exponentials are
+// float32 (exp32, a few ulp): they become float32 probabilities anyway,
+// and the log-sum-exp is accumulated in float64.
 func softmaxCE(logits []float32, y []int32, b, k int, dLogits []float32, loss []float64) {
+	var tmp [16]float32
 	for i := 0; i < b; i++ {
 		z := logits[i*k : (i+1)*k]
 		m := z[0]
 		for _, v := range z[1:] {
 			m = max(m, v)
 		}
-		var sum float64
-		for _, v := range z {
-			sum += math.Exp(float64(v - m))
+		e := tmp[:]
+		if dLogits != nil {
+			e = dLogits[i*k : (i+1)*k]
+		} else if k > len(tmp) {
+			e = make([]float32, k) // evaluation with many classes only
 		}
-		lse := float64(m) + math.Log(sum)
+		e = e[:k]
+		var sum float64
+		for j, v := range z {
+			e[j] = exp32(v - m)
+			sum += float64(e[j])
+		}
 		if loss != nil {
-			loss[i] = lse - float64(z[y[i]])
+			loss[i] = float64(m) + math.Log(sum) - float64(z[y[i]])
 		}
 		if dLogits != nil {
-			d := dLogits[i*k : (i+1)*k]
-			for j, v := range z {
-				d[j] = float32(math.Exp(float64(v) - lse))
+			inv := float32(1 / sum)
+			for j := range e {
+				e[j] *= inv
 			}
-			d[y[i]] -= 1
+			e[y[i]] -= 1
 		}
 	}
 }

@@ -149,6 +149,13 @@ func (t *trainer) runChunk(w, k int) {
 	if rec >= 0 {
 		return
 	}
+	ws.scr[0].inSq = nil
+	if t.inSq != nil {
+		for k, i := range t.batch[lo:hi] {
+			ws.inSq[k] = t.inSq[i]
+		}
+		ws.scr[0].inSq = ws.inSq[:b]
+	}
 	ws.forward(b)
 	ws.lossAndDelta(b, true)
 	ws.backward(b, t.clipOn, false)

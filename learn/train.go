@@ -79,6 +79,7 @@ type trainer struct {
 	chunk   int
 
 	checkGather bool      // check gathered rows for NaN/Inf
+	inSq        []float64 // records' squared norms (dense first layer), or nil
 	batch       []int     // this step's indices
 	sum         []float32 // clipped sum, then noisy sum
 	vel         []float32 // momentum buffer
@@ -143,14 +144,22 @@ func newTrainer(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Ho
 		t.noiseOK = make([]bool, t.noise.blocks())
 	}
 
-	// Check the data up front when the run will read every record at least
-	// once on average anyway; otherwise check each gathered batch.
+	// When the run reads every record at least once on average, check the
+	// data for NaN/Inf up front and, if the first layer is dense, compute
+	// each record's squared norm once (the dense norm trick needs ‖x_i‖²
+	// at every step). Otherwise check each gathered batch.
 	if q*float64(cfg.Steps) >= 1 {
-		if ok, j := allFinite(X); !ok {
-			return nil, fmt.Errorf("train: data record %d feature %d is %v", j/m.inSize, j%m.inSize, X[j])
+		if err := t.scanData(); err != nil {
+			return nil, err
 		}
 	} else {
 		t.checkGather = true
+	}
+
+	if h.Target != nil {
+		if err := t.loadTarget(); err != nil {
+			return nil, err
+		}
 	}
 
 	threads := cfg.threads()
@@ -194,10 +203,32 @@ func (t *trainer) checkHooks() error {
 	}
 	if h.Target != nil {
 		t.target = &Record{X: make([]float32, m.inSize)}
-		if err := t.loadTarget(); err != nil {
-			return err
-		}
 		t.nRec++
+	}
+	return nil
+}
+
+// scanData checks X for NaN/Inf and precomputes the records' squared norms
+// for a dense first layer (in t.inSq, with room for the target record).
+func (t *trainer) scanData() error {
+	m := t.m
+	_, dense := m.layers[0].(*dense)
+	if !dense || !t.clipOn {
+		if ok, j := allFinite(t.X); !ok {
+			return fmt.Errorf("train: data record %d feature %d is %v", j/m.inSize, j%m.inSize, t.X[j])
+		}
+		return nil
+	}
+	D := m.inSize
+	t.inSq = make([]float64, t.nRec)
+	for i := range t.Y {
+		row := t.X[i*D : (i+1)*D]
+		t.inSq[i] = sumSq(row)
+		if s := t.inSq[i]; s-s != 0 { // NaN or Inf: find out which feature
+			if ok, j := allFinite(row); !ok {
+				return fmt.Errorf("train: data record %d feature %d is %v", i, j, row[j])
+			}
+		}
 	}
 	return nil
 }
@@ -216,6 +247,9 @@ func (t *trainer) loadTarget() error {
 	}
 	copy(t.target.X, tg.X)
 	t.target.Y = tg.Y
+	if t.inSq != nil {
+		t.inSq[len(t.Y)] = sumSq(t.target.X)
+	}
 	return nil
 }
 

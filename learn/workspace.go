@@ -16,6 +16,7 @@ type workspace struct {
 	labels []int32
 	loss   []float64 // per-example loss
 	sq     []float64 // per-example squared gradient norm
+	inSq   []float64 // per-example squared input norm (see trainer.inSq)
 	clip   []float32 // per-example clip factor
 	grad   []float32 // this chunk's clipped gradient sum (len NumParams)
 }
@@ -32,6 +33,7 @@ func newWorkspace(m *Model, maxB int, inputGrad bool) *workspace {
 		labels: make([]int32, maxB),
 		loss:   make([]float64, maxB),
 		sq:     make([]float64, maxB),
+		inSq:   make([]float64, maxB),
 		clip:   make([]float32, maxB),
 		grad:   make([]float32, len(m.params)),
 	}
