@@ -8,10 +8,20 @@ import (
 // evalChunk is the chunk size of the evaluation helpers.
 const evalChunk = 256
 
+// evalWorkspace returns a workspace for the evaluation helpers, reused
+// across calls (and goroutines) through the model's pool, so that repeated
+// calls by an attack do not reallocate the buffers.
+func (m *Model) evalWorkspace() *workspace {
+	if w, ok := m.evalPool.Get().(*workspace); ok {
+		return w
+	}
+	return newWorkspace(m, evalChunk, true)
+}
+
 // forEachChunk runs the model forward over X in chunks, calling fn with the
 // chunk's start record, size and workspace. It checks shapes, labels and
 // finiteness first.
-func (m *Model) forEachChunk(X []float32, Y []int32, inputGrad bool, fn func(start, b int, w *workspace)) error {
+func (m *Model) forEachChunk(X []float32, Y []int32, fn func(start, b int, w *workspace)) error {
 	if err := m.checkData(X, Y); err != nil {
 		return err
 	}
@@ -19,7 +29,8 @@ func (m *Model) forEachChunk(X []float32, Y []int32, inputGrad bool, fn func(sta
 		return fmt.Errorf("data: record %d feature %d is %v", j/m.inSize, j%m.inSize, X[j])
 	}
 	n := len(Y)
-	w := newWorkspace(m, min(evalChunk, max(n, 1)), inputGrad)
+	w := m.evalWorkspace()
+	defer m.evalPool.Put(w)
 	idx := make([]int, 0, w.maxB)
 	for start := 0; start < n; start += w.maxB {
 		b := min(w.maxB, n-start)
@@ -42,7 +53,7 @@ func (m *Model) Accuracy(X []float32, Y []int32) (float64, error) {
 	}
 	pred := make([]int32, evalChunk)
 	correct := 0
-	err := m.forEachChunk(X, Y, false, func(start, b int, w *workspace) {
+	err := m.forEachChunk(X, Y, func(start, b int, w *workspace) {
 		predict(w.logits(b), b, m.logits, m.sigmoid, pred)
 		for k := 0; k < b; k++ {
 			if pred[k] == Y[start+k] {
@@ -59,7 +70,7 @@ func (m *Model) Accuracy(X []float32, Y []int32) (float64, error) {
 // Predict writes the predicted class of every record into out (len N).
 func (m *Model) Predict(X []float32, out []int32) error {
 	n := len(out)
-	err := m.forEachChunk(X, make([]int32, n), false, func(start, b int, w *workspace) {
+	err := m.forEachChunk(X, make([]int32, n), func(start, b int, w *workspace) {
 		predict(w.logits(b), b, m.logits, m.sigmoid, out[start:start+b])
 	})
 	if err != nil {
@@ -90,7 +101,7 @@ func (m *Model) PerExampleLoss(X []float32, Y []int32, out []float64) error {
 	if len(out) != len(Y) {
 		return fmt.Errorf("per-example loss: output has %d slots for %d records", len(out), len(Y))
 	}
-	err := m.forEachChunk(X, Y, false, func(start, b int, w *workspace) {
+	err := m.forEachChunk(X, Y, func(start, b int, w *workspace) {
 		w.lossAndDelta(b, false)
 		copy(out[start:start+b], w.loss[:b])
 	})
@@ -111,7 +122,7 @@ func (m *Model) InputGradient(X []float32, Y []int32, dX []float32, loss []float
 		return fmt.Errorf("input gradient: loss has %d slots for %d records", len(loss), len(Y))
 	}
 	D := m.inSize
-	err := m.forEachChunk(X, Y, true, func(start, b int, w *workspace) {
+	err := m.forEachChunk(X, Y, func(start, b int, w *workspace) {
 		w.lossAndDelta(b, true)
 		w.backward(b, false, true)
 		for k := 0; k < b; k++ {
@@ -140,7 +151,7 @@ func (m *Model) PerExampleGradients(X []float32, Y []int32, dst []float32, norms
 	if norms != nil && len(norms) != len(Y) {
 		return fmt.Errorf("per-example gradients: norms has %d slots for %d records", len(norms), len(Y))
 	}
-	err := m.forEachChunk(X, Y, false, func(start, b int, w *workspace) {
+	err := m.forEachChunk(X, Y, func(start, b int, w *workspace) {
 		w.lossAndDelta(b, true)
 		w.backward(b, true, false)
 		for k := 0; k < b; k++ {

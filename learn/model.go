@@ -2,6 +2,7 @@ package learn
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/dpaudit/dpaudit/rng"
 )
@@ -23,6 +24,8 @@ type Model struct {
 	layers  []layer
 	offsets []int // offset of each layer's parameters in params
 	params  []float32
+	// evalPool recycles the evaluation helpers' workspaces.
+	evalPool sync.Pool
 }
 
 // LayerInfo describes one layer and where its parameters live in the flat

@@ -132,7 +132,9 @@ func newTrainer(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Ho
 			t.warn("sampling rate q = %g times N = %d records is %.3g < 1: most Poisson batches are empty (noise-only steps)", q, len(Y), q*n)
 		}
 	case SampleShuffle:
-		b := max(1, int(math.Round(q*float64(t.nRec))))
+		// The batch size is q·N with N = len(Y), so that adding a Target
+		// record does not change it.
+		b := max(1, int(math.Round(q*n)))
 		t.sampler = newShuffleSampler(t.draws, t.nRec, b)
 		t.warn("sampling shuffle: fixed-size batches of %d from per-epoch shuffles are not the Poisson subsampling the accountants analyse; privacy claims from them do not hold exactly (MatchesAccountant = false)", b)
 	}
