@@ -5,8 +5,8 @@ import (
 	"sync"
 )
 
-// FFT-based convolution for PMF composition, on the power-of-two transform
-// of fft_radix2.go.
+// FFT-based convolution for PMF composition, on the transforms of
+// fft_plan.go.
 
 // fftLen returns the real transform length used for n points: the smallest
 // of 2^b, 3·2^b, 5·2^b (b ≥ 3) that is ≥ n.

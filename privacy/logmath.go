@@ -13,17 +13,6 @@ func logAdd(a, b float64) float64 {
 	return a + math.Log1p(math.Exp(b-a))
 }
 
-// logSub returns log(e^a − e^b) for a ≥ b (−Inf when a == b).
-func logSub(a, b float64) float64 {
-	if math.IsInf(b, -1) {
-		return a
-	}
-	if b >= a {
-		return math.Inf(-1)
-	}
-	return a + log1mExp(b-a)
-}
-
 // log1mExp returns log(1 − e^x) for x ≤ 0, choosing the form that avoids
 // cancellation (Mächler 2012).
 func log1mExp(x float64) float64 {

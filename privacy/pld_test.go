@@ -179,3 +179,33 @@ func TestPLDEdgeCases(t *testing.T) {
 		}
 	}
 }
+
+func TestConcurrentUse(t *testing.T) {
+	// The accountants share FFT plans, scratch pools and tables; results
+	// must not depend on concurrent use (run with -race to check the
+	// sharing too).
+	want := mnistPLD(t, 1.1, true).Epsilon(1e-5)
+	wantRDP := mustF(t)(Epsilon(AccountantRDP, SampledGaussian{1.1, mnistQ, mnistT}, 1e-5, Options{}))
+	errs := make(chan string, 8)
+	done := make(chan struct{})
+	for g := 0; g < 4; g++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			d, err := SampledGaussianPLD(mnistQ, 1.1, mnistT, 0, true)
+			if err != nil || d.Epsilon(1e-5) != want {
+				errs <- "PLD result differs under concurrency"
+			}
+			e, err := Epsilon(AccountantRDP, SampledGaussian{1.1, mnistQ, mnistT}, 1e-5, Options{})
+			if err != nil || e != wantRDP {
+				errs <- "RDP result differs under concurrency"
+			}
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}

@@ -144,13 +144,16 @@ func (p *PMF) SelfCompose(T int, tailMass float64) (*PMF, error) {
 // chernoffWindow returns index bounds [lo, hi] for the T-fold sum of an
 // index distributed as probs, such that each side outside holds at most
 // tailMass/2: P[S ≥ a] ≤ e^{−sa}·M(s)^T for s > 0 (and symmetrically below),
-// minimised over a grid of s. Any s gives a valid bound; the grid is placed
+// minimised over a grid of s. Any s gives a valid bound. The grid is placed
 // around the Gaussian approximation of the optimum, s* ≈ √(2·log(2/tail)/(T·var)),
-// over a factor 16 each way, which in practice lands within a few percent of
-// the best window (dp_accounting instead tries s = ±1/n … ±20/n, which is
-// often far from s* and leaves the window, hence the FFT, larger). The
-// moment generating function is evaluated by a multiplicative recurrence
-// (one multiply per point and order), shifted so that nothing overflows.
+// in steps of √2 over a factor 16 each way: in practice within a few
+// percent of the best window, while a narrower range misses badly when the
+// per-step loss is heavy-tailed and T small (q = 0.01, σ = 0.6, T = 100:
+// 164008 points with this range, 3.8M with a factor 4). dp_accounting tries
+// s = ±1/n … ±20/n instead, often far from s*, which leaves the window and
+// hence the FFT larger. The moment generating function is evaluated by a
+// multiplicative recurrence (one multiply per point and order), shifted so
+// that nothing overflows.
 func chernoffWindow(probs []float64, T int, tailMass float64) (lo, hi int) {
 	n := len(probs)
 	lo, hi = 0, (n-1)*T

@@ -21,17 +21,20 @@ import (
 //	A_α = Σ_{i≥0} C(α,i) [ (1−q)^{α−i} q^i e^{(i²−i)/(2σ²)} · ½erfc((i−z₀)/(√2σ))
 //	                     + q^{α−i} (1−q)^i e^{(j²−j)/(2σ²)} · ½erfc((z₀−j)/(√2σ)) ],  j = α−i,
 //
-// summed with the sign of C(α,i), which alternates once i > ⌊α⌋+1. (Google's
-// dp_accounting sums |terms| since 2024, which slightly overstates RDP; the
-// signed series is the exact value and is checked against quadrature in the
-// tests.) σ → 0 gives +Inf, never NaN.
+// summed with the sign of C(α,i), which alternates from i = ⌊α⌋+1 on.
+// (Google's dp_accounting sums |terms| since 2024, which slightly overstates
+// RDP; the signed series is the exact value and is checked against
+// quadrature in the tests.) The usual path sums in linear scale from cached
+// special-function values and accelerates the alternating tail (see
+// logAFracLinear); a log-space path with plain summation and a quadrature
+// fallback covers small σ and large α. σ → 0 gives +Inf, never NaN.
 
 const (
-	// maxSeriesTerms caps the fractional-order series. It converges fast when
-	// z₀²/(2σ²) is large (small q, the DP-SGD regime) but only polynomially
-	// when q is near ½ or σ is small; past the cap the series is accepted if
-	// its alternating-series error bound is below seriesAcceptRel, and
-	// otherwise the order is integrated numerically (rdpQuadratureLogA).
+	// maxSeriesTerms caps the plainly summed (log-space) series. Its tail
+	// decays only polynomially when q is near ½ or σ is small; past the cap
+	// the series is accepted if its alternating-series error bound is below
+	// seriesAcceptRel, and otherwise the order is integrated numerically
+	// (rdpQuadratureLogA).
 	maxSeriesTerms  = 4000
 	seriesAcceptRel = 1e-12
 	// Stop once both halves of a term are decreasing and small enough that

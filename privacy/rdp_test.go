@@ -322,3 +322,13 @@ func TestRDPEpsilonReportsOrder(t *testing.T) {
 		t.Errorf("σ = 0: %v, %v", e, err)
 	}
 }
+
+func TestRDPLargeOrders(t *testing.T) {
+	// Orders beyond the log-factorial table (integer, lgamma path) and
+	// beyond the linear-scale fast path (fractional α > 300, log-space
+	// series) against the gonum quadrature, 1e-8 relative.
+	for _, a := range []float64{5000, 300.5, 1000.25} {
+		e := newSGMEvaluator(0.01, 3)
+		nearRel(t, "large-order RDP", e.rdp(a), rdpQuadratureLogA(0.01, 3, a)/(a-1), 1e-8)
+	}
+}

@@ -33,14 +33,14 @@ type fftPlan struct {
 // mixedScratch holds the scratch of transformMixed.
 var mixedScratch sync.Pool
 
-var radix2Plans sync.Map // m → *fftPlan (read-only once built, safe to share)
+var fftPlans sync.Map // m → *fftPlan (read-only once built, safe to share)
 
 func getPlan(m int) *fftPlan {
-	if p, ok := radix2Plans.Load(m); ok {
+	if p, ok := fftPlans.Load(m); ok {
 		return p.(*fftPlan)
 	}
 	p := newPlan(m)
-	actual, _ := radix2Plans.LoadOrStore(m, p)
+	actual, _ := fftPlans.LoadOrStore(m, p)
 	return actual.(*fftPlan)
 }
 
