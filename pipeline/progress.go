@@ -31,10 +31,10 @@ func IsTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// NewReporter returns a live status line on a terminal and one line per
-// finished node otherwise.
-func NewReporter(w *os.File) Reporter {
-	if IsTerminal(w) {
+// NewReporter returns a live status line when w is a terminal and one
+// line per finished node otherwise.
+func NewReporter(w io.Writer) Reporter {
+	if f, ok := w.(*os.File); ok && IsTerminal(f) {
 		return &liveReporter{w: w, running: map[*Node]time.Time{}}
 	}
 	return &lineReporter{w: w}

@@ -286,12 +286,12 @@ func keysOf(si *structInfo) []string {
 	return out
 }
 
-// suggest returns "; did you mean X?" for the closest candidate within a
-// small edit distance, or "".
+// suggest returns "; did you mean X?" for the closest candidate when it is
+// a plausible typo (at most one edit per three characters), or "".
 func suggest(s string, cands []string) string {
-	best, bestD := "", 4
+	best, bestD := "", max(1, len(s)/3)+1
 	for _, c := range cands {
-		if dd := editDistance(s, c); dd < bestD && dd < max(len(s), 2) {
+		if dd := editDistance(s, c); dd < bestD {
 			best, bestD = c, dd
 		}
 	}
@@ -311,22 +311,29 @@ func suggestOrList(s string, cands []string) string {
 	return " (allowed: " + strings.Join(c, ", ") + ")"
 }
 
+// editDistance is the optimal-string-alignment distance: insertions,
+// deletions, substitutions and adjacent transpositions cost 1.
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
 	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
 			cost := 1
-			if a[i-1] == b[j-1] {
+			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return d[len(ra)][len(rb)]
 }

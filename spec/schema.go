@@ -58,8 +58,8 @@ func rangeSchema(kind string) map[string]any {
 		"required":             []string{kind},
 		"properties": map[string]any{
 			kind: map[string]any{
-				"type":  "array",
-				"items": []any{map[string]any{"type": "number"}, map[string]any{"type": "number"}, map[string]any{"type": "integer", "minimum": 1}},
+				"type":     "array",
+				"items":    []any{map[string]any{"type": "number"}, map[string]any{"type": "number"}, map[string]any{"type": "integer", "minimum": 1}},
 				"minItems": 3, "maxItems": 3,
 			},
 		},

@@ -119,7 +119,7 @@ func TestSchemaAgreesWithDecoder(t *testing.T) {
 	good := []string{
 		base,
 		base + "sweep:\n  grid:\n    dpsgd.noise_multiplier: {linspace: [0.5, 2, 4]}\n  where: \"=dpsgd.steps > 1\"\n",
-		"name: q\nvars: {t: 2}\ndpsgd: {noise_multiplier: \"=t*2\", sampling_rate: 0.1, steps: 3}\nbound: [{kind: accountant, accountants: [pld], epsilon: [1, 2]}]\n",
+		"name: q\nvars: {t: 2}\ndpsgd: {noise_multiplier: \"=t*2\", sampling_rate: 0.1, steps: 3}\nbound: [{kind: accountant, accountants: [pld], epsilon: 2}]\n",
 	}
 	bad := []string{
 		base + "colour: red\n",

@@ -54,13 +54,13 @@ type DPSGD struct {
 
 // Dataset selects a data source.
 type Dataset struct {
-	Source    string             `yaml:"source" discriminator:"true" doc:"Data source."`
-	Digits    *DatasetImage      `kind:"digits" doc:"sklearn digits, 1797 × 8×8, embedded (no download)."`
-	MNIST     *DatasetImage      `kind:"mnist" doc:"MNIST from the data directory (dpaudit data fetch mnist)."`
-	Fashion   *DatasetImage      `kind:"fashion-mnist" doc:"Fashion-MNIST from the data directory."`
-	Gaussian  *DatasetGaussian   `kind:"gaussian" doc:"Synthetic Gaussian-mixture classification."`
-	Purchase  *DatasetSynthetic  `kind:"purchase-like" doc:"Synthetic stand-in for Purchase-100 (600 binary features, 100 classes)."`
-	Adult     *DatasetSynthetic  `kind:"adult-like" doc:"Synthetic stand-in for Adult (one-hot tabular, binary label)."`
+	Source   string            `yaml:"source" discriminator:"true" doc:"Data source."`
+	Digits   *DatasetImage     `kind:"digits" doc:"sklearn digits, 1797 × 8×8, embedded (no download)."`
+	MNIST    *DatasetImage     `kind:"mnist" doc:"MNIST from the data directory (dpaudit data fetch mnist)."`
+	Fashion  *DatasetImage     `kind:"fashion-mnist" doc:"Fashion-MNIST from the data directory."`
+	Gaussian *DatasetGaussian  `kind:"gaussian" doc:"Synthetic Gaussian-mixture classification."`
+	Purchase *DatasetSynthetic `kind:"purchase-like" doc:"Synthetic stand-in for Purchase-100 (600 binary features, 100 classes)."`
+	Adult    *DatasetSynthetic `kind:"adult-like" doc:"Synthetic stand-in for Adult (one-hot tabular, binary label)."`
 }
 
 // DatasetCommon holds the options every source supports.
@@ -168,10 +168,10 @@ type EmptyBound struct{}
 
 // AccountantBound computes ε (and optionally δ) with one or more accountants.
 type AccountantBound struct {
-	Accountants []string  `yaml:"accountants" default:"[rdp, pld, gdp]" enum:"rdp|pld|gdp" check:"nonempty" doc:"Accountants to run; each adds a column epsilon_<name>."`
-	Conversion  string    `yaml:"conversion" default:"improved" enum:"improved|classic" doc:"RDP → (ε, δ) conversion."`
-	PLDInterval float64   `yaml:"pld_interval" default:"1e-4" check:">0,<=0.1" doc:"PLD discretisation interval of the privacy loss."`
-	Epsilon     []float64 `yaml:"epsilon" check:">0" doc:"Also report δ at these ε (columns delta_<name>_at_eps<k>)."`
+	Accountants []string `yaml:"accountants" default:"[rdp, pld, gdp]" enum:"rdp|pld|gdp" check:"nonempty" doc:"Accountants to run; each adds a column epsilon_<name>."`
+	Conversion  string   `yaml:"conversion" default:"improved" enum:"improved|classic" doc:"RDP → (ε, δ) conversion."`
+	PLDInterval float64  `yaml:"pld_interval" default:"1e-4" check:">0,<=0.1" doc:"PLD discretisation interval of the privacy loss."`
+	Epsilon     float64  `yaml:"epsilon" check:">0" doc:"If set, also report δ at this ε (columns delta_<accountant>)."`
 }
 
 // Sweep says which parameters vary across points.

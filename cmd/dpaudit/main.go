@@ -1,0 +1,112 @@
+// Command dpaudit audits differentially private training (DP-SGD) from
+// YAML experiment specs, and computes privacy accounting on the command
+// line. Run "dpaudit help" for the commands.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/dpaudit/dpaudit"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitInput   = 2
+)
+
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"run", "run a spec: compute what is not cached, write results/<name>/", cmdRun},
+		{"plan", "list every node of a spec with cached/run and the reason", cmdPlan},
+		{"validate", "check specs and report every problem with its position", cmdValidate},
+		{"schema", "print the JSON Schema of the spec language", cmdSchema},
+		{"account", "ε (or δ) of DP-SGD with the RDP, PLD and GDP accountants", cmdAccount},
+		{"calibrate", "the noise multiplier that reaches a target (ε, δ)", cmdCalibrate},
+		{"version", "print the version and build information", cmdVersion},
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "dpaudit %s — privacy audits of DP-SGD from YAML specs\n\nUsage: dpaudit COMMAND [flags] [args]\n\nCommands:\n", dpaudit.Version)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun \"dpaudit COMMAND --help\" for a command's flags.\nExit codes: 0 ok, 1 failure, 2 bad input.\n")
+}
+
+func main() {
+	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// runMain is main without os.Exit, for tests.
+func runMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitInput
+	}
+	name := args[0]
+	if name == "help" || name == "-h" || name == "--help" {
+		if len(args) > 1 {
+			return runMain([]string{args[1], "--help"}, stdout, stderr)
+		}
+		usage(stdout)
+		return exitOK
+	}
+	if name == "--version" {
+		name = "version"
+	}
+	for _, c := range commands {
+		if c.name == name {
+			err := c.run(args[1:], stdout, stderr)
+			return report(err, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "dpaudit: unknown command %q\n\n", name)
+	usage(stderr)
+	return exitInput
+}
+
+// usageError is a bad flag or argument (exit 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// report prints err and returns the exit code.
+func report(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	var quiet silent
+	if errors.As(err, &quiet) { // already printed
+		if dpaudit.IsInputError(quiet.err) {
+			return exitInput
+		}
+		return exitFailure
+	}
+	var ue *usageError
+	if errors.As(err, &ue) || dpaudit.IsInputError(err) {
+		fmt.Fprintln(stderr, err)
+		return exitInput
+	}
+	fmt.Fprintf(stderr, "dpaudit: %v\n", err)
+	return exitFailure
+}

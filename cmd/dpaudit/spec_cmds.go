@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/dpaudit/dpaudit"
+	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/spec"
+)
+
+// runnerFlags are the flags shared by run and plan.
+type runnerFlags struct {
+	store, results string
+	jobs           int
+	force          multiFlag
+	allowLarge     bool
+	maxPoints      int
+}
+
+func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
+	fs.StringVar(&r.store, "store", "", "content-addressed cache directory (default $DPAUDIT_STORE or .dpaudit/store)")
+	fs.Var(&r.force, "force", "recompute nodes of this kind and what depends on them (repeatable: accountant, summary)")
+	fs.BoolVar(&r.allowLarge, "allow-large", false, "allow sweeps of more than --max-points points")
+	fs.IntVar(&r.maxPoints, "max-points", spec.DefaultMaxPoints, "largest sweep accepted without --allow-large")
+	if withRun {
+		fs.StringVar(&r.results, "results", "results", "results root; tables go to DIR/<name>/")
+		fs.IntVar(&r.jobs, "j", runtime.NumCPU(), "nodes run in parallel")
+	}
+}
+
+func (r *runnerFlags) options() dpaudit.Options {
+	return dpaudit.Options{Store: r.store, Results: r.results, Jobs: r.jobs, Force: r.force, AllowLarge: r.allowLarge, MaxPoints: r.maxPoints}
+}
+
+func oneSpec(name string, pos []string) (string, error) {
+	if len(pos) != 1 {
+		return "", usagef("dpaudit %s takes one spec file, got %d arguments (see dpaudit %s --help)", name, len(pos), name)
+	}
+	return pos[0], nil
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("run", "SPEC.yaml [flags]", "Runs a spec: expands the sweep, computes every node that is not in the store,\nand writes results/<name>/summary.parquet and manifest.json. A run that is\ninterrupted (even killed) resumes where it stopped when started again.", stderr)
+	var rf runnerFlags
+	rf.register(fs, true)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := oneSpec("run", pos)
+	if err != nil {
+		return err
+	}
+	if rf.jobs < 1 {
+		return usagef("dpaudit run: -j must be ≥ 1, got %d", rf.jobs)
+	}
+	plan, err := dpaudit.Load(path, rf.options())
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := plan.Execute(ctx, pipeline.NewReporter(stderr))
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted; finished nodes are kept in %s, run again to resume", plan.Store.Root)
+		}
+		return err
+	}
+	fmt.Fprintf(stdout, "%d point(s): %d node(s) run, %d cached\nresults: %s\n", len(plan.Points), res.Run, res.Cached, res.Dir)
+	return nil
+}
+
+func cmdPlan(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("plan", "SPEC.yaml [flags]", "Lists every node of the spec's graph with 'cached' or 'run' and why\n(new, parameters changed, input changed, stage version changed, forced).\nWrites nothing.", stderr)
+	var rf runnerFlags
+	rf.register(fs, false)
+	asJSON := fs.Bool("json", false, "print JSON for scripts")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := oneSpec("plan", pos)
+	if err != nil {
+		return err
+	}
+	plan, err := dpaudit.Load(path, rf.options())
+	if err != nil {
+		return err
+	}
+	run, cached := pipeline.Counts(plan.Steps)
+	if *asJSON {
+		type jsonStep struct {
+			Kind   string          `json:"kind"`
+			Label  string          `json:"label"`
+			Key    string          `json:"key"`
+			Status string          `json:"status"`
+			Reason string          `json:"reason,omitempty"`
+			Inputs []string        `json:"inputs,omitempty"`
+			Params json.RawMessage `json:"params"`
+		}
+		out := struct {
+			Spec   string     `json:"spec"`
+			Name   string     `json:"name"`
+			Points int        `json:"points"`
+			Run    int        `json:"run"`
+			Cached int        `json:"cached"`
+			Nodes  []jsonStep `json:"nodes"`
+		}{Spec: path, Name: plan.Spec.Name, Points: len(plan.Points), Run: run, Cached: cached}
+		for _, st := range plan.Steps {
+			js := jsonStep{Kind: st.Node.Kind, Label: st.Node.Label, Key: st.Node.Key(), Status: string(st.Status), Reason: st.Reason, Params: st.Node.ParamsJSON()}
+			for _, in := range st.Node.Inputs {
+				js.Inputs = append(js.Inputs, in.Key())
+			}
+			out.Nodes = append(out.Nodes, js)
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	fmt.Fprintf(stdout, "%s: %d point(s), %d node(s): %d to run, %d cached\n", plan.Spec.Name, len(plan.Points), len(plan.Steps), run, cached)
+	for _, st := range plan.Steps {
+		reason := ""
+		if st.Reason != "" {
+			reason = " (" + st.Reason + ")"
+		}
+		fmt.Fprintf(stdout, "  %-6s %-10s %s  %s%s\n", st.Status, st.Node.Kind, st.Node.Key()[:12], st.Node.Label, reason)
+	}
+	return nil
+}
+
+func cmdValidate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("validate", "SPEC.yaml [SPEC.yaml ...]", "Checks specs (types, ranges, sweep, expressions) and reports every problem\nwith file:line:column. Writes nothing.", stderr)
+	allowLarge := fs.Bool("allow-large", false, "allow sweeps of more than --max-points points")
+	maxPoints := fs.Int("max-points", spec.DefaultMaxPoints, "largest sweep accepted without --allow-large")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("dpaudit validate needs at least one spec file")
+	}
+	var firstErr error
+	for _, p := range pos {
+		plan, err := dpaudit.Load(p, dpaudit.Options{AllowLarge: *allowLarge, MaxPoints: *maxPoints})
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: ok (%d point(s), %d node(s))\n", p, len(plan.Points), len(plan.Steps))
+	}
+	if firstErr != nil {
+		return silent{firstErr}
+	}
+	return nil
+}
+
+// silent is an error already printed; only its exit code matters.
+type silent struct{ err error }
+
+func (s silent) Error() string { return "" }
+func (s silent) Unwrap() error { return s.err }
+
+func cmdSchema(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("schema", "", "Prints the JSON Schema (draft-07) of the spec language, generated from\nthe Go types; schemas/experiment.schema.json is this output.", stderr)
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	_, err := stdout.Write(spec.JSONSchema())
+	return err
+}
+
+func cmdVersion(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("version", "[--json]", "Prints the version, Go version and module versions.", stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	b := dpaudit.Build()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(b)
+	}
+	fmt.Fprintf(stdout, "dpaudit %s (%s)\n", b.Version, b.GoVersion)
+	if b.GitCommit != "" {
+		fmt.Fprintf(stdout, "commit %s\n", b.GitCommit)
+	}
+	return nil
+}

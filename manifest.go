@@ -1,0 +1,164 @@
+package dpaudit
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dpaudit/dpaudit/pipeline"
+)
+
+// Manifest is results/<name>/manifest.json: what was run, from which spec,
+// with which code, and how much came from the cache.
+type Manifest struct {
+	Name    string       `json:"name"`
+	Spec    ManifestSpec `json:"spec"`
+	Seed    int64        `json:"seed"`
+	Dpaudit BuildInfo    `json:"dpaudit"`
+	Started time.Time    `json:"started"`
+	Ended   time.Time    `json:"ended"`
+	Seconds float64      `json:"seconds"`
+	Nodes   NodeCounts   `json:"nodes"`
+	Store   string       `json:"store"`
+	Columns []string     `json:"columns"`
+	Points  []PointInfo  `json:"points"`
+}
+
+// ManifestSpec identifies the spec file.
+type ManifestSpec struct {
+	Path      string `json:"path"`
+	SHA256    string `json:"sha256"`
+	GitCommit string `json:"git_commit,omitempty"` // of the checkout holding the spec
+	GitDirty  bool   `json:"git_dirty,omitempty"`
+}
+
+// BuildInfo describes the dpaudit binary.
+type BuildInfo struct {
+	Version   string            `json:"version"`
+	GitCommit string            `json:"git_commit,omitempty"` // of the build, when known
+	GoVersion string            `json:"go_version"`
+	Modules   map[string]string `json:"modules"`
+}
+
+// NodeCounts says how much work was done and how much reused.
+type NodeCounts struct {
+	Total  int            `json:"total"`
+	Run    int            `json:"run"`
+	Cached int            `json:"cached"`
+	ByKind map[string]int `json:"by_kind"`
+}
+
+// PointInfo is one expanded point.
+type PointInfo struct {
+	Index  int            `json:"index"`
+	ID     string         `json:"id"`
+	Values map[string]any `json:"values"`
+}
+
+// Build returns the version, commit and module versions of this binary.
+func Build() BuildInfo {
+	b := BuildInfo{Version: Version, GoVersion: runtime.Version(), Modules: map[string]string{}}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			v := d.Version
+			if d.Replace != nil {
+				v += " => " + d.Replace.Path + " " + d.Replace.Version
+			}
+			b.Modules[d.Path] = v
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				b.GitCommit = s.Value
+			}
+		}
+	}
+	return b
+}
+
+// gitCommit returns the commit of the checkout holding dir, if any.
+func gitCommit(dir string) (string, bool) {
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "", false
+	}
+	commit := strings.TrimSpace(string(out))
+	st, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output()
+	return commit, err == nil && len(strings.TrimSpace(string(st))) > 0
+}
+
+func writeManifest(p *Plan, res *Result) error {
+	m := Manifest{
+		Name:    p.Spec.Name,
+		Seed:    p.Points[0].Exp.Seed,
+		Dpaudit: Build(),
+		Started: res.Started.UTC(),
+		Ended:   res.Finished.UTC(),
+		Seconds: res.Finished.Sub(res.Started).Seconds(),
+		Store:   p.Store.Root,
+	}
+	abs, _ := filepath.Abs(p.Spec.File)
+	m.Spec = ManifestSpec{Path: p.Spec.File, SHA256: p.Spec.SHA256}
+	m.Spec.GitCommit, m.Spec.GitDirty = gitCommit(filepath.Dir(abs))
+	m.Nodes.ByKind = map[string]int{}
+	for _, st := range p.Steps {
+		m.Nodes.Total++
+		if st.Status == pipeline.Run {
+			m.Nodes.Run++
+		} else {
+			m.Nodes.Cached++
+		}
+		m.Nodes.ByKind[st.Node.Kind]++
+	}
+	for _, c := range p.Columns {
+		m.Columns = append(m.Columns, c.Name)
+	}
+	for _, pt := range p.Points {
+		vals := map[string]any{}
+		for k, v := range pt.Values {
+			vals[k] = jsonSafe(v)
+		}
+		m.Points = append(m.Points, PointInfo{Index: pt.Index, ID: pt.ID, Values: vals})
+	}
+	sort.Slice(m.Points, func(i, j int) bool { return m.Points[i].Index < m.Points[j].Index })
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := res.Manifest + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, res.Manifest)
+}
+
+// jsonSafe replaces non-finite floats, which JSON cannot hold, by the
+// strings "+Inf", "-Inf" and "NaN".
+func jsonSafe(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return strconv.FormatFloat(x, 'g', -1, 64)
+		}
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonSafe(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jsonSafe(e)
+		}
+		return out
+	}
+	return v
+}

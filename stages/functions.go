@@ -1,0 +1,140 @@
+package stages
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/spec"
+)
+
+// Memo caches expensive expression calls (noise calibrations) in the store
+// across runs. Lookups only read; new results are kept in memory until
+// Flush, which the runner calls once the spec has validated, so that
+// validation and plans write nothing.
+type Memo struct {
+	store   *pipeline.Store // nil: no persistence
+	mu      sync.Mutex
+	pending map[string]memoEntry
+}
+
+type memoEntry struct {
+	ns   string
+	args any
+	v    float64
+}
+
+// NewMemo returns a memo over store (which may be nil).
+func NewMemo(store *pipeline.Store) *Memo {
+	return &Memo{store: store, pending: map[string]memoEntry{}}
+}
+
+func (m *Memo) get(ns string, args []any, compute func() (float64, error)) (float64, error) {
+	key := fmt.Sprint(ns, args)
+	m.mu.Lock()
+	if e, ok := m.pending[key]; ok {
+		m.mu.Unlock()
+		return e.v, nil
+	}
+	m.mu.Unlock()
+	var v float64
+	if m.store != nil && m.store.MemoGet(ns, args, &v) {
+		return v, nil
+	}
+	v, err := compute()
+	if err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	m.pending[key] = memoEntry{ns, args, v}
+	m.mu.Unlock()
+	return v, nil
+}
+
+// Flush writes new memo entries to the store.
+func (m *Memo) Flush() error {
+	if m == nil || m.store == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, e := range m.pending {
+		if err := m.store.MemoPut(e.ns, e.args, e.v); err != nil {
+			return err
+		}
+		delete(m.pending, k)
+	}
+	return nil
+}
+
+// Functions returns what spec expressions may call: the math functions of
+// spec.MathFunctions plus
+//
+//	calibrate(target_epsilon, delta, sampling_rate, steps[, accountant])  → noise multiplier
+//	epsilon(noise_multiplier, sampling_rate, steps, delta[, accountant])   → ε
+//	delta(noise_multiplier, sampling_rate, steps, epsilon[, accountant])   → δ
+//
+// for the Poisson-subsampled Gaussian (add/remove adjacency). The
+// accountant is "pld" (default, interval 1e-4), "rdp" (improved
+// conversion) or "gdp".
+func Functions(m *Memo) map[string]spec.Func {
+	f := spec.MathFunctions()
+	f["calibrate"] = func(args ...any) (any, error) {
+		a, acc, err := dpArgs("calibrate", "target_epsilon, delta, sampling_rate, steps", 3, args)
+		if err != nil {
+			return nil, err
+		}
+		return m.get("calibrate", []any{acc, a[0], a[1], a[2], a[3]}, func() (float64, error) {
+			return privacy.Calibrate(privacy.Accountant(acc), a[0], a[1], a[2], int(a[3]), privacy.Options{})
+		})
+	}
+	f["epsilon"] = func(args ...any) (any, error) {
+		a, acc, err := dpArgs("epsilon", "noise_multiplier, sampling_rate, steps, delta", 2, args)
+		if err != nil {
+			return nil, err
+		}
+		return m.get("epsilon", []any{acc, a[0], a[1], a[2], a[3]}, func() (float64, error) {
+			return privacy.Epsilon(privacy.Accountant(acc), privacy.SampledGaussian{NoiseMultiplier: a[0], SamplingRate: a[1], Steps: int(a[2])}, a[3], privacy.Options{})
+		})
+	}
+	f["delta"] = func(args ...any) (any, error) {
+		a, acc, err := dpArgs("delta", "noise_multiplier, sampling_rate, steps, epsilon", 2, args)
+		if err != nil {
+			return nil, err
+		}
+		return m.get("delta", []any{acc, a[0], a[1], a[2], a[3]}, func() (float64, error) {
+			return privacy.Delta(privacy.Accountant(acc), privacy.SampledGaussian{NoiseMultiplier: a[0], SamplingRate: a[1], Steps: int(a[2])}, a[3], privacy.Options{})
+		})
+	}
+	return f
+}
+
+// dpArgs reads four numbers and an optional accountant name; argument
+// stepsAt (steps) must be a whole number.
+func dpArgs(fn, names string, stepsAt int, args []any) ([4]float64, string, error) {
+	var a [4]float64
+	if len(args) != 4 && len(args) != 5 {
+		return a, "", fmt.Errorf("%s(%s[, accountant]) takes 4 or 5 arguments, got %d", fn, names, len(args))
+	}
+	for i := 0; i < 4; i++ {
+		v, err := spec.ToFloat(args[i])
+		if err != nil {
+			return a, "", fmt.Errorf("%s: argument %d: %v", fn, i+1, err)
+		}
+		a[i] = v
+	}
+	if a[stepsAt] != math.Trunc(a[stepsAt]) || a[stepsAt] < 1 {
+		return a, "", fmt.Errorf("%s: steps must be a whole number ≥ 1, got %v (use ceil())", fn, a[stepsAt])
+	}
+	acc := "pld"
+	if len(args) == 5 {
+		s, ok := args[4].(string)
+		if !ok || (s != "pld" && s != "rdp" && s != "gdp") {
+			return a, "", fmt.Errorf("%s: accountant must be \"pld\", \"rdp\" or \"gdp\", got %v", fn, args[4])
+		}
+		acc = s
+	}
+	return a, acc, nil
+}

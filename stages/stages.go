@@ -1,0 +1,108 @@
+// Package stages turns the points of a spec into pipeline nodes. It is the
+// only package that knows both the spec language and the domain packages
+// (privacy, learn, …): one file per stage kind.
+package stages
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/spec"
+)
+
+// implemented lists the component kinds that have a stage behind them.
+// Anything else in a spec is refused with "not implemented yet".
+var implemented = map[string]map[string]bool{
+	"bound":  {"accountant": true},
+	"dpsgd":  {"": true},
+	"sweep":  {"": true},
+	"report": {"": true},
+}
+
+// Implemented reports whether a spec block or component kind is
+// implemented; pass it to spec.Options.
+func Implemented(block, kind string) bool {
+	return implemented[block][kind]
+}
+
+// Output is one value a stage writes into a point's summary row.
+type Output struct {
+	Name  string
+	Type  pipeline.ColType
+	Value any // float64, int64, string, bool or nil
+}
+
+// Compiled is the graph of an expanded spec.
+type Compiled struct {
+	Graph   *pipeline.Graph
+	Summary *pipeline.Node
+}
+
+// pointStage is a node computing part of one point's summary row.
+type pointStage struct {
+	node    *pipeline.Node
+	columns []string // the columns it writes, for clash detection
+}
+
+// Compile builds the graph: per point, one node per bound (shared when the
+// work is equal), then the summary node over all points.
+func Compile(name string, points []spec.Point, cols []spec.Column) (*Compiled, error) {
+	g := pipeline.NewGraph()
+	perPoint := make([][]*pipeline.Node, len(points))
+	var firstCols []string
+	for i, pt := range points {
+		var stagesOfPoint []pointStage
+		for b, bound := range pt.Exp.Bound {
+			switch {
+			case bound.Accountant != nil:
+				stagesOfPoint = append(stagesOfPoint, accountantStages(name, pt, b, bound.Accountant)...)
+			default:
+				return nil, fmt.Errorf("bound[%d] kind %q has no stage", b, bound.Kind)
+			}
+		}
+		var colNames []string
+		for _, st := range stagesOfPoint {
+			colNames = append(colNames, st.columns...)
+			perPoint[i] = append(perPoint[i], g.Add(st.node))
+		}
+		if err := checkClashes(colNames, cols); err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			firstCols = colNames
+		}
+	}
+	_ = firstCols
+	sum := summaryNode(name, points, cols, perPoint, g)
+	return &Compiled{Graph: g, Summary: g.Add(sum)}, nil
+}
+
+// reservedColumns are written by the summary itself.
+var reservedColumns = []string{"point_index", "point_id"}
+
+func checkClashes(outputs []string, cols []spec.Column) error {
+	seen := map[string]string{}
+	for _, r := range reservedColumns {
+		seen[r] = "the summary"
+	}
+	for _, c := range cols {
+		if prev, dup := seen[c.Name]; dup {
+			return fmt.Errorf("column %q of %s clashes with %s", c.Name, c.Path, prev)
+		}
+		seen[c.Name] = c.Path
+	}
+	var dups []string
+	for _, o := range outputs {
+		if prev, dup := seen[o]; dup {
+			dups = append(dups, fmt.Sprintf("%s (from a bound and %s)", o, prev))
+		}
+		seen[o] = "a bound"
+	}
+	if len(dups) > 0 {
+		sort.Strings(dups)
+		return fmt.Errorf("summary columns written twice: %s; a spec may hold each bound kind once, and no swept or derived key may share a name with a stage output (rename the variable)", strings.Join(dups, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package stages
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/spec"
+)
+
+const summaryVersion = 1
+
+// SummaryFile is the summary node's output file.
+const SummaryFile = "summary.parquet"
+
+// summaryParams identifies the summary: the points' parameter values and
+// which inputs make each row. (The inputs' keys are part of the node key.)
+type summaryParams struct {
+	Name    string         `json:"name"`
+	Columns []summaryCol   `json:"columns"`
+	Points  []summaryPoint `json:"points"`
+}
+
+type summaryCol struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+}
+
+type summaryPoint struct {
+	Index  int   `json:"index"`
+	ID     string `json:"id"`
+	Values []any `json:"values"` // by column
+	Inputs []int `json:"inputs"` // indices into the node's inputs
+}
+
+// summaryNode gathers every point's stage outputs into one table: one row
+// per point with point_index, point_id, the swept and derived parameters,
+// then the stage outputs in the order the stages wrote them.
+func summaryNode(name string, points []spec.Point, cols []spec.Column, perPoint [][]*pipeline.Node, g *pipeline.Graph) *pipeline.Node {
+	p := summaryParams{Name: name}
+	for _, c := range cols {
+		p.Columns = append(p.Columns, summaryCol{Name: c.Name, Path: c.Path})
+	}
+	var inputs []*pipeline.Node
+	index := map[*pipeline.Node]int{}
+	for i, pt := range points {
+		sp := summaryPoint{Index: pt.Index, ID: pt.ID}
+		for _, c := range cols {
+			sp.Values = append(sp.Values, pt.Values[c.Path])
+		}
+		for _, n := range perPoint[i] {
+			k, ok := index[n]
+			if !ok {
+				k = len(inputs)
+				index[n] = k
+				inputs = append(inputs, n)
+			}
+			sp.Inputs = append(sp.Inputs, k)
+		}
+		p.Points = append(p.Points, sp)
+	}
+	return &pipeline.Node{
+		Kind:    "summary",
+		Version: summaryVersion,
+		Params:  p,
+		Inputs:  inputs,
+		Label:   fmt.Sprintf("%d point(s)", len(points)),
+		Slot:    name + "/summary",
+		Run: func(ctx context.Context, w *pipeline.Work) error {
+			t, err := buildSummary(p, w.Inputs)
+			if err != nil {
+				return err
+			}
+			return pipeline.WriteParquet(filepath.Join(w.Dir, SummaryFile), t)
+		},
+	}
+}
+
+func buildSummary(p summaryParams, inputDirs []string) (*pipeline.Table, error) {
+	t := &pipeline.Table{}
+	n := len(p.Points)
+	idx := make([]any, n)
+	ids := make([]any, n)
+	for i, pt := range p.Points {
+		idx[i], ids[i] = int64(pt.Index), pt.ID
+	}
+	t.Add("point_index", pipeline.Int64, idx)
+	t.Add("point_id", pipeline.String, ids)
+	for c, col := range p.Columns {
+		vals := make([]any, n)
+		for i, pt := range p.Points {
+			vals[i] = pt.Values[c]
+		}
+		typ, conv := paramColumn(vals)
+		if err := t.Add(col.Name, typ, conv); err != nil {
+			return nil, err
+		}
+	}
+	// Stage outputs: union of columns in first-seen order.
+	cache := map[int][]Output{}
+	type outCol struct {
+		typ  pipeline.ColType
+		vals []any
+	}
+	var order []string
+	outCols := map[string]*outCol{}
+	for i, pt := range p.Points {
+		for _, in := range pt.Inputs {
+			outs, ok := cache[in]
+			if !ok {
+				var err error
+				if outs, err = readValues(inputDirs[in]); err != nil {
+					return nil, err
+				}
+				cache[in] = outs
+			}
+			for _, o := range outs {
+				oc, ok := outCols[o.Name]
+				if !ok {
+					oc = &outCol{typ: o.Type, vals: make([]any, n)}
+					outCols[o.Name] = oc
+					order = append(order, o.Name)
+				}
+				if oc.typ != o.Type {
+					return nil, fmt.Errorf("column %s is %s in one stage and %s in another", o.Name, oc.typ, o.Type)
+				}
+				oc.vals[i] = o.Value
+			}
+		}
+	}
+	for _, name := range order {
+		if err := t.Add(name, outCols[name].typ, outCols[name].vals); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// paramColumn picks the column type of parameter values (which come from
+// JSON-able spec values) and converts them: integers stay int64 unless
+// mixed with fractions; lists become JSON text.
+func paramColumn(vals []any) (pipeline.ColType, []any) {
+	var sawInt, sawFloat, sawBool, sawStr, sawOther bool
+	for _, v := range vals {
+		switch v.(type) {
+		case nil:
+		case int64:
+			sawInt = true
+		case float64:
+			sawFloat = true
+		case bool:
+			sawBool = true
+		case string:
+			sawStr = true
+		default:
+			sawOther = true
+		}
+	}
+	out := make([]any, len(vals))
+	kinds := 0
+	for _, b := range []bool{sawInt || sawFloat, sawBool, sawStr, sawOther} {
+		if b {
+			kinds++
+		}
+	}
+	switch {
+	case kinds <= 1 && sawInt && !sawFloat:
+		copy(out, vals)
+		return pipeline.Int64, out
+	case kinds == 1 && (sawInt || sawFloat):
+		for i, v := range vals {
+			switch x := v.(type) {
+			case int64:
+				out[i] = float64(x)
+			case float64:
+				out[i] = x
+			}
+		}
+		return pipeline.Float64, out
+	case kinds == 1 && sawBool:
+		copy(out, vals)
+		return pipeline.Bool, out
+	case kinds == 1 && sawStr:
+		copy(out, vals)
+		return pipeline.String, out
+	case kinds == 0:
+		return pipeline.Float64, out // all null
+	}
+	for i, v := range vals {
+		if v != nil {
+			b, _ := json.Marshal(v)
+			out[i] = string(b)
+		}
+	}
+	return pipeline.String, out
+}

@@ -1,0 +1,112 @@
+package stages
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/dpaudit/dpaudit/pipeline"
+)
+
+// valuesFile holds a point stage's outputs in its store directory.
+const valuesFile = "values.json"
+
+// wireOutput is the JSON form of an Output. Non-finite floats, which JSON
+// cannot hold, are written as the strings "+Inf", "-Inf" and "NaN".
+type wireOutput struct {
+	Name  string          `json:"name"`
+	Type  string          `json:"type"`
+	Value json.RawMessage `json:"value"`
+}
+
+func writeValues(dir string, outs []Output) error {
+	wire := make([]wireOutput, len(outs))
+	for i, o := range outs {
+		var raw []byte
+		var err error
+		if f, ok := o.Value.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+			raw, err = json.Marshal(strconv.FormatFloat(f, 'g', -1, 64))
+		} else {
+			raw, err = json.Marshal(o.Value)
+		}
+		if err != nil {
+			return err
+		}
+		wire[i] = wireOutput{Name: o.Name, Type: o.Type.String(), Value: raw}
+	}
+	b, err := json.MarshalIndent(wire, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, valuesFile), b, 0o644)
+}
+
+func readValues(dir string) ([]Output, error) {
+	b, err := os.ReadFile(filepath.Join(dir, valuesFile))
+	if err != nil {
+		return nil, err
+	}
+	var wire []wireOutput
+	if err := json.Unmarshal(b, &wire); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	outs := make([]Output, len(wire))
+	for i, w := range wire {
+		o := Output{Name: w.Name}
+		if string(w.Value) == "null" {
+			o.Value = nil
+		}
+		switch w.Type {
+		case "float64":
+			o.Type = pipeline.Float64
+			var s string
+			if json.Unmarshal(w.Value, &s) == nil {
+				f, err := strconv.ParseFloat(s, 64)
+				if err != nil {
+					return nil, err
+				}
+				o.Value = f
+			} else if string(w.Value) != "null" {
+				var f float64
+				if err := json.Unmarshal(w.Value, &f); err != nil {
+					return nil, err
+				}
+				o.Value = f
+			}
+		case "int64":
+			o.Type = pipeline.Int64
+			if string(w.Value) != "null" {
+				var v int64
+				if err := json.Unmarshal(w.Value, &v); err != nil {
+					return nil, err
+				}
+				o.Value = v
+			}
+		case "string":
+			o.Type = pipeline.String
+			if string(w.Value) != "null" {
+				var v string
+				if err := json.Unmarshal(w.Value, &v); err != nil {
+					return nil, err
+				}
+				o.Value = v
+			}
+		case "bool":
+			o.Type = pipeline.Bool
+			if string(w.Value) != "null" {
+				var v bool
+				if err := json.Unmarshal(w.Value, &v); err != nil {
+					return nil, err
+				}
+				o.Value = v
+			}
+		default:
+			return nil, fmt.Errorf("%s: unknown value type %q", dir, w.Type)
+		}
+		outs[i] = o
+	}
+	return outs, nil
+}
