@@ -22,7 +22,6 @@ func writeSpec(t *testing.T, dir, name, body string) string {
 	return p
 }
 
-
 func runSpec(t *testing.T, path string, o Options) (*Plan, *Result) {
 	t.Helper()
 	p, err := Load(path, o)

@@ -156,6 +156,7 @@ func TestCancelStopsScheduling(t *testing.T) {
 	s.Init()
 	g := NewGraph()
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var ran atomic.Int32
 	for i := 0; i < 20; i++ {
 		g.Add(&Node{Kind: "n", Params: i, Run: func(ctx context.Context, w *Work) error {

@@ -29,10 +29,10 @@ type summaryCol struct {
 }
 
 type summaryPoint struct {
-	Index  int   `json:"index"`
+	Index  int    `json:"index"`
 	ID     string `json:"id"`
-	Values []any `json:"values"` // by column
-	Inputs []int `json:"inputs"` // indices into the node's inputs
+	Values []any  `json:"values"` // by column
+	Inputs []int  `json:"inputs"` // indices into the node's inputs
 }
 
 // summaryNode gathers every point's stage outputs into one table: one row
