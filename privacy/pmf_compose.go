@@ -144,16 +144,18 @@ func (p *PMF) SelfCompose(T int, tailMass float64) (*PMF, error) {
 // chernoffWindow returns index bounds [lo, hi] for the T-fold sum of an
 // index distributed as probs, such that each side outside holds at most
 // tailMass/2: P[S ≥ a] ≤ e^{−sa}·M(s)^T for s > 0 (and symmetrically below),
-// minimised over a grid of s. Any s gives a valid bound. The grid is placed
-// around the Gaussian approximation of the optimum, s* ≈ √(2·log(2/tail)/(T·var)),
-// in steps of √2 over a factor 16 each way: in practice within a few
-// percent of the best window, while a narrower range misses badly when the
-// per-step loss is heavy-tailed and T small (q = 0.01, σ = 0.6, T = 100:
-// 164008 points with this range, 3.8M with a factor 4). dp_accounting tries
-// s = ±1/n … ±20/n instead, often far from s*, which leaves the window and
-// hence the FFT larger. The moment generating function is evaluated by a
-// multiplicative recurrence (one multiply per point and order), shifted so
-// that nothing overflows.
+// minimised over s. Any s gives a valid bound, and the bound is unimodal in
+// s (its derivative's numerator T·(s·K′(s) − K(s)) − log(2/tail) increases
+// with s, K = log M convex), so a coarse-to-fine search on a log-s grid
+// finds the best grid point with 9 evaluations per side instead of 17.
+// The grid is centred on the Gaussian approximation of the optimum,
+// s* ≈ √(2·log(2/tail)/(T·var)), in steps of √2 over a factor 16 each way:
+// a narrower range misses badly when the per-step loss is heavy-tailed and
+// T small (q = 0.01, σ = 0.6, T = 100: 164008 points with this range, 3.8M
+// with a factor 4). dp_accounting tries s = ±1/n … ±20/n instead, often far
+// from s*, which leaves the window and hence the FFT larger. The moment
+// generating function is evaluated by a multiplicative recurrence (one
+// multiply per point and order), shifted so that nothing overflows.
 func chernoffWindow(probs []float64, T int, tailMass float64) (lo, hi int) {
 	n := len(probs)
 	lo, hi = 0, (n-1)*T
@@ -177,36 +179,67 @@ func chernoffWindow(probs []float64, T int, tailMass float64) (lo, hi int) {
 	}
 	variance := math.Max(sq/mass, 1e-12)
 	sStar := math.Sqrt(2 * logTail / (t * variance))
-	for k := -8; k <= 8; k++ {
-		s := sStar * math.Exp2(float64(k)/2)
-		step := math.Exp(-s)
-		// Upper tail: M(s) = e^{s(n−1)}·Σ p_i e^{−s(n−1−i)}.
-		f, acc := 1.0, 0.0
+	order := func(k int) float64 { return sStar * math.Exp2(float64(k)/2) }
+	// upper(k) is the index bound above which at most tail/2 lies, using
+	// s = order(k): M(s) = e^{s(n−1)}·Σ p_i e^{−s(n−1−i)}.
+	upper := func(k int) float64 {
+		s := order(k)
+		f, step, acc := 1.0, math.Exp(-s), 0.0
 		for i := n - 1; i >= 0 && f > 0; i-- {
 			acc += probs[i] * f
 			f *= step
 		}
-		if acc > 0 {
-			logM := s*float64(n-1) + math.Log(acc) + 1e-12 // slack for rounding in the recurrence
-			if b := (t*logM + logTail) / s; b < float64(hi) {
-				hi = int(math.Ceil(b))
-			}
+		if acc <= 0 {
+			return math.Inf(1)
 		}
-		// Lower tail: M(−s) = Σ p_i e^{−s·i}.
-		f, acc = 1.0, 0.0
+		logM := s*float64(n-1) + math.Log(acc) + 1e-12 // slack for rounding in the recurrence
+		return (t*logM + logTail) / s
+	}
+	// lower(k): M(−s) = Σ p_i e^{−s·i}; returns minus the bound, so that
+	// both sides are minimised.
+	lower := func(k int) float64 {
+		s := order(k)
+		f, step, acc := 1.0, math.Exp(-s), 0.0
 		for i := 0; i < n && f > 0; i++ {
 			acc += probs[i] * f
 			f *= step
 		}
-		if acc > 0 {
-			logM := math.Log(acc) + 1e-12
-			if b := -(t*logM + logTail) / s; b > float64(lo) {
-				lo = int(math.Floor(b))
-			}
+		if acc <= 0 {
+			return math.Inf(1)
 		}
+		return (t*(math.Log(acc)+1e-12) + logTail) / s
+	}
+	if b := minOnLogGrid(upper); b < float64(hi) {
+		hi = int(math.Ceil(b))
+	}
+	if b := -minOnLogGrid(lower); b > float64(lo) {
+		lo = int(math.Floor(b))
 	}
 	if hi < lo {
 		hi = lo
 	}
 	return lo, hi
+}
+
+// minOnLogGrid minimises a unimodal f over the integers −8 … 8 by a coarse
+// pass at step 4 and refinements at steps 2 and 1 around the best point.
+func minOnLogGrid(f func(int) float64) float64 {
+	best, bestK := math.Inf(1), 0
+	for k := -8; k <= 8; k += 4 {
+		if v := f(k); v < best {
+			best, bestK = v, k
+		}
+	}
+	for _, step := range [...]int{2, 1} {
+		c := bestK
+		for _, k := range [...]int{c - step, c + step} {
+			if k < -8 || k > 8 {
+				continue
+			}
+			if v := f(k); v < best {
+				best, bestK = v, k
+			}
+		}
+	}
+	return best
 }
