@@ -111,7 +111,7 @@ type liveReporter struct {
 	running map[*Node]time.Time
 	stop    chan struct{}
 	stopped chan struct{}
-	width   int
+	last    time.Time // last redraw, to throttle redraws on fast nodes
 }
 
 func (r *liveReporter) Start(toRun, cached int) {
@@ -153,8 +153,11 @@ func (r *liveReporter) NodeFinished(n *Node, d time.Duration, err error) {
 		// Failures are kept on screen above the status line.
 		fmt.Fprintf(r.w, "\r\033[K%s %s FAILED after %s: %v\n", n.Kind, n.Label, fmtDuration(d), err)
 	}
+	recent := time.Since(r.last) < 50*time.Millisecond
 	r.mu.Unlock()
-	r.draw()
+	if !recent {
+		r.draw()
+	}
 }
 
 func (r *liveReporter) draw() {
@@ -180,6 +183,7 @@ func (r *liveReporter) draw() {
 		line = line[:117] + "..."
 	}
 	fmt.Fprintf(r.w, "\r\033[K%s", line)
+	r.last = time.Now()
 }
 
 func (r *liveReporter) Finish() {
