@@ -1,17 +1,16 @@
 package privacy
 
 import (
-	"errors"
 	"fmt"
 	"math"
 )
 
 // Calibration search range and tolerance.
 const (
-	calibrateRelTol  = 1e-6 // final bracket width, relative to σ
-	calibrateMinσ    = 1e-6
-	calibrateMaxσ    = 1e6
-	calibrateMaxIter = 200
+	calibrateRelTol   = 1e-6 // final bracket width, relative to σ
+	calibrateMinSigma = 1e-6
+	calibrateMaxSigma = 1e6
+	calibrateMaxIter  = 200
 	// pldCoarseFactor: PLD calibration first brackets σ with intervals this
 	// many times coarser, then refines at the requested interval (the
 	// answer is always computed at the requested interval).
@@ -51,29 +50,42 @@ func Calibrate(acc Accountant, targetEpsilon, delta, samplingRate float64, steps
 	if acc == AccountantGDP || err != nil {
 		return guess, err
 	}
+	// The root finders see ε(σ) − target; an accounting error becomes NaN
+	// for them (which stops them) and is reported from here.
+	var evalErr error
 	eps := func(o Options) func(float64) float64 {
 		return func(sigma float64) float64 {
 			e, err := Epsilon(acc, SampledGaussian{NoiseMultiplier: sigma, SamplingRate: samplingRate, Steps: steps}, delta, o)
 			if err != nil {
+				if evalErr == nil {
+					evalErr = fmt.Errorf("calibration: ε(σ = %v): %w", sigma, err)
+				}
 				return math.NaN()
 			}
 			return e - targetEpsilon
 		}
 	}
+	var sigma float64
 	if acc == AccountantPLD && o.interval()*pldCoarseFactor <= 0.01 {
 		coarse := o
 		coarse.PLDInterval = o.interval() * pldCoarseFactor
-		br, err := calibrateBracket(eps(coarse), guess, pldCoarseRelTol)
-		if err != nil {
-			return 0, err
+		var br Bracket
+		if br, err = calibrateBracket(eps(coarse), guess, pldCoarseRelTol); err == nil {
+			sigma, err = refine(eps(o), br)
 		}
-		return refine(eps(o), br)
+	} else {
+		var br Bracket
+		if br, err = calibrateBracket(eps(o), guess, calibrateRelTol/2); err == nil {
+			sigma = privateSide(br)
+		}
 	}
-	br, err := calibrateBracket(eps(o), guess, calibrateRelTol/2)
+	if evalErr != nil {
+		return 0, evalErr
+	}
 	if err != nil {
 		return 0, err
 	}
-	return privateSide(br), nil
+	return sigma, nil
 }
 
 // gdpSigma inverts μ = q·√(T·(e^{1/σ²} − 1)) at the μ meeting (ε, δ).
@@ -107,7 +119,7 @@ func calibrateBracket(f func(float64) float64, guess, relTol float64) (Bracket, 
 
 // growBracket walks from x0 (with f(x0) = f0) towards the root of the
 // decreasing function f, multiplying the step by (1+rel), doubling rel each
-// time, until the sign changes; within [calibrateMinσ, calibrateMaxσ].
+// time, until the sign changes; within [calibrateMinSigma, calibrateMaxSigma].
 func growBracket(f func(float64) float64, x0, f0, rel float64) (Bracket, error) {
 	if math.IsNaN(f0) {
 		return Bracket{}, fmt.Errorf("privacy: calibration: ε(σ = %v) could not be computed", x0)
@@ -116,15 +128,15 @@ func growBracket(f func(float64) float64, x0, f0, rel float64) (Bracket, error) 
 	for {
 		var next float64
 		if fx > 0 { // not private enough: more noise
-			if x >= calibrateMaxσ {
+			if x >= calibrateMaxSigma {
 				return Bracket{}, wrapUnreachable("even σ = %g gives ε above the target (by %g)", x, fx)
 			}
-			next = math.Min(x*(1+rel), calibrateMaxσ)
+			next = math.Min(x*(1+rel), calibrateMaxSigma)
 		} else {
-			if x <= calibrateMinσ {
+			if x <= calibrateMinSigma {
 				return Bracket{}, wrapUnreachable("the target is met even at σ = %g", x)
 			}
-			next = math.Max(x/(1+rel), calibrateMinσ)
+			next = math.Max(x/(1+rel), calibrateMinSigma)
 		}
 		fn := f(next)
 		if math.IsNaN(fn) {
@@ -141,8 +153,9 @@ func growBracket(f func(float64) float64, x0, f0, rel float64) (Bracket, error) 
 // refine takes a bracket of the coarse-interval problem and solves the
 // fine one: the discretisation shifts ε(σ) by a nearly constant amount, so
 // one fine evaluation at the coarse root and the coarse slope predict the
-// fine root; a bracket of ±1e-6 around the prediction then usually needs no
-// further Brent steps. About three fine evaluations instead of ~10.
+// fine root; a bracket grown from the prediction in steps of 1e-6 (doubling)
+// is then usually found at once and needs no further Brent step. About
+// three fine evaluations instead of ~10.
 func refine(f func(float64) float64, coarse Bracket) (float64, error) {
 	sc := privateSide(coarse)
 	fc := f(sc)
@@ -167,11 +180,10 @@ func refine(f func(float64) float64, coarse Bracket) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	br, err = Brent(f, br, 0, calibrateRelTol/2, calibrateMaxIter)
-	if err != nil && !errors.Is(err, ErrInvalid) {
+	if br, err = Brent(f, br, 0, calibrateRelTol/2, calibrateMaxIter); err != nil {
 		return 0, err
 	}
-	return privateSide(br), err
+	return privateSide(br), nil
 }
 
 // StepsFromEpochs converts an epoch-based schedule to the sampled Gaussian's

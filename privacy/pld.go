@@ -35,7 +35,9 @@ func (d *PLD) Delta(eps float64) float64 {
 	return v
 }
 
-// Epsilon returns ε(δ) = max(ε_remove(δ), ε_add(δ)).
+// Epsilon returns ε(δ) = max(ε_remove(δ), ε_add(δ)); +Inf when δ is below
+// the mass at infinity (at least the 1e-15 truncation allowance per
+// composition in pessimistic mode), which no ε can certify.
 func (d *PLD) Epsilon(delta float64) float64 {
 	v := d.Remove.EpsilonForDelta(delta)
 	if d.Add != nil {
@@ -87,9 +89,12 @@ func (d *PLD) SelfCompose(T int) (*PLD, error) {
 // SampledGaussianPLD returns the PLD of `steps` steps of the
 // Poisson-subsampled Gaussian mechanism (sampling rate q, noise multiplier
 // σ > 0, sensitivity 1), discretised at the given interval (0: the default
-// 1e-4). (The accountant functions also accept σ = 0, meaning no noise.) Pessimistic rounding uses connect-the-dots, as dp_accounting's
+// 1e-4); the accountant functions also accept σ = 0, meaning no noise.
+// Pessimistic rounding uses connect-the-dots, as dp_accounting's
 // from_gaussian_mechanism with pessimistic_estimate=True; optimistic uses
-// privacy buckets rounded down (dp_accounting falls back to it too).
+// privacy buckets rounded down (dp_accounting falls back to it too). When σ
+// is so small that one step's losses span more than MaxPMFLen intervals the
+// error wraps ErrTooLarge.
 func SampledGaussianPLD(q, sigma float64, steps int, interval float64, pessimistic bool) (*PLD, error) {
 	if err := checkSamplingRate(q); err != nil {
 		return nil, err
