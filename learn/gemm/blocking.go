@@ -39,6 +39,7 @@ var packBMinTiles = 1 << 30
 // plan fixes every per-problem decision from the full problem shape, so that
 // the blocks of a parallel call make the same choices as a serial call.
 type plan struct {
+	dot   bool // narrow output: dot-product kernels (dot.go), no k-chunks
 	kc    int  // k-chunk length (chunkLength)
 	nvMax int  // vectors per row of a full column panel (1 or 2)
 	nr    int  // columns per full panel: nvMax·width
@@ -51,6 +52,7 @@ type plan struct {
 
 func (ar *arch) plan(transA, transB bool, m, n, k, lda int) plan {
 	var p plan
+	p.dot = useDot(ar, transA, n, k)
 	p.kc = chunkLength(k)
 	p.nvMax = 2
 	if n <= ar.width {

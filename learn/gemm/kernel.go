@@ -27,8 +27,13 @@ type arch struct {
 	width   int    // float32 lanes per vector
 	maxMR   [3]int // largest tile height for 1 and 2 vectors per row
 	kernels *kernelTable
-	maskedB bool   // kernels load the last B vector under the column mask
-	mc      [3]int // rows per A block for 1 and 2 vectors per row (setup)
+	maskedB bool // kernels load the last B vector under the column mask
+
+	// dotKernels[cols][rows] are the dot-product kernels for narrow outputs
+	// (dot.go); nil on paths without them.
+	dotKernels [][]kernelFunc
+	dotCols    int    // widest dot tile
+	mc         [3]int // rows per A block for 1 and 2 vectors per row (setup)
 
 	dot  func(x, y []float32) float32
 	axpy func(alpha float32, x, y []float32)

@@ -186,6 +186,182 @@ func k512R2x13(k int, a *float32, as int, b *float32, bs int, c *float32, ldc in
 //go:noescape
 func k512R2x14(k int, a *float32, as int, b *float32, bs int, c *float32, ldc int, alpha, beta float32, nr int)
 
+// avx512 dot-product kernels, indexed [columns][rows].
+var avx512DotKernels = [][]kernelFunc{
+	nil,
+	{nil, davx512_1x1, davx512_2x1, davx512_3x1, davx512_4x1, davx512_5x1, davx512_6x1, davx512_7x1, davx512_8x1},
+	{nil, davx512_1x2, davx512_2x2, davx512_3x2, davx512_4x2, davx512_5x2, davx512_6x2, davx512_7x2, davx512_8x2},
+	{nil, davx512_1x3, davx512_2x3, davx512_3x3, davx512_4x3, davx512_5x3, davx512_6x3, davx512_7x3},
+	{nil, davx512_1x4, davx512_2x4, davx512_3x4, davx512_4x4, davx512_5x4, davx512_6x4},
+	{nil, davx512_1x5, davx512_2x5, davx512_3x5, davx512_4x5, davx512_5x5},
+	{nil, davx512_1x6, davx512_2x6, davx512_3x6, davx512_4x6},
+	{nil, davx512_1x7, davx512_2x7, davx512_3x7},
+	{nil, davx512_1x8, davx512_2x8, davx512_3x8},
+	{nil, davx512_1x9, davx512_2x9, davx512_3x9},
+	{nil, davx512_1x10, davx512_2x10},
+	{nil, davx512_1x11, davx512_2x11},
+	{nil, davx512_1x12, davx512_2x12},
+}
+
+//go:noescape
+func davx512_1x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_2x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_3x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_4x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_5x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_6x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_7x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_8x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_1x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_2x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_3x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_4x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_5x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_6x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_7x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_8x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_1x3(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_2x3(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_3x3(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_4x3(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_5x3(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_6x3(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_7x3(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_1x4(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_2x4(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_3x4(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_4x4(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_5x4(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_6x4(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_1x5(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_2x5(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_3x5(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_4x5(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_5x5(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_1x6(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_2x6(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_3x6(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_4x6(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_1x7(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_2x7(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_3x7(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_1x8(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_2x8(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_3x8(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_1x9(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_2x9(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_3x9(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_1x10(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_2x10(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_1x11(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_2x11(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_1x12(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx512_2x12(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
 // avx2 kernels, indexed [layout][vectors per row][rows].
 var avx2Kernels = kernelTable{
 	{
@@ -307,3 +483,28 @@ func k2R2x5(k int, a *float32, as int, b *float32, bs int, c *float32, ldc int, 
 
 //go:noescape
 func k2R2x6(k int, a *float32, as int, b *float32, bs int, c *float32, ldc int, alpha, beta float32, nr int)
+
+// avx2 dot-product kernels, indexed [columns][rows].
+var avx2DotKernels = [][]kernelFunc{
+	nil,
+	{nil, davx2_1x1},
+	{nil, davx2_1x2},
+	{nil, davx2_1x3},
+	{nil, davx2_1x4},
+	{nil, davx2_1x5},
+}
+
+//go:noescape
+func davx2_1x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx2_1x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx2_1x3(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx2_1x4(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)
+
+//go:noescape
+func davx2_1x5(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)

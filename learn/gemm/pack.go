@@ -17,24 +17,8 @@ func packB(dst []float32, transB bool, b []float32, ldb, p0, kc, j0, cols, strid
 		}
 		return
 	}
-	// B stored n×k: column j of op(B) is row j0+j of b. Whole 8×8 blocks
-	// go through the vector transposer when there is one, the rest (and
-	// everything on the purego path) through the scalar loop.
-	jv, pv := 0, 0
-	if transposeBlocks != nil {
-		jv, pv = cols/8*8, kc/8*8
-		transposeBlocks(dst, stride, b[j0*ldb+p0:], ldb, jv/8, pv/8)
-	}
-	for j := 0; j < cols; j++ {
-		src := b[(j0+j)*ldb+p0 : (j0+j)*ldb+p0+kc]
-		pStart := 0
-		if j < jv {
-			pStart = pv // columns of full blocks: only the k tail is left
-		}
-		for p := pStart; p < kc; p++ {
-			dst[p*stride+j] = src[p]
-		}
-	}
+	// B stored n×k: column j of op(B) is row j0+j of b.
+	transposeInto(dst, stride, b[j0*ldb+p0:], ldb, cols, kc)
 	if cols < stride {
 		for p := 0; p < kc; p++ {
 			clear(dst[p*stride+cols : (p+1)*stride])
@@ -56,6 +40,27 @@ func packA(dst []float32, transA bool, a []float32, lda, i0, rows, p0, kc int) {
 		src := a[(i0+i)*lda+p0 : (i0+i)*lda+p0+kc]
 		for p, v := range src {
 			dst[p*rows+i] = v
+		}
+	}
+}
+
+// transposeInto sets dst[c·ldd + r] = src[r·lds + c] for r < rows, c < cols.
+// Whole 8×8 blocks go through the vector transposer when there is one; the
+// rest (everything on the purego path) through a scalar loop.
+func transposeInto(dst []float32, ldd int, src []float32, lds, rows, cols int) {
+	rv, cv := 0, 0
+	if transposeBlocks != nil {
+		rv, cv = rows/8*8, cols/8*8
+		transposeBlocks(dst, ldd, src, lds, rv/8, cv/8)
+	}
+	for r := 0; r < rows; r++ {
+		row := src[r*lds : r*lds+cols]
+		c0 := 0
+		if r < rv {
+			c0 = cv // rows of whole blocks: only the column tail is left
+		}
+		for c := c0; c < cols; c++ {
+			dst[c*ldd+r] = row[c]
 		}
 	}
 }

@@ -33,7 +33,7 @@ func SgemmParallel(threads int, transA, transB bool, m, n, k int, alpha float32,
 	// otherwise (each block reads or packs its own A).
 	rowTiles := (m + pl.mr - 1) / pl.mr
 	colTiles := (n + pl.nr - 1) / pl.nr
-	byRows := rowTiles >= threads || rowTiles >= colTiles
+	byRows := pl.dot || rowTiles >= threads || rowTiles >= colTiles
 	tiles, tile := colTiles, pl.nr
 	if byRows {
 		tiles, tile = rowTiles, pl.mr
@@ -41,7 +41,7 @@ func SgemmParallel(threads int, transA, transB bool, m, n, k int, alpha float32,
 	threads = min(threads, tiles)
 	if threads <= 1 {
 		ws := workspaces.Get().(*workspace)
-		ar.gemm(&pl, ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		ar.run(&pl, ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		workspaces.Put(ws)
 		return
 	}
@@ -61,14 +61,14 @@ func SgemmParallel(threads int, transA, transB bool, m, n, k int, alpha float32,
 				if transA {
 					aOff = lo // A stored k×m: columns lo…
 				}
-				ar.gemm(&pl, ws, transA, transB, hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc)
+				ar.run(&pl, ws, transA, transB, hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc)
 				return
 			}
 			bOff := lo // B stored k×n: columns lo…
 			if transB {
 				bOff = lo * ldb // B stored n×k: rows lo…
 			}
-			ar.gemm(&pl, ws, transA, transB, m, hi-lo, k, alpha, a, lda, b[bOff:], ldb, beta, c[lo:], ldc)
+			ar.run(&pl, ws, transA, transB, m, hi-lo, k, alpha, a, lda, b[bOff:], ldb, beta, c[lo:], ldc)
 		})
 	}
 	wg.Wait()

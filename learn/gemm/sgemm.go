@@ -32,7 +32,7 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 	ar := current
 	pl := ar.plan(transA, transB, m, n, k, lda)
 	ws := workspaces.Get().(*workspace)
-	ar.gemm(&pl, ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	ar.run(&pl, ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	workspaces.Put(ws)
 }
 
@@ -89,4 +89,14 @@ func scaleMatrix(m, n int, beta float32, c []float32, ldc int) {
 			}
 		}
 	}
+}
+
+// run dispatches one (block of a) product to the dot or the blocked driver.
+func (ar *arch) run(pl *plan, ws *workspace, transA, transB bool, m, n, k int,
+	alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if pl.dot {
+		ar.gemmDot(ws, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	ar.gemm(pl, ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }

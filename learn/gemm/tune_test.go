@@ -15,7 +15,7 @@ import (
 //	GEMM_SHAPES="tA,tB,m,n,k;..." go test -run X -bench Tune ./learn/gemm
 //
 // with tA, tB as 0/1. GEMM_PACKA, GEMM_ALIAS and GEMM_PACKB override the
-// packing thresholds of blocking.go for experiments.
+// packing thresholds of blocking.go, GEMM_NODOT=1 disables the dot path.
 func BenchmarkTune(b *testing.B) {
 	set := func(env string, v *int) {
 		if s := os.Getenv(env); s != "" {
@@ -27,6 +27,11 @@ func BenchmarkTune(b *testing.B) {
 	set("GEMM_PACKA", &packAMinPanels)
 	set("GEMM_ALIAS", &aliasStride)
 	set("GEMM_PACKB", &packBMinTiles)
+	if os.Getenv("GEMM_NODOT") != "" {
+		old := dotMinK
+		dotMinK = func(int) int { return 1 << 30 }
+		b.Cleanup(func() { dotMinK = old })
+	}
 	for _, spec := range strings.Split(os.Getenv("GEMM_SHAPES"), ";") {
 		f := strings.Split(spec, ",")
 		if len(f) != 5 {

@@ -355,14 +355,16 @@ func header(w *writer, s isa) {
 	fmt.Fprintf(&w.Buffer, "#include \"textflag.h\"\n\n")
 	fmt.Fprintf(&w.Buffer, "// %s micro-kernels, %d float32 lanes per vector.\n\n", s.feature, s.width)
 	if s.width == 8 {
-		for i := 0; i < 16; i++ {
-			v := "$-1"
-			if i >= 8 {
-				v = "$0"
+		for _, table := range []string{"avx2Mask", "dotMask"} {
+			for i := 0; i < 16; i++ {
+				v := "$-1"
+				if i >= 8 {
+					v = "$0"
+				}
+				fmt.Fprintf(&w.Buffer, "DATA %s<>+%d(SB)/4, %s\n", table, 4*i, v)
 			}
-			fmt.Fprintf(&w.Buffer, "DATA avx2Mask<>+%d(SB)/4, %s\n", 4*i, v)
+			fmt.Fprintf(&w.Buffer, "GLOBL %s<>(SB), RODATA|NOPTR, $64\n\n", table)
 		}
-		fmt.Fprintf(&w.Buffer, "GLOBL avx2Mask<>(SB), RODATA|NOPTR, $64\n\n")
 	}
 }
 
@@ -397,6 +399,35 @@ func main() {
 					fmt.Fprintf(&decl, "//go:noescape\nfunc %s(k int, a *float32, as int, b *float32, bs int, c *float32, ldc int, alpha, beta float32, nr int)\n\n", kernelName(s, mode, nv, mr))
 				}
 			}
+		}
+		// Dot-product kernels for narrow outputs (dot.go), indexed [cols][rows].
+		fmt.Fprintf(&decl, "// %s dot-product kernels, indexed [columns][rows].\n", s.name)
+		fmt.Fprintf(&decl, "var %sDotKernels = [][]kernelFunc{\n\tnil,\n", s.name)
+		var dotNames []string
+		maxCols := dotMaxN
+		if s.width == 8 {
+			maxCols = dotCols2
+		}
+		for cols := 1; cols <= maxCols; cols++ {
+			rowsMax := 1
+			if s.width == 16 {
+				rowsMax = dotRows512(cols)
+			}
+			decl.WriteString("\t{nil")
+			for r := 1; r <= rowsMax; r++ {
+				if s.width == 16 {
+					genDot512(&w, r, cols)
+				} else {
+					genDotAVX2(&w, cols)
+				}
+				fmt.Fprintf(&decl, ", %s", dotName(s, cols, r))
+				dotNames = append(dotNames, dotName(s, cols, r))
+			}
+			decl.WriteString("},\n")
+		}
+		decl.WriteString("}\n\n")
+		for _, n := range dotNames {
+			fmt.Fprintf(&decl, "//go:noescape\nfunc %s(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, nr int)\n\n", n)
 		}
 		// Labels must be unique per TEXT block; Go's assembler scopes them per
 		// function, so plain names are fine.
