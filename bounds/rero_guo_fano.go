@@ -32,6 +32,11 @@ func FanoSuccessBound(priorSize int, mutualInfo float64) (float64, error) {
 	if mutualInfo >= logN {
 		return 1, nil
 	}
+	if mutualInfo == 0 {
+		// f touches 0 only at its minimum t = (n−1)/n (a double root, which
+		// bisection would locate to √ε_machine only).
+		return 1 / n, nil
+	}
 	xlogx := func(x float64) float64 {
 		if x == 0 {
 			return 0
