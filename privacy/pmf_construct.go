@@ -115,6 +115,56 @@ func ConnectDotsPMF(interval, lossLow, lossHigh float64, hockeyStick func(eps fl
 }
 
 func connectDots(interval, lossLow, lossHigh float64, f hockeySplit) (*PMF, error) {
+	g, err := evalHockeyGrid(interval, lossLow, lossHigh, f)
+	if err != nil {
+		return nil, err
+	}
+	return g.pmf()
+}
+
+// connectDotsDual returns the connect-the-dots PMFs of a pair (P, Q) and of
+// the reversed pair (Q, P), evaluating δ_{P,Q} once. For every event S,
+// e^{−ε}Q(S) − P(S) = P(Sᶜ) − e^{−ε}Q(Sᶜ) − (1 − e^{−ε}), so
+//
+//	δ_{Q,P}(ε) = 1 − e^ε + e^ε·δ_{P,Q}(−ε):
+//
+// in the split representation the reversed value at ε is e^ε times the
+// forward value at −ε with the form flipped (direct ↔ survival), which
+// keeps the precision of each end. The reversed grid is the negated forward
+// grid. The sampled Gaussian's "add" pair is the reverse of its "remove"
+// pair under x → −x, so this halves the special-function work of a PLD.
+func connectDotsDual(interval, lossLow, lossHigh float64, f hockeySplit) (forward, reverse *PMF, err error) {
+	g, err := evalHockeyGrid(interval, lossLow, lossHigh, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if forward, err = g.pmf(); err != nil {
+		return nil, nil, err
+	}
+	n := len(g.vals)
+	r := hockeyGrid{interval: interval, k0: -(g.k0 + n - 1), vals: make([]float64, n), affine: make([]float64, n), sf: make([]bool, n)}
+	for j := range r.vals {
+		i := n - 1 - j
+		ep := 1 - g.affine[i] // e^{ε_i} of the forward point, ε_i = −ε_j
+		r.vals[j] = g.vals[i] / ep
+		r.sf[j] = !g.sf[i]
+		r.affine[j] = -g.affine[i] / ep // 1 − e^{−ε_i} = (e^{ε_i} − 1)/e^{ε_i}
+	}
+	reverse, err = r.pmf()
+	return forward, reverse, err
+}
+
+// hockeyGrid holds δ on the grid ε_j = (k0 + j)·h in split form (see
+// hockeySplit) with affine[j] = 1 − e^{ε_j}.
+type hockeyGrid struct {
+	interval float64
+	k0       int
+	vals     []float64
+	affine   []float64
+	sf       []bool
+}
+
+func evalHockeyGrid(interval, lossLow, lossHigh float64, f hockeySplit) (*hockeyGrid, error) {
 	if !(interval > 0) || math.IsInf(interval, 1) {
 		return nil, invalidf("discretisation interval must be > 0 and finite, got %v", interval)
 	}
@@ -126,62 +176,67 @@ func connectDots(interval, lossLow, lossHigh float64, f hockeySplit) (*PMF, erro
 		return nil, fmt.Errorf("connect-the-dots on [%v, %v] at interval %v: %w", lossLow, lossHigh, interval, ErrTooLarge)
 	}
 	n := int(hi-lo) + 1
-	k0 := int(lo)
-	vals := make([]float64, n)   // δ or δ − (1 − e^ε), per sf
-	affine := make([]float64, n) // 1 − e^ε = −expm1(ε)
-	sf := make([]bool, n)
-	for i := range vals {
-		eps := float64(k0+i) * interval
+	g := &hockeyGrid{interval: interval, k0: int(lo), vals: make([]float64, n), affine: make([]float64, n), sf: make([]bool, n)}
+	for i := range g.vals {
+		eps := float64(g.k0+i) * interval
 		em1 := math.Expm1(eps)
 		v, s := f(eps, em1)
 		if math.IsNaN(v) {
 			return nil, fmt.Errorf("privacy: hockey-stick divergence is NaN at ε = %v", eps)
 		}
-		vals[i], sf[i], affine[i] = v, s, -em1
+		g.vals[i], g.sf[i], g.affine[i] = v, s, -em1
 	}
-	// delta returns δ_j in the form `survival` asks for.
-	delta := func(j int, survival bool) float64 {
-		switch {
-		case sf[j] == survival:
-			return vals[j]
-		case survival:
-			return vals[j] - affine[j]
-		default:
-			return vals[j] + affine[j]
-		}
+	return g, nil
+}
+
+// delta returns δ_j in the form `survival` asks for.
+func (g *hockeyGrid) delta(j int, survival bool) float64 {
+	switch {
+	case g.sf[j] == survival:
+		return g.vals[j]
+	case survival:
+		return g.vals[j] - g.affine[j]
+	default:
+		return g.vals[j] + g.affine[j]
 	}
+}
+
+// pmf applies the connect-the-dots formulas to the grid.
+func (g *hockeyGrid) pmf() (*PMF, error) {
+	n, interval := len(g.vals), g.interval
 	// δ must be non-increasing; allow rounding noise.
 	prev := math.Inf(1)
-	for j := range vals {
-		d := math.Min(math.Max(delta(j, false), 0), 1)
+	for j := range g.vals {
+		d := math.Min(math.Max(g.delta(j, false), 0), 1)
 		if d-prev > 1e-12 {
 			return nil, fmt.Errorf("privacy: hockey-stick divergence increases at ε = %v (%v → %v); is the loss monotone?",
-				float64(k0+j)*interval, prev, d)
+				float64(g.k0+j)*interval, prev, d)
 		}
 		prev = math.Min(prev, d)
 	}
 	probs := make([]float64, n)
-	last := math.Min(math.Max(delta(n-1, false), 0), 1)
+	last := math.Min(math.Max(g.delta(n-1, false), 0), 1)
 	if n == 1 {
 		probs[0] = 1 - last
 	} else {
 		em1 := math.Expm1(interval)
 		ed := math.Exp(interval)
-		first := math.Min(math.Max(delta(0, false), 0), 1)
-		probs[0] = 1 - first + (delta(1, false)-delta(0, false))/em1
-		if sf[0] {
+		if g.sf[0] {
 			// 1 − δ_0 + (δ_1 − δ_0)/(e^h − 1) in survival form: the affine parts
 			// contribute 1 − a_0 + (a_1 − a_0)/(e^h−1) = e^{ε_0}(1 − (e^h − 1)/(e^h − 1)) = 0.
-			probs[0] = -delta(0, true) + (delta(1, true)-delta(0, true))/em1
+			probs[0] = -g.delta(0, true) + (g.delta(1, true)-g.delta(0, true))/em1
+		} else {
+			first := math.Min(math.Max(g.delta(0, false), 0), 1)
+			probs[0] = 1 - first + (g.delta(1, false)-g.delta(0, false))/em1
 		}
 		for i := 1; i < n-1; i++ {
-			s := sf[i]
-			probs[i] = ((delta(i+1, s) - delta(i, s)) - ed*(delta(i, s)-delta(i-1, s))) / em1
+			s := g.sf[i]
+			probs[i] = ((g.delta(i+1, s) - g.delta(i, s)) - ed*(g.delta(i, s)-g.delta(i-1, s))) / em1
 		}
-		probs[n-1] = (delta(n-1, false) - delta(n-2, false)) / math.Expm1(-interval)
+		probs[n-1] = (g.delta(n-1, false) - g.delta(n-2, false)) / math.Expm1(-interval)
 		clipNegative(probs)
 	}
-	return &PMF{interval: interval, offset: k0, probs: probs, infMass: last, pessimistic: true}, nil
+	return &PMF{interval: interval, offset: g.k0, probs: probs, infMass: last, pessimistic: true}, nil
 }
 
 // Buckets returns the "privacy buckets" PMF of the loss (dp_accounting's

@@ -238,3 +238,26 @@ func TestLossUnderOtherDistribution(t *testing.T) {
 		}
 	}
 }
+
+func TestConnectDotsDualIdentity(t *testing.T) {
+	// δ_{Q,P}(ε) = 1 − e^ε + e^ε·δ_{P,Q}(−ε) is exact for any pair, and the
+	// sampled Gaussian's add pair is its remove pair reversed, so the add
+	// PMF built from the remove curve (connectDotsDual) must equal the one
+	// built from the add curve directly: same grid, masses to 1e-12
+	// absolute (rounding of the two evaluation orders).
+	for _, c := range []struct{ q, s float64 }{{mnistQ, 1.1}, {0.04, 1.35}, {0.9, 3}, {0.01, 0.5}} {
+		rem := sampledGaussianLoss(c.q, c.s, false)
+		_, dual, err := connectDotsDual(1e-3, rem.Loss(rem.XHigh), rem.Loss(rem.XLow), rem.split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct := must3(t)(sampledGaussianLoss(c.q, c.s, true).ConnectDots(1e-3))
+		if dual.Offset() != direct.Offset() || dual.Len() != direct.Len() {
+			t.Fatalf("q=%v σ=%v: grids differ: %d+%d vs %d+%d", c.q, c.s, dual.Offset(), dual.Len(), direct.Offset(), direct.Len())
+		}
+		for i := 0; i < dual.Len(); i++ {
+			near(t, "dual add mass", dual.Prob(i), direct.Prob(i), 1e-12)
+		}
+		near(t, "dual add infinity mass", dual.InfinityMass(), direct.InfinityMass(), 1e-15)
+	}
+}
