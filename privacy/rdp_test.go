@@ -332,3 +332,33 @@ func TestRDPLargeOrders(t *testing.T) {
 		nearRel(t, "large-order RDP", e.rdp(a), rdpQuadratureLogA(0.01, 3, a)/(a-1), 1e-8)
 	}
 }
+
+func TestRDPOrderTwoGuo(t *testing.T) {
+	// guo2022 "DP-SGD RDP(α = 2)" table: ε₂ = T·RDP_2(q, σ_eff) with
+	// σ_eff = σ/1.115 (the code's soft-clip correction), rel 1e-5; and the
+	// uncorrected values F16a 0.171813, F16g 0.00502508.
+	r2 := func(q, sigma float64, steps int) float64 {
+		r := mustRDP(t)(NewRDP([]float64{2}))
+		if err := r.AddSampledGaussian(q, sigma, steps); err != nil {
+			t.Fatal(err)
+		}
+		return r.Values()[0]
+	}
+	cases := []struct {
+		q, sigma float64
+		steps    int
+		want     float64
+	}{
+		{0.01, 1 / 1.115, 1000, 0.246647},    // F16a
+		{0.01, 1 / 1.115, 5000, 1.23324},     // F16b
+		{0.01, 2 / 1.115, 1000, 0.0364518},   // F16c
+		{0.01, 0.5 / 1.115, 1000, 14.2426},   // F16h
+		{0.004, 1 / 1.115, 12500, 0.493345},  // F17a
+		{0.004, 0.5 / 1.115, 12500, 28.6562}, // F17e
+		{0.01, 1, 1000, 0.171813},            // F16a uncorrected
+		{0.01, 10, 5000, 0.00502508},         // F16g uncorrected
+	}
+	for _, c := range cases {
+		nearRel(t, "ε₂", r2(c.q, c.sigma, c.steps), c.want, 1e-5)
+	}
+}
