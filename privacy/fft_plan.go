@@ -19,10 +19,10 @@ import (
 // fftPlan holds the twiddle factors for complex transforms of length
 // m = r·2^k and for the real transform of length 2m built on it.
 type fftPlan struct {
-	m    int
-	tw   []complex128 // stage twiddles: tw[span+k] = e^{−πik/span}, k < span, span = 4, 8, …, m/2
-	rtw  []complex128 // rtw[k] = e^{−2πik/(2m)}, k ≤ m/2 (real-transform post-processing)
-	rev  []uint32     // bit-reversal permutation
+	m   int
+	tw  []complex128 // stage twiddles: tw[span+k] = e^{−πik/span}, k < span, span = 4, 8, …, m/2
+	rtw []complex128 // rtw[k] = e^{−2πik/(2m)}, k ≤ m/2 (real-transform post-processing)
+	rev []uint32     // bit-reversal permutation
 
 	// For m = r·2^k with r > 1: the power-of-two plan of length 2^k, and the
 	// twiddles e^{−2πi·j·k1/m} of the final radix-r pass (index (j−1)·2^k + k1).
