@@ -1,40 +1,61 @@
 // Package gemm holds dpaudit's float32 dense kernels: the matrix multiply
-// (Sgemm) that dominates DP-SGD training, and the level-1 vector kernels
-// (Dot, Axpy, Scal, ...).
+// (Sgemm, SgemmParallel) that dominates DP-SGD training, the level-1 vector
+// kernels (Dot, Axpy, Scal, SumSquares) and the trainer's row/column
+// bookkeeping (ColSums, AddRowVector, ScaleRows, RowSumSquares, AllFinite,
+// Tanh).
 //
 // # Paths
 //
 // On amd64 the kernels are Go assembly, chosen once at start-up from the CPU's
-// features (golang.org/x/sys/cpu): AVX-512F (16-lane ZMM FMA) when present,
-// else AVX2+FMA (8-lane YMM). Every other CPU and architecture, and any build
-// with the `purego` tag, uses a portable Go implementation of the same blocked
-// algorithm. [Path] reports which one is in use.
+// features (golang.org/x/sys/cpu): AVX-512F (16-lane ZMM FMA, lane masks)
+// when present, else AVX2+FMA (8-lane YMM). Every other CPU and architecture,
+// and any build with the `purego` tag, uses a portable Go implementation of
+// the same blocked algorithm. [Path] reports which one is in use. The
+// default `go build` needs no cgo and no system libraries.
 //
 // # Algorithm
 //
 // Sgemm is the GotoBLAS/BLIS scheme: C is computed in register tiles of up
-// to 14×32 (AVX-512) or 6×16 (AVX2) by a micro-kernel that broadcasts one
-// element of op(A) and multiplies it with one or two vectors of op(B) per step
-// of k. Operands are packed into contiguous panels only when that pays: a
-// transposed B is always packed, an untransposed B and an A that is reused by
-// few column panels are read in place, which matters for the skinny shapes of
-// small models (256×784 · 784×10). The k dimension is cut into chunks of
-// 256 (kcBlock) for cache locality; m and n edges are handled by kernels for every row
-// count and a lane mask on the last vector, so no operand is ever read past
-// its last element.
+// to 14×32 (AVX-512) or 6×16 (AVX2) by micro-kernels that broadcast one
+// element of op(A) and multiply it with one or two vectors of op(B) per step
+// of k. The kernels are generated (internal/asmgen) for every tile height and
+// both layouts of A, so m edges need no padding, and the last vector of a row
+// is masked, so n edges need none either: no operand is read past its last
+// element. Operands are copied into packed panels only when that pays — a
+// transposed B always (through an 8×8 AVX transposer), an untransposed A
+// only when its row stride is a multiple of 4 KiB (rows would alias in L1);
+// otherwise both are read in place, which is what makes the skinny shapes of
+// small models fast (256×784 · 784×10 has nothing worth packing). k is cut
+// into equal chunks of at most 256.
+//
+// Outputs with at most 12 columns and long enough k (n = 1 for binary
+// logistic regression, n = 10 for ten classes) take a dot-product path
+// instead: a broadcast kernel would leave most of its 16 lanes idle there.
+// See dot.go.
 //
 // # Determinism
 //
-// Each element of C is one FMA chain over p = 0, 1, …, k−1 within every
-// k-chunk of 256 (kcBlock), chunks accumulated into C in order, then
-// C = alpha·acc + beta·C. That sequence does not depend on the tile that
-// computes the element, on packing, or on how SgemmParallel splits the output,
-// so results are bit-identical for any thread count, and the AVX2 and
-// AVX-512 paths give identical bits as well. The portable Go path rounds
-// differently (no fused multiply-add) and so differs in the last bits.
+// For a given path, every element of C is computed by one fixed sequence of
+// operations that depends only on the problem's shape: on the broadcast path
+// one FMA chain over p = 0, 1, …, k−1 within each k-chunk, chunks added into
+// C in order, then C = fma(beta, C, alpha·acc); on the dot path 16 lane sums
+// folded by a fixed tree. Neither depends on the tile that computes the
+// element, on packing, or on how SgemmParallel splits the output, so results
+// are bit-identical for any thread count. The AVX2 and AVX-512 kernels
+// perform the same sequences, so those two paths also agree bit for bit. The
+// portable Go path rounds differently (no fused multiply-add) and differs in
+// the last bits.
 //
-// Level-1 Dot uses 64 partial sums (element i goes to sum i mod 64) reduced
-// by a fixed pairwise tree; again identical for AVX2 and AVX-512.
+// Dot uses 64 partial sums (element i goes to sum i mod 64) folded pairwise,
+// identical on AVX2 and AVX-512. ColSums, AddRowVector, ScaleRows and Tanh
+// do exactly the operations of their plain Go loops and so match them bit for
+// bit on every path.
+//
+// # Concurrency and memory
+//
+// All functions are safe for concurrent use. Sgemm runs on the calling
+// goroutine; packing buffers come from a sync.Pool, so steady-state calls do
+// not allocate. SgemmParallel starts goroutines only when asked to.
 package gemm
 
 //go:generate go run ./internal/asmgen

@@ -5,6 +5,13 @@ import "unsafe"
 // The portable path: the same blocked driver as the assembly, with a Go
 // micro-kernel of 4×4 register tiles. It runs on every architecture and is
 // what `-tags purego` selects on amd64.
+//
+// Every product is written float32(x*y): the Go spec lets the compiler fuse
+// x*y+z into one FMA (arm64 does by default, amd64 with GOAMD64=v3), and it
+// may do so in one loop and not in another, which would make an element's
+// bits depend on the tile that computed it. An explicit conversion forces the
+// rounding and forbids the fusion, so this path gives the same bits on every
+// architecture, for every tiling and thread count.
 
 const (
 	genericWidth = 4
@@ -64,22 +71,22 @@ func tile4x4(k int, a []float32, aStep, aRow int, b []float32, bs int, c []float
 		a0, a1, a2, a3 := ap[0], ap[aRow], ap[2*aRow], ap[3*aRow]
 		bp := b[p*bs : p*bs+4]
 		b0, b1, b2, b3 := bp[0], bp[1], bp[2], bp[3]
-		c00 += a0 * b0
-		c01 += a0 * b1
-		c02 += a0 * b2
-		c03 += a0 * b3
-		c10 += a1 * b0
-		c11 += a1 * b1
-		c12 += a1 * b2
-		c13 += a1 * b3
-		c20 += a2 * b0
-		c21 += a2 * b1
-		c22 += a2 * b2
-		c23 += a2 * b3
-		c30 += a3 * b0
-		c31 += a3 * b1
-		c32 += a3 * b2
-		c33 += a3 * b3
+		c00 += float32(a0 * b0)
+		c01 += float32(a0 * b1)
+		c02 += float32(a0 * b2)
+		c03 += float32(a0 * b3)
+		c10 += float32(a1 * b0)
+		c11 += float32(a1 * b1)
+		c12 += float32(a1 * b2)
+		c13 += float32(a1 * b3)
+		c20 += float32(a2 * b0)
+		c21 += float32(a2 * b1)
+		c22 += float32(a2 * b2)
+		c23 += float32(a2 * b3)
+		c30 += float32(a3 * b0)
+		c31 += float32(a3 * b1)
+		c32 += float32(a3 * b2)
+		c33 += float32(a3 * b3)
 	}
 	acc := [4][4]float32{
 		{c00, c01, c02, c03}, {c10, c11, c12, c13}, {c20, c21, c22, c23}, {c30, c31, c32, c33},
@@ -97,7 +104,7 @@ func tileEdge(k int, a []float32, aStep, aRow, mr int, b []float32, bs, nr int, 
 		for i := 0; i < mr; i++ {
 			ai := a[p*aStep+i*aRow]
 			for j, bj := range bp {
-				acc[i][j] += ai * bj
+				acc[i][j] += float32(ai * bj)
 			}
 		}
 	}
@@ -110,12 +117,12 @@ func tileEdge(k int, a []float32, aStep, aRow, mr int, b []float32, bs, nr int, 
 func store(c, acc []float32, alpha, beta float32) {
 	if beta == 0 {
 		for j, v := range acc {
-			c[j] = alpha * v
+			c[j] = float32(alpha * v)
 		}
 		return
 	}
 	for j, v := range acc {
-		c[j] = alpha*v + beta*c[j]
+		c[j] = float32(alpha*v) + float32(beta*c[j])
 	}
 }
 
@@ -127,7 +134,7 @@ func dotGeneric(x, y []float32) float32 {
 	n := len(x)
 	y = y[:n]
 	for i := 0; i < n; i++ {
-		s[i&63] += x[i] * y[i]
+		s[i&63] += float32(x[i] * y[i])
 	}
 	return reduce64(&s)
 }
@@ -145,7 +152,7 @@ func reduce64(s *[64]float32) float32 {
 func axpyGeneric(alpha float32, x, y []float32) {
 	y = y[:len(x)]
 	for i, v := range x {
-		y[i] += alpha * v
+		y[i] += float32(alpha * v)
 	}
 }
 

@@ -8,8 +8,9 @@ import "fmt"
 // trainer uses for its tanh activations (learn/activation.go, tanh32). Every
 // path performs the same float32 operations in the same order — clamp,
 // x², separate multiplies and adds (no fused multiply-add), one division —
-// so results are bit-identical to the scalar Go function on amd64. NaN stays
-// NaN. dst may be x (in place); len(dst) ≥ len(x).
+// so results are bit-identical to the scalar Go function tanh32 (whose
+// products are written float32(x*y) so that no compiler may fuse them into
+// FMAs) on every path and architecture. NaN stays NaN. dst may be x (in place); len(dst) ≥ len(x).
 func Tanh(dst, x []float32) {
 	if len(dst) < len(x) {
 		panic(fmt.Sprintf("gemm.Tanh: len(dst) = %d < len(x) = %d", len(dst), len(x)))
@@ -44,17 +45,20 @@ func tanh32(x float32) float32 {
 	if x < -9 {
 		x = -9
 	}
+	// float32(…) around every product forbids fusing it with the following
+	// add (Go spec, floating-point operators), which the compiler would do
+	// on arm64 or with GOAMD64=v3 and so change the result.
 	x2 := x * x
-	p := x2*tanhA13 + tanhA11
-	p = x2*p + tanhA9
-	p = x2*p + tanhA7
-	p = x2*p + tanhA5
-	p = x2*p + tanhA3
-	p = x2*p + tanhA1
+	p := float32(x2*tanhA13) + tanhA11
+	p = float32(x2*p) + tanhA9
+	p = float32(x2*p) + tanhA7
+	p = float32(x2*p) + tanhA5
+	p = float32(x2*p) + tanhA3
+	p = float32(x2*p) + tanhA1
 	p *= x
-	q := x2*tanhB6 + tanhB4
-	q = x2*q + tanhB2
-	q = x2*q + tanhB0
+	q := float32(x2*tanhB6) + tanhB4
+	q = float32(x2*q) + tanhB2
+	q = float32(x2*q) + tanhB0
 	return p / q
 }
 
