@@ -51,8 +51,14 @@ func TestAccountantInputs(t *testing.T) {
 			_, err := ComposedEpsilon(AccountantRDP, []SampledGaussian{m, {1, 0, 10}}, 1e-5, Options{})
 			return err
 		}()},
-		{"σ < 0", func() error { _, err := Epsilon(AccountantGDP, SampledGaussian{-1, 0.1, 1}, 1e-5, Options{}); return err }()},
-		{"steps = 0", func() error { _, err := Epsilon(AccountantRDP, SampledGaussian{1, 0.1, 0}, 1e-5, Options{}); return err }()},
+		{"σ < 0", func() error {
+			_, err := Epsilon(AccountantGDP, SampledGaussian{-1, 0.1, 1}, 1e-5, Options{})
+			return err
+		}()},
+		{"steps = 0", func() error {
+			_, err := Epsilon(AccountantRDP, SampledGaussian{1, 0.1, 0}, 1e-5, Options{})
+			return err
+		}()},
 		{"order ≤ 1", func() error { _, err := Epsilon(AccountantRDP, m, 1e-5, Options{Orders: []float64{1}}); return err }()},
 		{"conversion", func() error { _, err := Epsilon(AccountantRDP, m, 1e-5, Options{Conversion: 5}); return err }()},
 		{"interval", func() error { _, err := Epsilon(AccountantPLD, m, 1e-5, Options{PLDInterval: math.NaN()}); return err }()},
