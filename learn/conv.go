@@ -20,7 +20,10 @@ import (
 // whenever P ≥ K·outC/(K+outC), which holds for both layers of TanhCNN
 // (P = 196 vs 13.5 and P = 25 vs 28.4 — nearly even there, and the
 // materialised G_i also makes the clipped sum a cheap Σ c_i G_i instead of a
-// second full GEMM); BenchmarkConvNorms measures both. So when clipping is on,
+// second full GEMM). BenchmarkConvNorms measures norms plus clipped sum for
+// a chunk of 128 (medians of 5): first layer 151,000 examples/s
+// materialised vs 10,500 by the Gram trick; second layer 97,000 vs 72,000.
+// So when clipping is on,
 // backward materialises G_i (plus the bias gradient Σ_p δ_p) into a b×params
 // buffer; when it is off, the gradient sum is one GEMM (c∘Δ)ᵀU.
 type conv struct {

@@ -62,9 +62,9 @@ func TestNormalDraws(t *testing.T) {
 // all-zero inputs has zero gradients, so the noisy sum is pure noise,
 // N(0, σ²C²·I). Over 60 steps × 20,000 coordinates (two noise blocks) the
 // sample mean must be 0 within 5 SE (5·σC/√n) and the variance σ²C²
-// within 5 SE (5·σ²C²·√(2/n)); coordinates 0 and noiseBlock (different
-// streams) must be uncorrelated across steps (|r| ≤ 5/√steps·… checked on
-// the whole block as mean product within 5 SE).
+// within 5 SE (5·σ²C²·√(2/n)). Coordinates j and j + noiseBlock come from
+// different streams, so the mean of their products over all such pairs and
+// steps must be 0 within 5 SE (5·σ²C²/√pairs).
 func TestNoiseScaleWithZeroGradients(t *testing.T) {
 	const d, steps = 20000, 60
 	const sigma, C = 1.3, 0.7

@@ -179,8 +179,10 @@ func TestEmptyBatchesAndWarnings(t *testing.T) {
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "most Poisson batches are empty") {
 		t.Errorf("warnings %q, want one about empty batches", res.Warnings)
 	}
-	if res.EmptyBatches < 40 || slices.Equal(m.Params(), p0) {
-		t.Errorf("%d of 50 batches empty (expect ~41); parameters changed: %v", res.EmptyBatches, !slices.Equal(m.Params(), p0))
+	// P(empty) = 0.99²⁰ = 0.818, so 40.9 ± 2.7 of 50 steps are empty; the
+	// parameters still move (noise-only steps).
+	if math.Abs(float64(res.EmptyBatches)-40.9) > 5*2.73 || slices.Equal(m.Params(), p0) {
+		t.Errorf("%d of 50 batches empty (expect 40.9 ± 2.7); parameters changed: %v", res.EmptyBatches, !slices.Equal(m.Params(), p0))
 	}
 	cfg.Sampling, cfg.SamplingRate = SampleShuffle, 0.25
 	var sizes []int
