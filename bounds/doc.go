@@ -54,6 +54,21 @@
 // also compares against MembershipAdvantage ((e^ε − 1)/(e^ε + 1)),
 // MembershipAdvantageApprox, GDPTradeOff, GDPAdvantage and DPTradeOff.
 //
+// # Units
+//
+//   - probabilities in [0, 1]: every ReRo γ (and Lower/Upper), κ,
+//     advantages, ρ_β, ρ_α, trade-off values;
+//   - nats: ε, RDP values, mutual information, ReRoResult.Threshold and
+//     Interval;
+//   - per-coordinate MSE E[‖ẑ − z‖²/d], in squared data units: GuoMSEBound,
+//     GuoMSEBoundBiased, GuoMSEBoundUniform, FILMSEBound;
+//   - total squared distance E[ρ(z, ẑ)²] (E‖ẑ − z‖²): MinimaxDP, MinimaxRDP,
+//     MinimaxMDP, MinimaxHighDim, GuoTotalBound (divide by d to compare
+//     with the per-coordinate ones);
+//   - noise: MDPGaussianSigma is a standard deviation, PNSGDSigmaSqMDP and
+//     PNSGDSigmaSqDP are variances, DPSGD.NoiseMultiplier is in units of
+//     the clipping norm.
+//
 // # Errors
 //
 // Bad input (κ outside (0, 1), a prior smaller than 2, too few samples for

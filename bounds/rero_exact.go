@@ -16,7 +16,8 @@ import (
 // self-compositions of discretised one-step loss distributions:
 //
 //   - Upper: the connect-the-dots PMF of the loss under μ (Doroshenko et al.
-//     2022; privacy.SampledGaussianPLD's pessimistic "remove" PMF) is the PLD
+//     2022; built from the pair's hockey-stick curve, stepHockeyStick, by
+//     privacy.ConnectDotsPMF — the accountant's "remove" PMF) is the PLD
 //     of a pair that dominates (μ_step, ν), and domination survives
 //     composition, so its hockey-stick curve δ⁺(ε) ≥ δ(ε) for every ε. As
 //     B_κ = inf_ε [δ(ε) + κ·e^ε] (every E has μ(E) ≤ δ(ε) + e^ε·ν(E), with
@@ -41,12 +42,40 @@ import (
 // in the pessimistic PMF, dropped or moved down in the rounded-down ones).
 const exactTailMass = 1e-14
 
-// maxExactRefinements caps the adaptive grid refinement.
-const maxExactRefinements = 6
+// maxExactRefinements caps the adaptive grid refinement, and
+// maxExactCoarsenings the retries with a coarser grid when the first one
+// does not fit in privacy.MaxPMFLen points.
+const (
+	maxExactRefinements = 6
+	maxExactCoarsenings = 4
+)
 
 // reroExact returns exact brackets for every κ, refining the grid until all
 // of them are narrower than o.Tolerance (or using o.Interval if set).
 func reroExact(m DPSGD, kappas []float64, o ReRoOptions) ([]ReRoResult, error) {
+	if m.SamplingRate == 1 {
+		return fullBatchResults(m, kappas), nil
+	}
+	return reroExactFFT(m, kappas, o)
+}
+
+// fullBatchResults returns the closed form (q = 1) as exact results: a
+// bracket of width 0 (up to rounding) and the Neyman–Pearson threshold
+// t = μ·Φ⁻¹(1 − κ) − μ²/2 of L = μX − μ²/2, X ∼ N(0, 1) under ν, μ = √T/σ.
+func fullBatchResults(m DPSGD, kappas []float64) []ReRoResult {
+	mu := math.Sqrt(float64(m.Steps)) / m.NoiseMultiplier
+	out := make([]ReRoResult, len(kappas))
+	for i, kappa := range kappas {
+		z := normQuantile(kappa)
+		g := normCDF(z + mu)
+		out[i] = ReRoResult{Gamma: g, Lower: g, Upper: g, Confidence: 1, Method: ReRoExact, Threshold: -mu*z - mu*mu/2}
+	}
+	return out
+}
+
+// reroExactFFT is the discretised computation (any q, including 1, which
+// the tests use to check it against the closed form).
+func reroExactFFT(m DPSGD, kappas []float64, o ReRoOptions) ([]ReRoResult, error) {
 	if o.Interval > 0 {
 		d, err := newReRoDistributions(m, alignedInterval(m.SamplingRate, o.Interval))
 		if err != nil {
@@ -55,15 +84,24 @@ func reroExact(m DPSGD, kappas []float64, o ReRoOptions) ([]ReRoResult, error) {
 		return d.bounds(kappas), nil
 	}
 	q := m.SamplingRate
-	h := alignedInterval(q, math.Sqrt(o.Tolerance/5))
+	h := alignedInterval(q, initialInterval(m, o.Tolerance))
 	var best []ReRoResult
-	for i := 0; ; i++ {
+	for refinements, coarsenings := 0, 0; ; {
 		d, err := newReRoDistributions(m, h)
 		if err != nil {
-			if errors.Is(err, privacy.ErrTooLarge) && best != nil {
+			if !errors.Is(err, privacy.ErrTooLarge) {
+				return nil, err
+			}
+			if best != nil {
 				return best, nil // the finest grid that fits; its width says how good it is
 			}
-			return nil, err
+			if coarsenings == maxExactCoarsenings || h == alignedInterval(q, 4*h) {
+				return nil, err
+			}
+			// The first guess was too fine to fit: try a coarser grid.
+			h = alignedInterval(q, 4*h)
+			coarsenings++
+			continue
 		}
 		rs := d.bounds(kappas)
 		widest := 0.0
@@ -71,13 +109,25 @@ func reroExact(m DPSGD, kappas []float64, o ReRoOptions) ([]ReRoResult, error) {
 			widest = math.Max(widest, r.Upper-r.Lower)
 		}
 		best = rs
-		if widest <= o.Tolerance || i == maxExactRefinements {
+		if widest <= o.Tolerance || refinements == maxExactRefinements {
 			return rs, nil
 		}
 		// The width shrinks like h² (both values are second-order accurate
 		// once the grid resolves the one-step loss); aim at half the tolerance.
 		h = alignedInterval(q, h*math.Max(0.1, math.Min(0.7, math.Sqrt(0.5*o.Tolerance/widest))))
+		refinements++
 	}
+}
+
+// initialInterval is the first grid interval tried: the bracket width is
+// about 5·h² once the grid resolves the one-step loss (measured over the
+// settings of the tests), so √(tol/5); and at most half the one-step
+// loss's spread, √(log(1 + q²(e^{1/σ²} − 1))) (its χ²-scale; 1/σ at q = 1),
+// which matters when σ is large and the loss is tiny.
+func initialInterval(m DPSGD, tol float64) float64 {
+	q, sigma := m.SamplingRate, m.NoiseMultiplier
+	spread := math.Sqrt(math.Log1p(q * q * math.Expm1(1/(sigma*sigma))))
+	return math.Min(math.Sqrt(tol/5), spread/2)
 }
 
 // alignedInterval returns the largest interval ≤ h of which log(1 − q) is a

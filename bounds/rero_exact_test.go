@@ -14,7 +14,10 @@ func TestReRoExactBracketsFullBatchClosedForm(t *testing.T) {
 		T     int
 	}{{0.5, 1}, {1, 1}, {3, 1}, {10.8116, 100}, {2.0493, 100}, {1.5, 10}} {
 		kappas := []float64{0.001, 0.01, 0.1, 0.5, 0.9}
-		rs, err := ReRoBounds(DPSGD{c.sigma, 1, c.T}, kappas, ReRoOptions{Method: ReRoExact})
+		// The public method returns the closed form at q = 1; check the
+		// discretised computation itself.
+		o, _ := ReRoOptions{Method: ReRoExact}.withDefaults()
+		rs, err := reroExactFFT(DPSGD{c.sigma, 1, c.T}, kappas, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,6 +34,20 @@ func TestReRoExactBracketsFullBatchClosedForm(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestReRoExactFullBatchShortcut(t *testing.T) {
+	// At q = 1 the exact method is the closed form (notes §2.4), with the
+	// Neyman–Pearson threshold t = μΦ⁻¹(1 − κ) − μ²/2: P_ν[L > t] = κ for
+	// L ∼ N(−μ²/2, μ²) under ν. Closed form to 1e-15; threshold by definition.
+	r, err := ReRoBound(DPSGD{4.9989, 1, 100}, 0.1, ReRoOptions{Method: ReRoExact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := f64(t)(ReRoFullBatch(4.9989, 100, 0.1))
+	nearRel(t, "q = 1 exact", r.Gamma, want, 1e-15)
+	mu := 10 / 4.9989
+	near(t, "P_ν[L > t]", normSF((r.Threshold+mu*mu/2)/mu), 0.1, 1e-12)
 }
 
 func TestReRoExactReferenceValues(t *testing.T) {
