@@ -45,7 +45,7 @@ func benchMC(b *testing.B, method ReRoMethod, passes int) {
 		}
 	}
 	b.ReportMetric(float64(passes*n*b.N)/b.Elapsed().Seconds(), "samples/s")
-	b.ReportMetric((cpuTime() - cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkReRoExact: one (q, σ) point at error ≤ 1e-3 (the brief: ≤ 0.5 s
