@@ -19,7 +19,10 @@ func gaussianC(delta float64) float64 { return math.Sqrt(2 * math.Log(1.25/delta
 // RhoBeta returns the posterior-belief bound ρ_β = 1/(1 + e^{−ε}) of an ε-DP
 // mechanism, ε the total over all composed steps (Theorem 1(i); Eq. 9). For
 // an (ε, δ)-DP mechanism the same value bounds the belief with probability
-// 1 − δ (Theorem 1(ii)); see RhoBetaApprox.
+// 1 − δ (Theorem 1(ii)); see RhoBetaApprox. Passing the accountant's ε at δ
+// (privacy.Epsilon with any accountant) gives the RDP-composed form of
+// Sec. 4.4 with that accountant's conversion; RhoBetaRDP is the paper's own
+// Eq. 17 (classic conversion).
 func RhoBeta(eps float64) (float64, error) {
 	if err := checkEpsilon("ε", eps); err != nil {
 		return 0, err

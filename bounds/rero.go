@@ -51,7 +51,9 @@ const (
 	// discretised and composed T times by FFT (no paper has this). It
 	// returns a deterministic bracket [Lower, Upper] that contains the true
 	// bound; Gamma is Upper, so it is safe to use as an upper bound on
-	// attack success.
+	// attack success. The grid is refined until Upper − Lower ≤ Tolerance;
+	// typical DP-SGD points (T = 100) take a few milliseconds. At q = 1 it
+	// returns the closed form ReRoFullBatch.
 	ReRoExact ReRoMethod = "exact"
 )
 
@@ -81,8 +83,11 @@ type ReRoOptions struct {
 	Confidence float64
 	// Workers is the number of goroutines for Monte Carlo (0: GOMAXPROCS).
 	Workers int
-	// Tolerance is the largest Upper − Lower the exact method accepts before
-	// refining its grid; 0 means DefaultReRoTolerance.
+	// Tolerance is the largest Upper − Lower (absolute) the exact method
+	// accepts before refining its grid; 0 means DefaultReRoTolerance. After
+	// 6 refinements, or when a finer grid would not fit in
+	// privacy.MaxPMFLen points, it returns the finest bracket it computed:
+	// check Upper − Lower. (At q = 1 the closed form is returned: width 0.)
 	Tolerance float64
 	// Interval fixes the exact method's discretisation interval of the
 	// privacy loss (nats) instead of refining it adaptively; 0 = adaptive.
@@ -138,7 +143,7 @@ type ReRoResult struct {
 	Confidence float64
 	Method     ReRoMethod
 	// Samples is N (Monte Carlo), Interval the final grid spacing in nats
-	// (exact).
+	// (exact; 0 for the closed form at q = 1).
 	Samples  int
 	Interval float64
 	// Threshold is the Neyman–Pearson threshold t on the privacy loss
