@@ -56,20 +56,21 @@ func readValues(dir string) ([]Output, error) {
 	outs := make([]Output, len(wire))
 	for i, w := range wire {
 		o := Output{Name: w.Name}
-		if string(w.Value) == "null" {
-			o.Value = nil
-		}
+		isNull := string(w.Value) == "null"
 		switch w.Type {
 		case "float64":
 			o.Type = pipeline.Float64
 			var s string
+			if isNull {
+				break
+			}
 			if json.Unmarshal(w.Value, &s) == nil {
 				f, err := strconv.ParseFloat(s, 64)
 				if err != nil {
 					return nil, err
 				}
 				o.Value = f
-			} else if string(w.Value) != "null" {
+			} else {
 				var f float64
 				if err := json.Unmarshal(w.Value, &f); err != nil {
 					return nil, err
@@ -78,7 +79,7 @@ func readValues(dir string) ([]Output, error) {
 			}
 		case "int64":
 			o.Type = pipeline.Int64
-			if string(w.Value) != "null" {
+			if !isNull {
 				var v int64
 				if err := json.Unmarshal(w.Value, &v); err != nil {
 					return nil, err
@@ -87,7 +88,7 @@ func readValues(dir string) ([]Output, error) {
 			}
 		case "string":
 			o.Type = pipeline.String
-			if string(w.Value) != "null" {
+			if !isNull {
 				var v string
 				if err := json.Unmarshal(w.Value, &v); err != nil {
 					return nil, err
@@ -96,7 +97,7 @@ func readValues(dir string) ([]Output, error) {
 			}
 		case "bool":
 			o.Type = pipeline.Bool
-			if string(w.Value) != "null" {
+			if !isNull {
 				var v bool
 				if err := json.Unmarshal(w.Value, &v); err != nil {
 					return nil, err
