@@ -8,29 +8,15 @@ import (
 )
 
 // calibratePLD returns the noise multiplier at which the PLD accountant
-// (add/remove, pessimistic) certifies (eps, δ = 1e-5) for T steps at rate q,
-// by Brent's method on σ ↦ ε(σ) − eps with the accountant's ε. The interval
-// is 1e-3 (not the default 1e-4) to keep the test fast; ε moves by < 0.01,
-// σ by < 1e-4 relative, far inside the tolerances below.
+// (add/remove adjacency, pessimistic, interval 1e-4) certifies
+// (eps, δ = 1e-5) for T steps at rate q.
 func calibratePLD(t *testing.T, eps, q float64, steps int) float64 {
 	t.Helper()
-	opts := privacy.Options{PLDInterval: 1e-3}
-	f := func(sigma float64) float64 {
-		e, err := privacy.Epsilon(privacy.AccountantPLD, privacy.SampledGaussian{NoiseMultiplier: sigma, SamplingRate: q, Steps: steps}, 1e-5, opts)
-		if err != nil {
-			t.Fatalf("PLD ε at σ = %v: %v", sigma, err)
-		}
-		return e - eps
-	}
-	br, err := privacy.NewBracket(f, 0.15, 60)
+	sigma, err := privacy.Calibrate(privacy.AccountantPLD, eps, 1e-5, q, steps, privacy.Options{})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("calibrating σ to (%v, 1e-5) at q = %v, T = %d: %v", eps, q, steps, err)
 	}
-	br, err = privacy.Brent(f, br, 0, 1e-5, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return br.B
+	return sigma
 }
 
 func TestReRoFig5Calibrated(t *testing.T) {
