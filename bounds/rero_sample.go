@@ -21,10 +21,10 @@ const reroChunk = 4096
 //
 //	log(μ/ν)_t = log(1 − q + q·e^{a_t}),  a_t = (2w_t − 1)/(2σ²) = z_t/σ ∓ 1/(2σ²),
 //
-// written as log(1−q) + log1p(ρ·e^{a_t}) with ρ = q/(1−q). The log1p terms
-// are multiplied in linear space and logged once per ~dozens of coordinates
-// (the product only grows, each factor is ≥ 1), so a coordinate costs one
-// normal draw and one exp.
+// written as log(1−q) + log1p(ρ·e^{a_t}) with ρ = q/(1−q). The factors
+// 1 + ρ·e^{a_t} ≥ 1 are multiplied in linear space and the product is logged
+// only when it passes 1e150 and once at the end, so a coordinate costs one
+// normal draw and one exp (fastExp).
 type lossSampler struct {
 	q, invSigma, half float64
 	steps             int
