@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dpaudit/dpaudit/datasets"
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/spec"
 	"github.com/dpaudit/dpaudit/stages"
@@ -42,6 +43,7 @@ type Options struct {
 	Force      []string // node kinds to recompute
 	AllowLarge bool     // allow sweeps above MaxPoints
 	MaxPoints  int      // 0 = spec.DefaultMaxPoints
+	DataDir    string   // MNIST and Fashion-MNIST; default datasets.DefaultDataDir()
 }
 
 // DefaultStore is $DPAUDIT_STORE, else .dpaudit/store in the working directory.
@@ -58,6 +60,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Results == "" {
 		o.Results = "results"
+	}
+	if o.DataDir == "" {
+		o.DataDir = datasets.DefaultDataDir()
 	}
 	return o
 }
@@ -76,7 +81,7 @@ type Plan struct {
 }
 
 // KnownKinds are the node kinds --force accepts.
-var KnownKinds = []string{"accountant", "summary"}
+var KnownKinds = []string{"accountant", "train_run", "train", "summary"}
 
 // Load reads, validates and expands a spec, compiles its graph and plans
 // it against the store. Spec problems come back as spec.Errors.
@@ -102,8 +107,12 @@ func Load(path string, o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := stages.Compile(s.Name, points, cols)
+	c, err := stages.Compile(s.Name, points, cols, stages.Env{DataDir: o.DataDir})
 	if err != nil {
+		var pe *stages.PathError
+		if errors.As(err, &pe) {
+			return nil, s.ErrorAt(pe.Path, pe.Err.Error())
+		}
 		return nil, &InputError{fmt.Errorf("%s: %w", path, err)}
 	}
 	force := func(n *pipeline.Node) bool { return contains(o.Force, n.Kind) }

@@ -101,7 +101,7 @@ func (l Local) Execute(ctx context.Context, steps []Step, s *Store, rep Reporter
 			for n := range work {
 				rep.NodeStarted(n)
 				start := time.Now()
-				err := runNode(ctx, n, s)
+				err := runNode(ctx, n, s, rep)
 				rep.NodeFinished(n, time.Since(start), err)
 				results <- result{n, err}
 			}
@@ -159,7 +159,7 @@ func (l Local) Execute(ctx context.Context, steps []Step, s *Store, rep Reporter
 }
 
 // runNode computes one node into a temporary directory and commits it.
-func runNode(ctx context.Context, n *Node, s *Store) (err error) {
+func runNode(ctx context.Context, n *Node, s *Store, rep Reporter) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func runNode(ctx context.Context, n *Node, s *Store) (err error) {
 			os.RemoveAll(tmp)
 		}
 	}()
-	w := &Work{Node: n, Dir: tmp}
+	w := &Work{Node: n, Dir: tmp, warn: func(msg string) { rep.Warning(n, msg) }}
 	for _, in := range n.Inputs {
 		w.Inputs = append(w.Inputs, s.Dir(in.Key()))
 	}

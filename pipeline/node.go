@@ -37,6 +37,15 @@ type Work struct {
 	Node   *Node
 	Dir    string   // write outputs here; committed atomically on success
 	Inputs []string // output directories of the input nodes, in order
+	warn   func(string)
+}
+
+// Warnf reports something the user should know about a node that still
+// succeeds (e.g. "most batches are empty"); the reporter prints it.
+func (w *Work) Warnf(format string, args ...any) {
+	if w.warn != nil {
+		w.warn(fmt.Sprintf(format, args...))
+	}
 }
 
 // Input returns the output directory of input i.

@@ -15,6 +15,7 @@ type Reporter interface {
 	Start(toRun, cached int)
 	NodeStarted(n *Node)
 	NodeFinished(n *Node, d time.Duration, err error)
+	Warning(n *Node, msg string)
 	Finish()
 }
 
@@ -23,6 +24,7 @@ type nopReporter struct{}
 func (nopReporter) Start(int, int)                           {}
 func (nopReporter) NodeStarted(*Node)                        {}
 func (nopReporter) NodeFinished(*Node, time.Duration, error) {}
+func (nopReporter) Warning(*Node, string)                    {}
 func (nopReporter) Finish()                                  {}
 
 // IsTerminal reports whether f is a character device (a TTY).
@@ -102,6 +104,12 @@ func (r *lineReporter) NodeFinished(n *Node, d time.Duration, err error) {
 	fmt.Fprintln(r.w)
 }
 
+func (r *lineReporter) Warning(n *Node, msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(r.w, "warning: %s %s: %s\n", n.Kind, n.Label, msg)
+}
+
 func (r *lineReporter) Finish() {}
 
 // liveReporter redraws one status line: done/total, running node, ETA.
@@ -158,6 +166,12 @@ func (r *liveReporter) NodeFinished(n *Node, d time.Duration, err error) {
 	if !recent {
 		r.draw()
 	}
+}
+
+func (r *liveReporter) Warning(n *Node, msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(r.w, "\r\033[Kwarning: %s %s: %s\n", n.Kind, n.Label, msg)
 }
 
 func (r *liveReporter) draw() {

@@ -37,14 +37,20 @@ func ToFloat(v any) (float64, error) {
 
 // compiled is one expression, compiled once and run per point.
 type compiled struct {
-	prog  *vm.Program
-	refs  []ref
-	calls []string
-	err   error
+	prog    *vm.Program
+	refs    []ref
+	calls   []string
+	usesInf bool
+	err     error
 }
 
 // ref is a name chain an expression reads, e.g. dpsgd.delta → [dpsgd delta].
 type ref []seg
+
+// constants are names every expression may read: inf (+∞, e.g. for
+// clip_norm) and pi. An expression whose result is infinite is an error
+// (a division by zero, usually) unless it reads inf.
+var constants = map[string]any{"inf": math.Inf(1), "pi": math.Pi}
 
 // evaluator compiles expressions once and evaluates them per point.
 type evaluator struct {
@@ -81,7 +87,15 @@ func (ev *evaluator) compile(src string) *compiled {
 		c.err = fmt.Errorf("does not compile: %s", firstLine(err.Error()))
 		return c
 	}
-	c.refs, c.calls = collectRefs(tree.Node)
+	refs, calls := collectRefs(tree.Node)
+	for _, r := range refs {
+		if _, isConst := constants[r[0].Key]; isConst && len(r) == 1 {
+			c.usesInf = c.usesInf || r[0].Key == "inf"
+			continue
+		}
+		c.refs = append(c.refs, r)
+	}
+	c.calls = calls
 	for _, name := range c.calls {
 		if _, ok := ev.funcs[name]; ok {
 			continue
@@ -312,6 +326,9 @@ func (pe *pointEval) prepare() bool {
 	}
 	if ok {
 		pe.env = pe.root.Interface().(map[string]any)
+		for k, v := range constants {
+			pe.env[k] = v
+		}
 		if vars, isMap := pe.env["vars"].(map[string]any); isMap {
 			for k, v := range vars {
 				if _, clash := pe.env[k]; clash {
@@ -380,7 +397,7 @@ func (pe *pointEval) evalSite(i int) bool {
 		pe.e.add(s.node.Pos, s.path.String(), "expression %q failed: %s", s.node.Expr, firstLine(err.Error()))
 		return false
 	}
-	if f, isFloat := out.(float64); isFloat && (math.IsInf(f, 0) || math.IsNaN(f)) {
+	if f, isFloat := out.(float64); isFloat && (math.IsNaN(f) || (math.IsInf(f, 0) && !s.c.usesInf)) {
 		pe.e.add(s.node.Pos, s.path.String(), "expression %q evaluates to %v (division by zero?)", s.node.Expr, f)
 		return false
 	}

@@ -3,12 +3,12 @@ package spec
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -108,7 +108,9 @@ func Parse(file string, data []byte, o Options) (*Spec, error) {
 	}
 	var exp Experiment
 	d := &decoder{e: e, implemented: o.Implemented, template: true}
+	applyDefaults(tmpl, typeExperiment)
 	d.decodeStruct(tmpl, reflect.ValueOf(&exp).Elem(), "")
+	validate(&exp, tmpl, e)
 	checkVars(root, o, e)
 	if err := e.err(); err != nil {
 		return nil, err
@@ -133,6 +135,9 @@ func checkVars(root *Node, o Options, e *errs) {
 	for i, k := range vn.Keys {
 		if infoOf(typeExperiment).field(k) != nil {
 			e.add(vn.KeyPos[i], "vars."+k, "a variable may not be named like a top-level block")
+		}
+		if _, ok := constants[k]; ok {
+			e.add(vn.KeyPos[i], "vars."+k, "a variable may not be named like a constant (inf, pi)")
 		}
 		if _, ok := o.Functions[k]; ok {
 			e.add(vn.KeyPos[i], "vars."+k, "a variable may not be named like a function")
@@ -197,7 +202,7 @@ func (s *Spec) Expand() ([]Point, []Column, error) {
 		for _, site := range pe.sites {
 			values[site.path.String()] = getPath(tree, site.path).Interface()
 		}
-		points = append(points, Point{Exp: &exp, Values: values})
+		points = append(points, Point{Exp: &exp, Values: values, ID: pointID(tree)})
 	}
 	if err := e.err(); err != nil {
 		return nil, nil, err
@@ -211,7 +216,6 @@ func (s *Spec) Expand() ([]Point, []Column, error) {
 	}
 	for i := range points {
 		points[i].Index = i
-		points[i].ID = pointID(points[i].Exp)
 	}
 	cols := columns(sweptPaths, derivedPaths, s.sweepOrder())
 	return points, cols, nil
@@ -280,15 +284,55 @@ func (s *Spec) sweepOrder() []string {
 
 // pointID hashes the resolved configuration (without name, description,
 // sweep and report, which do not change what is computed).
-func pointID(exp *Experiment) string {
-	c := *exp
-	c.Name, c.Description, c.Sweep, c.Report = "", "", nil, nil
-	b, err := json.Marshal(c)
-	if err != nil {
-		panic(err) // plain data cannot fail to marshal
-	}
-	sum := sha256.Sum256(b)
+func pointID(tree *Node) string {
+	var b strings.Builder
+	writeCanonical(&b, tree, true)
+	sum := sha256.Sum256([]byte(b.String()))
 	return hex.EncodeToString(sum[:8])
+}
+
+// writeCanonical serialises a resolved tree with sorted keys and exact
+// float text (including ±Inf, which JSON cannot hold).
+func writeCanonical(b *strings.Builder, n *Node, top bool) {
+	switch n.Kind {
+	case MapNode:
+		idx := make([]int, len(n.Keys))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.Slice(idx, func(i, j int) bool { return n.Keys[idx[i]] < n.Keys[idx[j]] })
+		b.WriteByte('{')
+		for _, i := range idx {
+			if top && (n.Keys[i] == "name" || n.Keys[i] == "description" || n.Keys[i] == "sweep" || n.Keys[i] == "report") {
+				continue
+			}
+			b.WriteString(strconv.Quote(n.Keys[i]))
+			b.WriteByte(':')
+			writeCanonical(b, n.Vals[i], false)
+			b.WriteByte(',')
+		}
+		b.WriteByte('}')
+	case ListNode:
+		b.WriteByte('[')
+		for _, it := range n.Items {
+			writeCanonical(b, it, false)
+			b.WriteByte(',')
+		}
+		b.WriteByte(']')
+	default:
+		switch v := n.Value.(type) {
+		case nil:
+			b.WriteString("null")
+		case bool:
+			b.WriteString(strconv.FormatBool(v))
+		case int64:
+			b.WriteString(strconv.FormatInt(v, 10))
+		case float64:
+			b.WriteString("f" + strconv.FormatFloat(v, 'g', -1, 64))
+		case string:
+			b.WriteString(strconv.Quote(v))
+		}
+	}
 }
 
 // columns names the swept and derived parameters: swept keys in sweep
@@ -344,4 +388,21 @@ func leafName(p string) string {
 func flatName(p string) string {
 	r := strings.NewReplacer(".", "_", "[", "_", "]", "")
 	return r.Replace(strings.TrimPrefix(p, "vars."))
+}
+
+// ErrorAt returns a positioned error for a spec path, for problems found
+// after validation (e.g. a data set that is not fetched). The position is
+// that of the deepest part of the path present in the file.
+func (s *Spec) ErrorAt(path, msg string) Errors {
+	pos := s.root.Pos
+	if p, err := parsePath(path); err == nil {
+		for len(p) > 0 {
+			if n := getPath(s.root, p); n != nil {
+				pos = n.Pos
+				break
+			}
+			p = p[:len(p)-1]
+		}
+	}
+	return Errors{{File: filepath.Base(s.File), Pos: pos, Path: path, Msg: msg}}
 }

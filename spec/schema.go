@@ -205,6 +205,9 @@ func numberSchema(typ string, f *fieldInfo) map[string]any {
 	if f == nil {
 		return s
 	}
+	if f.Min != "" {
+		s["minimum"] = mustFloat(f.Min)
+	}
 	for _, c := range f.Checks {
 		switch c.Op {
 		case ">":

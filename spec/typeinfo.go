@@ -18,6 +18,7 @@ type fieldInfo struct {
 	Required bool
 	Checks   []check
 	Enum     []string
+	Min      string // schemamin tag
 	Index    []int
 	Type     reflect.Type
 }
@@ -103,6 +104,7 @@ func collectFields(si *structInfo, t reflect.Type, prefix []int) {
 			Doc:      f.Tag.Get("doc"),
 			Default:  f.Tag.Get("default"),
 			Required: f.Tag.Get("required") == "true",
+			Min:      f.Tag.Get("schemamin"),
 			Index:    idx,
 			Type:     f.Type,
 		}

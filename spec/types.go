@@ -15,6 +15,8 @@ package spec
 //   kind:"name"           on a pointer field of a union type: the branch
 //                         selected when the discriminator equals name
 //   discriminator:"true"  on the string field that selects a union branch
+//   schemamin:"x"         a "minimum" for the JSON Schema only, where the
+//                         validator has a rule the tags cannot express
 //
 // Union types (dataset, model, crafter, distinguisher, bound entries,
 // figures) have one discriminator field and one pointer field per branch;
@@ -31,6 +33,7 @@ type Experiment struct {
 	DPSGD         *DPSGD         `yaml:"dpsgd" doc:"DP-SGD configuration: the mechanism that is accounted and audited."`
 	Crafter       *Crafter       `yaml:"crafter" doc:"How the adversary builds the neighbouring datasets (canary, poison, prior)."`
 	Distinguisher *Distinguisher `yaml:"distinguisher" doc:"The attack that guesses the world from what training released."`
+	Train         *Train         `yaml:"train" doc:"Train models with DP-SGD and report their utility (privacy–utility sweeps)."`
 	Audit         *Audit         `yaml:"audit" doc:"Trials and estimator of the empirical privacy audit."`
 	Bound         []Bound        `yaml:"bound" doc:"Theoretical values computed per point (accountants, bounds)."`
 	Sweep         *Sweep         `yaml:"sweep" doc:"Sweep grid: which parameters vary across points."`
@@ -40,7 +43,7 @@ type Experiment struct {
 // DPSGD is the mechanism: T steps of the Poisson-subsampled Gaussian with
 // noise multiplier σ (noise std σ·C on the clipped sum).
 type DPSGD struct {
-	NoiseMultiplier float64 `yaml:"noise_multiplier" required:"true" check:">0" doc:"σ: noise standard deviation divided by the clipping norm."`
+	NoiseMultiplier float64 `yaml:"noise_multiplier" required:"true" schemamin:"0" doc:"σ: noise standard deviation divided by the clipping norm; > 0, or 0 with clip_norm .inf for non-private training."`
 	SamplingRate    float64 `yaml:"sampling_rate" required:"true" check:">0,<=1" doc:"q: Poisson sampling rate (expected batch size / dataset size)."`
 	Steps           int     `yaml:"steps" required:"true" check:">=1" doc:"T: number of DP-SGD steps."`
 	Delta           float64 `yaml:"delta" default:"1e-5" check:">0,<1" doc:"δ at which ε is reported."`
@@ -55,65 +58,92 @@ type DPSGD struct {
 // Dataset selects a data source.
 type Dataset struct {
 	Source   string            `yaml:"source" discriminator:"true" doc:"Data source."`
-	Digits   *DatasetImage     `kind:"digits" doc:"sklearn digits, 1797 × 8×8, embedded (no download)."`
-	MNIST    *DatasetImage     `kind:"mnist" doc:"MNIST from the data directory (dpaudit data fetch mnist)."`
-	Fashion  *DatasetImage     `kind:"fashion-mnist" doc:"Fashion-MNIST from the data directory."`
+	Digits   *DatasetDigits    `kind:"digits" doc:"sklearn digits, 1797 × 8×8, 10 classes, embedded (no download)."`
+	MNIST    *DatasetImage     `kind:"mnist" doc:"MNIST (60,000/10,000, 28×28) from the data directory (dpaudit data fetch mnist)."`
+	Fashion  *DatasetImage     `kind:"fashion-mnist" doc:"Fashion-MNIST (60,000/10,000, 28×28) from the data directory (dpaudit data fetch fashion-mnist)."`
 	Gaussian *DatasetGaussian  `kind:"gaussian" doc:"Synthetic Gaussian-mixture classification."`
-	Purchase *DatasetSynthetic `kind:"purchase-like" doc:"Synthetic stand-in for Purchase-100 (600 binary features, 100 classes)."`
-	Adult    *DatasetSynthetic `kind:"adult-like" doc:"Synthetic stand-in for Adult (one-hot tabular, binary label)."`
+	Purchase *DatasetPurchase  `kind:"purchase-like" doc:"Synthetic stand-in for Purchase-100 (600 binary features, clustered classes)."`
+	Adult    *DatasetSynthetic `kind:"adult-like" doc:"Synthetic stand-in for Adult (104 one-hot features, binary label)."`
 }
 
-// DatasetCommon holds the options every source supports.
+// DatasetCommon holds the options every source supports. Whether images
+// are flattened is decided by the model (a CNN takes [C, H, W], the others
+// flat vectors).
 type DatasetCommon struct {
-	Classes   []int   `yaml:"classes" doc:"Keep only these labels, remapped to 0..k-1 in this order."`
-	TrainSize int     `yaml:"train_size" default:"0" check:">=0" doc:"Training examples (seeded subsample); 0 = all."`
-	TestSize  int     `yaml:"test_size" default:"0" check:">=0" doc:"Test examples (seeded subsample); 0 = all."`
-	Normalize string  `yaml:"normalize" default:"auto" enum:"auto|unit|none|standardize" doc:"Feature normalisation: auto = [0,1] pixels for images, none for synthetic data."`
-	L2Ball    float64 `yaml:"l2_ball" default:"0" check:">=0" doc:"If > 0, scale every example into the ℓ2 ball of this radius."`
-	Flatten   bool    `yaml:"flatten" default:"true" doc:"Flatten images to vectors."`
+	Classes   []int   `yaml:"classes" doc:"Keep only these labels, remapped to 0..k-1 in the order given (e.g. [0, 1] for MNIST 0-vs-1)."`
+	TrainSize int     `yaml:"train_size" default:"0" check:">=0" doc:"Training examples: a seeded uniform subsample of this size; 0 = all."`
+	TestSize  int     `yaml:"test_size" default:"0" check:">=0" doc:"Test examples: a seeded uniform subsample of this size; 0 = all."`
+	Normalize string  `yaml:"normalize" default:"auto" enum:"auto|unit|none|standardize" doc:"Feature normalisation: auto = [0,1] pixels for images, none for the Gaussian mixture."`
+	L2Ball    float64 `yaml:"l2_ball" default:"0" check:">=0" doc:"If > 0, project every example into the ℓ2 ball of this radius (after normalisation)."`
+	L2Exact   bool    `yaml:"l2_exact" default:"false" doc:"With l2_ball, rescale every example to norm exactly l2_ball instead."`
 }
 
-// DatasetImage is an image data set.
+// DatasetImage is a canonical image data set (fixed train/test split).
 type DatasetImage struct {
 	DatasetCommon `yaml:",inline"`
+}
+
+// DatasetDigits is the embedded sklearn digits set.
+type DatasetDigits struct {
+	DatasetCommon `yaml:",inline"`
+	TestFraction  float64 `yaml:"test_fraction" default:"0.25" check:">0,<1" doc:"Share of each class held out as the test split (stratified, fixed)."`
 }
 
 // DatasetGaussian is a Gaussian-mixture classification task.
 type DatasetGaussian struct {
 	DatasetCommon `yaml:",inline"`
-	N             int     `yaml:"n" default:"1000" check:">=2" doc:"Total examples generated (train + test)."`
-	Dim           int     `yaml:"dim" default:"10" check:">=1" doc:"Feature dimension."`
+	N             int     `yaml:"n" default:"10000" check:">=2" doc:"Total examples generated (train + test)."`
+	Dim           int     `yaml:"dim" default:"20" check:">=1" doc:"Feature dimension."`
 	NumClasses    int     `yaml:"num_classes" default:"2" check:">=2" doc:"Number of mixture components / classes."`
-	Separation    float64 `yaml:"separation" default:"2" check:">=0" doc:"Distance between class means in units of the noise std."`
+	Separation    float64 `yaml:"separation" default:"2" check:">=0" doc:"Distance between any two class means in units of the noise std."`
+	TestFraction  float64 `yaml:"test_fraction" default:"0.2" check:">0,<1" doc:"Share held out as the test split."`
 }
 
-// DatasetSynthetic is a synthetic stand-in with a size.
+// DatasetSynthetic is a synthetic stand-in for a data set that cannot be
+// obtained here.
 type DatasetSynthetic struct {
 	DatasetCommon `yaml:",inline"`
-	N             int `yaml:"n" default:"10000" check:">=2" doc:"Total examples generated (train + test)."`
+	N             int     `yaml:"n" default:"10000" check:">=2" doc:"Total examples generated (train + test)."`
+	TestFraction  float64 `yaml:"test_fraction" default:"0.2" check:">0,<1" doc:"Share held out as the test split."`
+}
+
+// DatasetPurchase is the Purchase-100 stand-in.
+type DatasetPurchase struct {
+	DatasetCommon `yaml:",inline"`
+	N             int     `yaml:"n" default:"10000" check:">=2" doc:"Total examples generated (train + test)."`
+	NumClasses    int     `yaml:"num_classes" default:"100" check:">=2" doc:"Number of clusters / classes (Purchase-100: 100; Nasr et al. used 10)."`
+	TestFraction  float64 `yaml:"test_fraction" default:"0.2" check:">0,<1" doc:"Share held out as the test split."`
 }
 
 // Model selects an architecture.
 type Model struct {
-	Arch   string      `yaml:"arch" discriminator:"true" doc:"Architecture."`
-	LogReg *ModelEmpty `kind:"logreg" doc:"Logistic regression (sigmoid for 2 classes, softmax otherwise)."`
-	MLP    *ModelMLP   `kind:"mlp" doc:"Multi-layer perceptron."`
-	CNN    *ModelCNN   `kind:"cnn" doc:"Small convolutional network (conv, average pooling, tanh)."`
-	Ideal  *ModelEmpty `kind:"ideal" doc:"The ideal mechanism: simulates only the scalar observation stream of the Poisson-subsampled Gaussian."`
+	Arch   string       `yaml:"arch" discriminator:"true" doc:"Architecture."`
+	LogReg *ModelLogReg `kind:"logreg" doc:"Logistic regression (sigmoid for 2 classes, softmax otherwise)."`
+	MLP    *ModelMLP    `kind:"mlp" doc:"Multi-layer perceptron."`
+	CNN    *ModelCNN    `kind:"cnn" doc:"Small convolutional network (conv, average pooling, tanh)."`
+	Ideal  *ModelEmpty  `kind:"ideal" doc:"The ideal mechanism: simulates only the scalar observation stream of the Poisson-subsampled Gaussian."`
 }
 
 // ModelEmpty is an architecture without parameters.
 type ModelEmpty struct{}
 
+// ModelLogReg is logistic regression.
+type ModelLogReg struct {
+	Bias bool   `yaml:"bias" default:"true" doc:"Learn a bias (Guo et al. use none)."`
+	Init string `yaml:"init" default:"pytorch" enum:"pytorch|glorot|zeros" doc:"Parameter initialisation: pytorch = U(±1/√fan_in); glorot; zeros."`
+}
+
 // ModelMLP is a fully connected network.
 type ModelMLP struct {
 	Hidden     []int  `yaml:"hidden" required:"true" check:"nonempty" doc:"Hidden layer widths."`
 	Activation string `yaml:"activation" default:"relu" enum:"relu|tanh|elu" doc:"Hidden activation."`
+	Init       string `yaml:"init" default:"pytorch" enum:"pytorch|glorot" doc:"Parameter initialisation: pytorch = U(±1/√fan_in); glorot."`
 }
 
 // ModelCNN is a small convolutional network.
 type ModelCNN struct {
-	Preset string `yaml:"preset" default:"mnist-tanh" enum:"mnist-tanh" doc:"Named architecture (conv 16 k8 s2 p3, tanh, avgpool 2, conv 32 k4 s2, tanh, avgpool 2, dense 32, tanh, dense)."`
+	Preset string `yaml:"preset" default:"mnist-tanh" enum:"mnist-tanh" doc:"Named architecture: mnist-tanh = conv 16 k8 s2 p3, tanh, avgpool 2 s1, conv 32 k4 s2, tanh, avgpool 2 s1, dense 32, tanh, dense (26,010 parameters on 1×28×28; Papernot et al. / Guo et al.)."`
+	Init   string `yaml:"init" default:"pytorch" enum:"pytorch|glorot" doc:"Parameter initialisation."`
 }
 
 // Crafter selects how the adversary builds the neighbouring datasets.
@@ -143,6 +173,11 @@ type Distinguisher struct {
 
 // DistEmpty is a distinguisher without parameters (placeholder until the audit issue).
 type DistEmpty struct{}
+
+// Train asks for K independently seeded DP-SGD training runs per point.
+type Train struct {
+	Runs int `yaml:"runs" default:"1" check:">=1" doc:"K: independently seeded training runs per point; accuracy is reported as the mean with a 95% interval over runs."`
+}
 
 // Audit configures the empirical audit.
 type Audit struct {

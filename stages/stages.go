@@ -15,10 +15,18 @@ import (
 // implemented lists the component kinds that have a stage behind them.
 // Anything else in a spec is refused with "not implemented yet".
 var implemented = map[string]map[string]bool{
-	"bound":  {"accountant": true},
-	"dpsgd":  {"": true},
-	"sweep":  {"": true},
-	"report": {"": true},
+	"bound":   {"accountant": true},
+	"dpsgd":   {"": true},
+	"sweep":   {"": true},
+	"report":  {"": true},
+	"train":   {"": true},
+	"dataset": {"digits": true, "mnist": true, "fashion-mnist": true, "gaussian": true, "purchase-like": true, "adult-like": true},
+	"model":   {"logreg": true, "mlp": true, "cnn": true},
+}
+
+// Env is what stages need from the runner besides the spec.
+type Env struct {
+	DataDir string // where MNIST and Fashion-MNIST live (datasets.DefaultDataDir)
 }
 
 // Implemented reports whether a spec block or component kind is
@@ -48,12 +56,18 @@ type pointStage struct {
 
 // Compile builds the graph: per point, one node per bound (shared when the
 // work is equal), then the summary node over all points.
-func Compile(name string, points []spec.Point, cols []spec.Column) (*Compiled, error) {
+func Compile(name string, points []spec.Point, cols []spec.Column, env Env) (*Compiled, error) {
 	g := pipeline.NewGraph()
 	perPoint := make([][]*pipeline.Node, len(points))
-	var firstCols []string
 	for i, pt := range points {
 		var stagesOfPoint []pointStage
+		if pt.Exp.Train != nil {
+			st, err := trainStages(name, pt, env, g)
+			if err != nil {
+				return nil, err
+			}
+			stagesOfPoint = append(stagesOfPoint, st)
+		}
 		for b, bound := range pt.Exp.Bound {
 			switch {
 			case bound.Accountant != nil:
@@ -70,11 +84,7 @@ func Compile(name string, points []spec.Point, cols []spec.Column) (*Compiled, e
 		if err := checkClashes(colNames, cols); err != nil {
 			return nil, err
 		}
-		if i == 0 {
-			firstCols = colNames
-		}
 	}
-	_ = firstCols
 	sum := summaryNode(name, points, cols, perPoint, g)
 	return &Compiled{Graph: g, Summary: g.Add(sum)}, nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
+	"strconv"
 
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/spec"
@@ -29,10 +31,21 @@ type summaryCol struct {
 }
 
 type summaryPoint struct {
-	Index  int    `json:"index"`
-	ID     string `json:"id"`
-	Values []any  `json:"values"` // by column
-	Inputs []int  `json:"inputs"` // indices into the node's inputs
+	Index  int          `json:"index"`
+	ID     string       `json:"id"`
+	Values []paramValue `json:"values"` // by column
+	Inputs []int        `json:"inputs"` // indices into the node's inputs
+}
+
+// paramValue is a parameter value in node params; non-finite floats,
+// which JSON cannot hold, are written as strings.
+type paramValue struct{ v any }
+
+func (p paramValue) MarshalJSON() ([]byte, error) {
+	if f, ok := p.v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+		return json.Marshal(strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	return json.Marshal(p.v)
 }
 
 // summaryNode gathers every point's stage outputs into one table: one row
@@ -48,7 +61,7 @@ func summaryNode(name string, points []spec.Point, cols []spec.Column, perPoint 
 	for i, pt := range points {
 		sp := summaryPoint{Index: pt.Index, ID: pt.ID}
 		for _, c := range cols {
-			sp.Values = append(sp.Values, pt.Values[c.Path])
+			sp.Values = append(sp.Values, paramValue{pt.Values[c.Path]})
 		}
 		for _, n := range perPoint[i] {
 			k, ok := index[n]
@@ -91,7 +104,7 @@ func buildSummary(p summaryParams, inputDirs []string) (*pipeline.Table, error) 
 	for c, col := range p.Columns {
 		vals := make([]any, n)
 		for i, pt := range p.Points {
-			vals[i] = pt.Values[c]
+			vals[i] = pt.Values[c].v
 		}
 		typ, conv := paramColumn(vals)
 		if err := t.Add(col.Name, typ, conv); err != nil {

@@ -19,6 +19,7 @@ import (
 // runnerFlags are the flags shared by run and plan.
 type runnerFlags struct {
 	store, results string
+	dataDir        string
 	jobs           int
 	force          multiFlag
 	allowLarge     bool
@@ -26,6 +27,7 @@ type runnerFlags struct {
 }
 
 func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
+	fs.StringVar(&r.dataDir, "data-dir", "", "data directory of MNIST and Fashion-MNIST (default $DPAUDIT_DATA or the user cache dir)")
 	fs.StringVar(&r.store, "store", "", "content-addressed cache directory (default $DPAUDIT_STORE or .dpaudit/store)")
 	fs.Var(&r.force, "force", "recompute nodes of this kind and what depends on them (repeatable: accountant, summary)")
 	fs.BoolVar(&r.allowLarge, "allow-large", false, "allow sweeps of more than --max-points points")
@@ -37,7 +39,7 @@ func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
 }
 
 func (r *runnerFlags) options() dpaudit.Options {
-	return dpaudit.Options{Store: r.store, Results: r.results, Jobs: r.jobs, Force: r.force, AllowLarge: r.allowLarge, MaxPoints: r.maxPoints}
+	return dpaudit.Options{Store: r.store, Results: r.results, Jobs: r.jobs, Force: r.force, AllowLarge: r.allowLarge, MaxPoints: r.maxPoints, DataDir: r.dataDir}
 }
 
 func oneSpec(name string, pos []string) (string, error) {
@@ -141,6 +143,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("validate", "SPEC.yaml [SPEC.yaml ...]", "Checks specs (types, ranges, sweep, expressions) and reports every problem\nwith file:line:column. Writes nothing.", stderr)
 	allowLarge := fs.Bool("allow-large", false, "allow sweeps of more than --max-points points")
 	maxPoints := fs.Int("max-points", spec.DefaultMaxPoints, "largest sweep accepted without --allow-large")
+	dataDir := fs.String("data-dir", "", "data directory of MNIST and Fashion-MNIST (default $DPAUDIT_DATA or the user cache dir)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -150,7 +153,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	}
 	var firstErr error
 	for _, p := range pos {
-		plan, err := dpaudit.Load(p, dpaudit.Options{AllowLarge: *allowLarge, MaxPoints: *maxPoints})
+		plan, err := dpaudit.Load(p, dpaudit.Options{AllowLarge: *allowLarge, MaxPoints: *maxPoints, DataDir: *dataDir})
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			if firstErr == nil {

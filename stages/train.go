@@ -1,0 +1,301 @@
+package stages
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/dpaudit/dpaudit/learn"
+	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/rng"
+	"github.com/dpaudit/dpaudit/spec"
+)
+
+const (
+	trainRunVersion = 1
+	trainVersion    = 1
+)
+
+// trainDPSGD is the part of the dpsgd block that training depends on
+// (δ is not: it only matters to the accountant).
+type trainDPSGD struct {
+	NoiseMultiplier float64 `json:"noise_multiplier"`
+	SamplingRate    float64 `json:"sampling_rate"`
+	Steps           int     `json:"steps"`
+	ClipNorm        float64 `json:"clip_norm"`
+	LearningRate    float64 `json:"learning_rate"`
+	Momentum        float64 `json:"momentum"`
+	WeightDecay     float64 `json:"weight_decay"`
+	Sampling        string  `json:"sampling"`
+	Clip            string  `json:"clip"`
+}
+
+// trainRunParams is one training run. ClipNorm may be +Inf, which JSON
+// cannot hold, so it is encoded by MarshalJSON below.
+type trainRunParams struct {
+	Data  dataParams `json:"data"`
+	Arch  learn.Arch `json:"arch"`
+	DPSGD trainDPSGD `json:"dpsgd"`
+	Run   int        `json:"run"`
+	Seed  uint64     `json:"seed"`
+}
+
+func (d trainDPSGD) MarshalJSON() ([]byte, error) {
+	type plain trainDPSGD
+	clip := any(d.ClipNorm)
+	if math.IsInf(d.ClipNorm, 1) {
+		clip = "+Inf"
+	}
+	return json.Marshal(struct {
+		plain
+		ClipNorm any `json:"clip_norm"`
+	}{plain(d), clip})
+}
+
+func (d trainDPSGD) learn() learn.DPSGD {
+	return learn.DPSGD{
+		ClipNorm: d.ClipNorm, NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate,
+		Steps: d.Steps, LearningRate: d.LearningRate, Momentum: d.Momentum, WeightDecay: d.WeightDecay,
+		Sampling: d.Sampling, Clip: d.Clip, Threads: 1,
+	}
+}
+
+// archFor converts the spec's model block; flatten says whether the model
+// takes flat vectors.
+func archFor(m *spec.Model) (learn.Arch, bool, error) {
+	switch {
+	case m.LogReg != nil:
+		return learn.Arch{Kind: learn.KindLogReg, NoBias: !m.LogReg.Bias, Init: m.LogReg.Init}, true, nil
+	case m.MLP != nil:
+		return learn.Arch{Kind: learn.KindMLP, Hidden: m.MLP.Hidden, Activation: learn.Activation(m.MLP.Activation), Init: m.MLP.Init}, true, nil
+	case m.CNN != nil:
+		a := learn.TanhCNN()
+		a.Init = m.CNN.Init
+		return a, false, nil
+	}
+	return learn.Arch{}, false, fmt.Errorf("model %q cannot be trained", m.Arch)
+}
+
+// trainStages makes K run nodes and the per-point aggregate for a point.
+func trainStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointStage, error) {
+	exp := pt.Exp
+	arch, flatten, err := archFor(exp.Model)
+	if err != nil {
+		return pointStage{}, &PathError{"model.arch", err}
+	}
+	data, err := datasetParams(exp.Dataset, exp.Seed, flatten)
+	if err != nil {
+		return pointStage{}, &PathError{"dataset.source", err}
+	}
+	if err := checkTrainable(data, arch, env.DataDir); err != nil {
+		return pointStage{}, err
+	}
+	d := exp.DPSGD
+	td := trainDPSGD{
+		NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps,
+		ClipNorm: d.ClipNorm, LearningRate: d.LearningRate, Momentum: d.Momentum,
+		WeightDecay: d.WeightDecay, Sampling: d.Sampling, Clip: d.Clip,
+	}
+	// Runs are seeded from the spec seed and the training configuration,
+	// so equal configurations share runs and the streams never depend on
+	// the point's position in the sweep.
+	cfg, _ := json.Marshal(struct {
+		D dataParams
+		A learn.Arch
+		T trainDPSGD
+	}{data, arch, td})
+	h := sha256.Sum256(cfg)
+	cfgID := hex.EncodeToString(h[:8])
+	var runs []*pipeline.Node
+	for k := 0; k < exp.Train.Runs; k++ {
+		p := trainRunParams{Data: data, Arch: arch, DPSGD: td, Run: k, Seed: rng.Seed(uint64(exp.Seed), "train", cfgID, k)}
+		n := &pipeline.Node{
+			Kind:    "train_run",
+			Version: trainRunVersion,
+			Params:  p,
+			Label:   fmt.Sprintf("%s %s σ=%.4g q=%.4g T=%d run %d", data.Source.Name, arch.Kind, td.NoiseMultiplier, td.SamplingRate, td.Steps, k),
+			Slot:    fmt.Sprintf("%s/train_run/%d/%d", name, pt.Index, k),
+			Run: func(ctx context.Context, w *pipeline.Work) error {
+				outs, err := runTraining(ctx, p, env.DataDir, w)
+				if err != nil {
+					return err
+				}
+				return writeValues(w.Dir, outs)
+			},
+		}
+		runs = append(runs, g.Add(n))
+	}
+	ap := trainAggParams{Runs: exp.Train.Runs, NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps, Delta: d.Delta}
+	agg := &pipeline.Node{
+		Kind:    "train",
+		Version: trainVersion,
+		Params:  ap,
+		Inputs:  runs,
+		Label:   fmt.Sprintf("%s %s σ=%.4g q=%.4g T=%d (%d runs)", data.Source.Name, arch.Kind, td.NoiseMultiplier, td.SamplingRate, td.Steps, exp.Train.Runs),
+		Slot:    fmt.Sprintf("%s/train/%d", name, pt.Index),
+		Run: func(ctx context.Context, w *pipeline.Work) error {
+			outs, err := aggregateTraining(ap, w.Inputs)
+			if err != nil {
+				return err
+			}
+			return writeValues(w.Dir, outs)
+		},
+	}
+	return pointStage{node: agg, columns: trainColumns}, nil
+}
+
+// checkTrainable loads the data (cached for the run) and builds the model
+// once, so that missing files, empty class filters and shape mismatches are
+// reported before anything runs.
+func checkTrainable(data dataParams, arch learn.Arch, dataDir string) error {
+	split, err := loadSplit(data, dataDir)
+	if err != nil {
+		return &PathError{"dataset", err}
+	}
+	if _, err := learn.NewModel(arch, split.Train.Shape, split.Train.Classes, 0); err != nil {
+		return &PathError{"model", fmt.Errorf("does not fit the data (%v examples of shape %v, %d classes): %w", split.Train.N, split.Train.Shape, split.Train.Classes, err)}
+	}
+	return nil
+}
+
+func runTraining(ctx context.Context, p trainRunParams, dataDir string, w *pipeline.Work) ([]Output, error) {
+	split, err := loadSplit(p.Data, dataDir)
+	if err != nil {
+		return nil, err
+	}
+	tr, te := split.Train, split.Test
+	m, err := learn.NewModel(p.Arch, tr.Shape, tr.Classes, rng.Seed(p.Seed, "init"))
+	if err != nil {
+		return nil, err
+	}
+	cfg := p.DPSGD.learn()
+	start := time.Now()
+	res, err := learn.Train(m, tr.X, tr.Y, cfg, rng.New(p.Seed, "dpsgd"), &learn.Hooks{
+		OnStep: func(*learn.Step) error { return ctx.Err() },
+	})
+	if err != nil {
+		return nil, err
+	}
+	secs := time.Since(start).Seconds()
+	for _, msg := range res.Warnings {
+		w.Warnf("%s", msg)
+	}
+	testAcc, err := m.Accuracy(te.X, te.Y)
+	if err != nil {
+		return nil, err
+	}
+	testLoss, err := m.Loss(te.X, te.Y)
+	if err != nil {
+		return nil, err
+	}
+	trainAcc, err := m.Accuracy(tr.X, tr.Y)
+	if err != nil {
+		return nil, err
+	}
+	trainLoss, err := m.Loss(tr.X, tr.Y)
+	if err != nil {
+		return nil, err
+	}
+	return []Output{
+		{"test_accuracy", pipeline.Float64, testAcc},
+		{"test_loss", pipeline.Float64, testLoss},
+		{"train_accuracy", pipeline.Float64, trainAcc},
+		{"train_loss", pipeline.Float64, trainLoss},
+		{"train_seconds", pipeline.Float64, secs},
+		{"mean_batch_size", pipeline.Float64, res.MeanBatchSize},
+		{"matches_accountant", pipeline.Bool, res.MatchesAccountant},
+	}, nil
+}
+
+type trainAggParams struct {
+	Runs            int     `json:"runs"`
+	NoiseMultiplier float64 `json:"noise_multiplier"`
+	SamplingRate    float64 `json:"sampling_rate"`
+	Steps           int     `json:"steps"`
+	Delta           float64 `json:"delta"`
+}
+
+var trainColumns = []string{
+	"runs", "test_accuracy", "test_accuracy_lo", "test_accuracy_hi", "test_accuracy_std",
+	"test_loss", "train_accuracy", "train_loss", "train_seconds", "epsilon", "matches_accountant",
+}
+
+// aggregateTraining summarises K runs: means, and a 95% Student-t interval
+// of the mean test accuracy over runs (null for a single run).
+func aggregateTraining(p trainAggParams, dirs []string) ([]Output, error) {
+	cols := map[string][]float64{}
+	matches := true
+	for _, d := range dirs {
+		outs, err := readValues(d)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range outs {
+			switch v := o.Value.(type) {
+			case float64:
+				cols[o.Name] = append(cols[o.Name], v)
+			case bool:
+				if o.Name == "matches_accountant" {
+					matches = matches && v
+				}
+			}
+		}
+	}
+	acc := cols["test_accuracy"]
+	mean, std := meanStd(acc)
+	var lo, hi any
+	if k := len(acc); k >= 2 {
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile(0.975)
+		half := t * std / math.Sqrt(float64(k))
+		lo, hi = math.Max(0, mean-half), math.Min(1, mean+half)
+	}
+	eps := math.Inf(1)
+	if p.NoiseMultiplier > 0 {
+		var err error
+		eps, err = privacy.Epsilon(privacy.AccountantPLD, privacy.SampledGaussian{NoiseMultiplier: p.NoiseMultiplier, SamplingRate: p.SamplingRate, Steps: p.Steps}, p.Delta, privacy.Options{})
+		if err != nil {
+			return nil, err
+		}
+	}
+	avg := func(name string) float64 { m, _ := meanStd(cols[name]); return m }
+	return []Output{
+		{"runs", pipeline.Int64, int64(len(dirs))},
+		{"test_accuracy", pipeline.Float64, mean},
+		{"test_accuracy_lo", pipeline.Float64, lo},
+		{"test_accuracy_hi", pipeline.Float64, hi},
+		{"test_accuracy_std", pipeline.Float64, std},
+		{"test_loss", pipeline.Float64, avg("test_loss")},
+		{"train_accuracy", pipeline.Float64, avg("train_accuracy")},
+		{"train_loss", pipeline.Float64, avg("train_loss")},
+		{"train_seconds", pipeline.Float64, avg("train_seconds")},
+		{"epsilon", pipeline.Float64, eps},
+		{"matches_accountant", pipeline.Bool, matches},
+	}, nil
+}
+
+// meanStd returns the mean and the sample standard deviation (0 for one value).
+func meanStd(x []float64) (float64, float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	m := s / float64(len(x))
+	if len(x) < 2 {
+		return m, 0
+	}
+	var ss float64
+	for _, v := range x {
+		ss += (v - m) * (v - m)
+	}
+	return m, math.Sqrt(ss / float64(len(x)-1))
+}
