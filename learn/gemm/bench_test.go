@@ -199,7 +199,7 @@ func BenchmarkRows(b *testing.B) {
 	}
 	for _, ar := range available {
 		useArch(b, ar)
-		for _, sh := range []struct{ rows, cols int }{{25088, 16}, {3200, 32}, {256, 10}} {
+		for _, sh := range []struct{ rows, cols int }{{25088, 16}, {3200, 32}, {256, 10}, {256, 100}} {
 			x, v := fill(sh.rows*sh.cols), fill(sh.cols)
 			b.Run(fmt.Sprintf("ColSums/%dx%d/%s", sh.rows, sh.cols, ar.name), func(b *testing.B) {
 				for b.Loop() {
@@ -221,6 +221,16 @@ func BenchmarkRows(b *testing.B) {
 				// drive it into subnormals and time those instead.
 				for b.Loop() {
 					ScaleRows(sh.cols, s, x, sh.cols, y, sh.cols)
+				}
+				rate(b, sh.rows*sh.cols)
+			})
+			ones := make([]float32, sh.rows)
+			for i := range ones {
+				ones[i] = 1
+			}
+			b.Run(fmt.Sprintf("ScaleRowsInPlace/%dx%d/%s", sh.rows, sh.cols, ar.name), func(b *testing.B) {
+				for b.Loop() {
+					ScaleRows(sh.cols, ones, y, sh.cols, y, sh.cols)
 				}
 				rate(b, sh.rows*sh.cols)
 			})

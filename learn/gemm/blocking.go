@@ -43,11 +43,11 @@ type plan struct {
 	kc    int  // k-chunk length (chunkLength)
 	nvMax int  // vectors per row of a full column panel (1 or 2)
 	nr    int  // columns per full panel: nvMax·width
-	mr    int  // rows per full tile
+	mr    int  // rows per tile at most (tiles are balanced, see rowTiles)
 	mc    int  // rows per A block, a multiple of mr
 	nc    int  // columns per B block, a multiple of nr
 	packA bool // copy A blocks into panels
-	packB bool // copy full-width B panels (edge panels are always copied)
+	packB bool // copy every B panel (else only edge panels, and only on paths whose kernels cannot mask B)
 }
 
 func (ar *arch) plan(transA, transB bool, m, n, k, lda int) plan {

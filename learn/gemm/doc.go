@@ -36,15 +36,17 @@
 // # Determinism
 //
 // For a given path, every element of C is computed by one fixed sequence of
-// operations that depends only on the problem's shape: on the broadcast path
-// one FMA chain over p = 0, 1, …, k−1 within each k-chunk, chunks added into
-// C in order, then C = fma(beta, C, alpha·acc); on the dot path 16 lane sums
-// folded by a fixed tree. Neither depends on the tile that computes the
-// element, on packing, or on how SgemmParallel splits the output, so results
-// are bit-identical for any thread count. The AVX2 and AVX-512 kernels
-// perform the same sequences, so those two paths also agree bit for bit. The
-// portable Go path rounds differently (no fused multiply-add) and differs in
-// the last bits.
+// operations that depends only on the problem's shape. On the broadcast path
+// it is one FMA chain over p ascending within each k-chunk, the chunk's sum s
+// folded in as C ← fma(β′, C, alpha·s) with β′ = beta for the first chunk and
+// 1 after it; on the dot path, 16 lane sums folded by a fixed tree. Neither
+// depends on the tile that computes the element, on packing, or on how
+// SgemmParallel splits the output, so results are bit-identical for any
+// thread count. The AVX2 and AVX-512 kernels perform the same sequences, so
+// those two paths also agree bit for bit. The portable Go path rounds every
+// product separately (no fused multiply-add; see generic.go) and so differs
+// from the assembly in the last bits, but gives the same bits on every
+// architecture and GOAMD64 level.
 //
 // Dot uses 64 partial sums (element i goes to sum i mod 64) folded pairwise,
 // identical on AVX2 and AVX-512. ColSums, AddRowVector, ScaleRows and Tanh

@@ -5,9 +5,10 @@ package gemm
 // a, b and c start at the block's first element; pl comes from the full
 // problem so that parallel blocks decide alike.
 //
-// Loop order (GotoBLAS): column blocks of nc → k chunks of kcBlock (B block packed)
-// → row blocks of mc (A block packed or read in place) → column panels of nr
-// → row tiles of mr → micro-kernel.
+// Loop order (GotoBLAS): column blocks of nc → k-chunks of at most kcBlock
+// (B panels packed or read in place) → row blocks of mc (A block packed or
+// read in place) → column panels of nr → balanced row tiles of at most mr →
+// micro-kernel.
 func (ar *arch) gemm(pl *plan, ws *workspace, transA, transB bool, m, n, k int,
 	alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 
@@ -23,9 +24,9 @@ func (ar *arch) gemm(pl *plan, ws *workspace, transA, transB bool, m, n, k int,
 			}
 
 			// B panels: q covers columns jc+q·nr …; packed ones live at
-			// q·kc·nr in the B buffer with row stride nvq·w.
-			// A panel is copied when the plan says so, or when it ends inside
-			// a vector and the kernels cannot mask their B loads.
+			// q·kc·nr in the B buffer with row stride nvq·w. A panel is
+			// copied when the plan says so, or when it ends inside a vector
+			// and the kernels cannot mask their B loads (AVX2, purego).
 			packed := func(cols int) bool { return pl.packB || (cols%w != 0 && !ar.maskedB) }
 			var bbuf []float32
 			if packed(nc % pl.nr) {

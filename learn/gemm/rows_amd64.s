@@ -193,7 +193,8 @@ ddone:
 	RET
 
 // func addRowVectorAVX512(rows, cols int, v *float32, x *float32, ldx int)
-// x[i][j] += v[j], row by row, 16 columns at a time.
+// x[i][j] += v[j], row by row: whole 16-column chunks, then a masked tail
+// (its mask computed once).
 TEXT ·addRowVectorAVX512(SB), NOSPLIT, $0-40
 	MOVQ rows+0(FP), R8
 	MOVQ cols+8(FP), R9
@@ -201,30 +202,37 @@ TEXT ·addRowVectorAVX512(SB), NOSPLIT, $0-40
 	MOVQ x+24(FP), SI
 	MOVQ ldx+32(FP), R10
 	SHLQ $2, R10
-	TESTQ R8, R8
-	JZ adone
+	MOVQ R9, R13
+	ANDQ $-16, R13        // columns in whole chunks
+	MOVQ R9, BX
+	SUBQ R13, BX          // tail columns, 0…15
+	JZ arow
+	KMASK(K1)
 
 arow:
 	XORQ R11, R11
-	MOVQ R9, BX
 
 acol:
-	TESTQ BX, BX
-	JLE anext
-	KMASK(K1)
+	CMPQ R11, R13
+	JGE atail
+	VMOVUPS (SI)(R11*4), Z0
+	VADDPS (R12)(R11*4), Z0, Z0
+	VMOVUPS Z0, (SI)(R11*4)
+	ADDQ $16, R11
+	JMP acol
+
+atail:
+	CMPQ R11, R9
+	JGE anext
 	VMOVUPS.Z (SI)(R11*4), K1, Z0
 	VADDPS.Z (R12)(R11*4), Z0, K1, Z0
 	VMOVUPS Z0, K1, (SI)(R11*4)
-	ADDQ $16, R11
-	SUBQ $16, BX
-	JMP acol
 
 anext:
 	ADDQ R10, SI
 	DECQ R8
 	JNZ arow
 
-adone:
 	VZEROUPPER
 	RET
 
