@@ -111,7 +111,7 @@ func Load(path string, o Options) (*Plan, error) {
 	if err != nil {
 		var pe *stages.PathError
 		if errors.As(err, &pe) {
-			return nil, s.ErrorAt(pe.Path, pe.Err.Error())
+			return nil, s.ErrorAt(pe.Path, pe.Err)
 		}
 		return nil, &InputError{fmt.Errorf("%s: %w", path, err)}
 	}

@@ -2,6 +2,7 @@ package dpaudit
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"encoding/json"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dpaudit/dpaudit/datasets"
 	"github.com/dpaudit/dpaudit/pipeline"
 )
 
@@ -198,7 +200,12 @@ func TestExamplesValidate(t *testing.T) {
 		t.Fatalf("found %d examples", len(files))
 	}
 	for _, f := range files {
-		if _, err := Load(f, Options{Store: t.TempDir()}); err != nil {
+		_, err := Load(f, Options{Store: t.TempDir()})
+		if errors.Is(err, datasets.ErrNotFetched) && os.Getenv("DPAUDIT_REQUIRE_DATA") == "" {
+			t.Logf("%s: skipped, its data set is not fetched (CI sets DPAUDIT_REQUIRE_DATA=1): %v", f, err)
+			continue
+		}
+		if err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}

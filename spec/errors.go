@@ -12,7 +12,11 @@ type Error struct {
 	Pos  Pos
 	Path string // e.g. "dpsgd.noise_multiplier"; empty for file-level errors
 	Msg  string
+	Err  error // the underlying error, when there is one
 }
+
+// Unwrap returns the underlying error.
+func (e Error) Unwrap() error { return e.Err }
 
 func (e Error) Error() string {
 	var b strings.Builder
@@ -40,6 +44,15 @@ func (es Errors) Error() string {
 		lines[i] = e.Error()
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Unwrap lets errors.Is and errors.As look into every problem.
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
 }
 
 // Sorted returns the errors in file order without duplicates (a bad value

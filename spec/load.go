@@ -393,7 +393,7 @@ func flatName(p string) string {
 // ErrorAt returns a positioned error for a spec path, for problems found
 // after validation (e.g. a data set that is not fetched). The position is
 // that of the deepest part of the path present in the file.
-func (s *Spec) ErrorAt(path, msg string) Errors {
+func (s *Spec) ErrorAt(path string, err error) Errors {
 	pos := s.root.Pos
 	if p, err := parsePath(path); err == nil {
 		for len(p) > 0 {
@@ -404,5 +404,5 @@ func (s *Spec) ErrorAt(path, msg string) Errors {
 			p = p[:len(p)-1]
 		}
 	}
-	return Errors{{File: filepath.Base(s.File), Pos: pos, Path: path, Msg: msg}}
+	return Errors{{File: filepath.Base(s.File), Pos: pos, Path: path, Msg: err.Error(), Err: err}}
 }
