@@ -74,6 +74,20 @@ func TestRowKernelsMatchPlainLoops(t *testing.T) {
 				ScaleRows(sh.cols, s, x.data, x.ld, dst.data, dst.ld)
 				checkSameBits(t, "ScaleRows (padding included)", dst.data, wantD)
 
+				// The path's kernels themselves, which the exported functions
+				// bypass for short rows (stallsInPlace, shortForMaskedStores).
+				if sh.rows > 0 && sh.cols > 0 {
+					direct := alloc(len(x.data))
+					copy(direct, x.data)
+					current.rows.addRowVector(sh.rows, sh.cols, &v[0], &direct[0], x.ld)
+					checkSameBits(t, "addRowVector kernel", direct, wantX)
+					copy(direct, x.data)
+					current.rows.scaleRows(sh.rows, sh.cols, &s[0], &direct[0], x.ld, &direct[0], x.ld)
+					wantS := append([]float32(nil), x.data...)
+					genericRows.scaleRows(sh.rows, sh.cols, &s[0], &x.data[0], x.ld, &wantS[0], x.ld)
+					checkSameBits(t, "scaleRows kernel in place", direct, wantS)
+				}
+
 				// In place, the way the trainer rescales δ rows.
 				inPlace := append([]float32(nil), x.data...)
 				ScaleRows(sh.cols, s, inPlace, x.ld, inPlace, x.ld)
