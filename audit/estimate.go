@@ -1,0 +1,328 @@
+package audit
+
+import (
+	"math"
+
+	"github.com/dpaudit/dpaudit/rng"
+)
+
+// Options configure Estimate. DefaultOptions gives the recommended ones;
+// in the zero value, Method, SplitFraction and GridSize take their
+// defaults, but Confidence must be set (0 is rejected).
+type Options struct {
+	// Delta is the δ of the (ε, δ) claim being tested, in [0, 1).
+	Delta float64
+	// Confidence is the probability, in (0, 1), with which a valid bound
+	// holds, e.g. 0.95.
+	Confidence float64
+	// Sides is how Clopper–Pearson spends 1 − Confidence (TwoSided, the zero
+	// value, reproduces Nasr et al.'s 5.60).
+	Sides Sides
+	// Method chooses the threshold ("" means Split).
+	Method Method
+	// SplitFraction is the fraction of each world's trials used to choose
+	// the threshold under Split (0 means ½, the note's 500/500 of item 17).
+	SplitFraction float64
+	// Seed names the random split: the trials are split with the stream
+	// rng.New(Seed, "audit", "split"), so a result depends only on the seed
+	// and the order of the trials (pass them in trial-index order).
+	Seed uint64
+	// Grid is the Bonferroni grid, in the scores' own orientation. Nil means
+	// GridSize thresholds placed at quantiles of the pooled scores (see
+	// Bonferroni); a grid fixed before the trials ran is strictly valid.
+	Grid []float64
+	// GridSize is the size of the default Bonferroni grid (0 means
+	// DefaultGridSize).
+	GridSize int
+	// LowerMeansWorld1 says low scores mean world 1 (e.g. a loss: Nasr et
+	// al.'s Distinguisher 1 guesses D′ when L ≤ τ). The rule becomes
+	// "score ≤ τ guesses world 1".
+	LowerMeansWorld1 bool
+}
+
+// DefaultOptions: δ = 1e-5 (Nasr et al. 2021), 95% two-sided
+// Clopper–Pearson, split thresholds on half of the trials, seed 0.
+func DefaultOptions() Options {
+	return Options{Delta: 1e-5, Confidence: 0.95, Sides: TwoSided, Method: Split, SplitFraction: 0.5}
+}
+
+func (o Options) withDefaults() Options {
+	if o.Method == "" {
+		o.Method = Split
+	}
+	if o.SplitFraction == 0 {
+		o.SplitFraction = 0.5
+	}
+	if o.GridSize == 0 {
+		o.GridSize = DefaultGridSize
+	}
+	return o
+}
+
+func (o Options) check() error {
+	if err := checkDelta(o.Delta); err != nil {
+		return err
+	}
+	if err := checkConfidence(o.Confidence); err != nil {
+		return err
+	}
+	if err := o.Sides.check(); err != nil {
+		return err
+	}
+	if err := o.Method.check(); err != nil {
+		return err
+	}
+	if !(o.SplitFraction > 0 && o.SplitFraction < 1) {
+		return invalidf("split fraction must be in (0, 1), got %v", o.SplitFraction)
+	}
+	if o.GridSize < 1 {
+		return invalidf("grid size must be ≥ 1, got %d", o.GridSize)
+	}
+	if o.Grid != nil && len(o.Grid) == 0 {
+		return invalidf("the Bonferroni grid is empty (pass nil for the default grid)")
+	}
+	for i, t := range o.Grid {
+		if math.IsNaN(t) {
+			return invalidf("grid threshold %d is NaN", i)
+		}
+	}
+	return nil
+}
+
+// Result is everything a summary row needs about one audit.
+type Result struct {
+	// Method is the method's label: "split", "posthoc (optimistic)" or
+	// "bonferroni".
+	Method string
+	// Valid reports whether EpsilonLB holds at Confidence (false for
+	// posthoc, whose maximum over thresholds is optimistic).
+	Valid bool
+	// EpsilonLB is the Eq. 5 lower bound on ε at Threshold, on the
+	// evaluation trials.
+	EpsilonLB float64
+	// EpsilonPoint is the Eq. 4 point estimate on the same counts (+Inf
+	// when a rate in a denominator is 0).
+	EpsilonPoint float64
+	// Threshold is τ; Rule says how it is applied: "score >= threshold"
+	// (or "score <= threshold" with LowerMeansWorld1) guesses world 1.
+	// τ = ±Inf is the test that never guesses world 1.
+	Threshold float64
+	Rule      string
+	// Confidence, Sides and Delta are the settings the bound was computed
+	// with; Confidence is the family-wise level for Bonferroni.
+	Confidence float64
+	Sides      Sides
+	Delta      float64
+	// Counts are the outcomes at Threshold on the evaluation trials (the
+	// held-out part for split, all trials otherwise).
+	Counts Counts
+	// FPR and FNR are the observed rates; FPRUpper and FNRUpper their
+	// Clopper–Pearson upper bounds as used in Eq. 5 (at level α/K for
+	// Bonferroni).
+	FPR, FNR           float64
+	FPRUpper, FNRUpper float64
+	// Trials0 and Trials1 count all trials per world; SelectionTrials is
+	// how many of them chose the threshold (split only, else 0).
+	Trials0, Trials1 int
+	SelectionTrials  int
+	// Hypotheses is the number of thresholds Bonferroni corrected for (1
+	// for split, 0 for posthoc, which corrects for nothing).
+	Hypotheses int
+	// Accuracy is the fraction of evaluation trials guessed right at
+	// Threshold. MaxAccuracy is the best accuracy over all thresholds on all
+	// trials (post hoc).
+	Accuracy, MaxAccuracy float64
+	// AUC is the area under the ROC curve on all trials (ties count ½).
+	AUC float64
+	// TPRAtFPR1e3 and TPRAtFPR1e2 are the TPR at FPR = 0.1% and 1% on the
+	// empirical ROC curve of all trials, linearly interpolated between the
+	// two adjacent thresholds (the randomised test between them), without
+	// convex hull.
+	TPRAtFPR1e3, TPRAtFPR1e2 float64
+	// GDP is the Gaussian-DP estimate, fitted at its own threshold (the one
+	// maximising μ's lower bound, chosen by the same method) on the
+	// evaluation trials, at the same per-threshold level as EpsilonLB.
+	GDP GDPEstimate
+}
+
+// ViolatesClaim reports whether the audit proves that the mechanism is not
+// (claimedEpsilon, Delta)-DP: a valid lower bound above the claim. A
+// posthoc result never proves a violation, however large.
+func (r Result) ViolatesClaim(claimedEpsilon float64) bool {
+	return r.Valid && r.EpsilonLB > claimedEpsilon
+}
+
+// Estimate audits a distinguisher from its per-trial scores and the world
+// of each trial (true = world 1 = D′, the canary present): it picks a
+// threshold by o.Method, bounds ε by Eq. 5 of Nasr et al. (2021) with
+// Clopper–Pearson intervals per world, and adds the point estimate, the
+// Gaussian-DP estimate, accuracy, AUC and TPR at low FPR. Bad input (length
+// mismatch, fewer than 2 trials in a world, a non-finite score, options out
+// of range) returns an error wrapping ErrInvalid.
+func Estimate(scores []float64, worlds []bool, o Options) (Result, error) {
+	o = o.withDefaults()
+	if err := o.check(); err != nil {
+		return Result{}, err
+	}
+	if err := checkTrials(scores, worlds); err != nil {
+		return Result{}, err
+	}
+	if o.LowerMeansWorld1 {
+		scores = negated(scores)
+		o.Grid = negated(o.Grid)
+	}
+	all := newSortedScores(scores, worlds, nil)
+	r := Result{
+		Method:     o.Method.Label(),
+		Valid:      o.Method.Valid(),
+		Rule:       "score >= threshold",
+		Confidence: o.Confidence,
+		Sides:      o.Sides,
+		Delta:      o.Delta,
+		Trials0:    len(all.w0),
+		Trials1:    len(all.w1),
+	}
+	sel := newSelector(scores, worlds, all, o)
+	r.SelectionTrials, r.Hypotheses = sel.selectionTrials, sel.hypotheses
+
+	// The Eq. 5 bound at the threshold that maximises it.
+	var fpHi, fnHi float64
+	r.Threshold, r.Counts, fpHi, fnHi = sel.pick(epsObjective(o.Delta))
+	r.FPRUpper, r.FNRUpper = fpHi, fnHi
+	r.EpsilonLB = epsilonFromRates(fpHi, fnHi, o.Delta)
+	r.FPR, r.FNR = r.Counts.FPR(), r.Counts.FNR()
+	r.EpsilonPoint = epsilonFromRates(r.FPR, r.FNR, o.Delta)
+	r.Accuracy = r.Counts.Accuracy()
+
+	// The Gaussian-DP estimate at the threshold that maximises μ's lower
+	// bound, chosen the same way, at the per-threshold level the bound used.
+	gdpTau, gdpCounts, _, _ := sel.pick(gdpMu)
+	levelConf := 1 - (1-o.Confidence)/float64(max(r.Hypotheses, 1))
+	var err error
+	if r.GDP, err = GDPFromCounts(gdpCounts, o.Delta, levelConf, o.Sides); err != nil {
+		return Result{}, err
+	}
+	r.GDP.Threshold = gdpTau
+
+	r.MaxAccuracy = all.maxAccuracy()
+	r.AUC = all.auc()
+	tpr := all.tprAtFPR([]float64{1e-3, 1e-2})
+	r.TPRAtFPR1e3, r.TPRAtFPR1e2 = tpr[0], tpr[1]
+	if o.LowerMeansWorld1 {
+		r.Threshold, r.GDP.Threshold = -r.Threshold, -r.GDP.Threshold
+		r.Rule = "score <= threshold"
+	}
+	return r, nil
+}
+
+func checkTrials(scores []float64, worlds []bool) error {
+	if len(scores) != len(worlds) {
+		return invalidf("%d scores but %d world bits", len(scores), len(worlds))
+	}
+	n1 := 0
+	for i, s := range scores {
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			return invalidf("score of trial %d is %v; scores must be finite", i, s)
+		}
+		if worlds[i] {
+			n1++
+		}
+	}
+	if n0 := len(worlds) - n1; n0 < 2 || n1 < 2 {
+		return invalidf("need at least 2 trials per world, got %d in world 0 and %d in world 1", n0, n1)
+	}
+	return nil
+}
+
+func negated(xs []float64) []float64 {
+	if xs == nil {
+		return nil
+	}
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = -x
+	}
+	return out
+}
+
+// selector picks thresholds by one method for any objective: the split's
+// parts are drawn once, so the ε bound and the GDP fit use the same split.
+type selector struct {
+	method          Method
+	tail            float64      // one-end miss probability of each CP bound
+	choose, eval    sortedScores // trials that choose τ and that are counted at it
+	grid            []float64    // Bonferroni thresholds
+	selectionTrials int
+	hypotheses      int
+}
+
+func newSelector(scores []float64, worlds []bool, all sortedScores, o Options) *selector {
+	s := &selector{method: o.Method, tail: o.Sides.tail(o.Confidence), choose: all, eval: all}
+	switch o.Method {
+	case Split:
+		choose, eval := splitTrials(worlds, o.SplitFraction, o.Seed)
+		s.choose = newSortedScores(scores, worlds, choose)
+		s.eval = newSortedScores(scores, worlds, eval)
+		s.selectionTrials, s.hypotheses = len(choose), 1
+	case Bonferroni:
+		s.grid = o.Grid
+		if s.grid == nil {
+			s.grid = defaultGrid(all, o.GridSize)
+		}
+		s.hypotheses = len(s.grid)
+		s.tail /= float64(s.hypotheses) // each of K tests at α/K
+	}
+	return s
+}
+
+// splitTrials draws, for each world separately (so both parts see both
+// worlds), a fraction of its trials to choose the threshold, at least one
+// and at most all but one.
+func splitTrials(worlds []bool, fraction float64, seed uint64) (choose, eval []int) {
+	var idx [2][]int
+	for i, w := range worlds {
+		b := 0
+		if w {
+			b = 1
+		}
+		idx[b] = append(idx[b], i)
+	}
+	stream := rng.New(seed, "audit", "split")
+	for _, ix := range idx {
+		stream.Shuffle(len(ix), func(a, b int) { ix[a], ix[b] = ix[b], ix[a] })
+		k := int(math.Round(fraction * float64(len(ix))))
+		k = min(max(k, 1), len(ix)-1)
+		choose = append(choose, ix[:k]...)
+		eval = append(eval, ix[k:]...)
+	}
+	return choose, eval
+}
+
+// pick returns the threshold maximising f on CP upper bounds (on the
+// choosing trials, or over the grid), the counts of the evaluation trials
+// at it and their CP upper bounds. For Bonferroni, ties go to the larger f
+// on raw rates, then the lower threshold.
+func (s *selector) pick(f objective) (tau float64, c Counts, fpHi, fnHi float64) {
+	upper := func(c Counts) (float64, float64) {
+		return cpUpper(float64(c.FP), float64(c.N0), s.tail), cpUpper(float64(c.FN), float64(c.N1), s.tail)
+	}
+	if s.method == Bonferroni {
+		best, bestPoint := -1.0, -1.0
+		for _, t := range s.grid {
+			ct := s.eval.countsAt(t)
+			a, b := upper(ct)
+			v, point := f(a, b), f(ct.FPR(), ct.FNR())
+			if v > best || (v == best && (point > bestPoint || (point == bestPoint && t < tau))) {
+				best, bestPoint = v, point
+				tau, c, fpHi, fnHi = t, ct, a, b
+			}
+		}
+		return tau, c, fpHi, fnHi
+	}
+	cands := s.choose.candidates()
+	i, _, _, _ := bestCandidate(cands, len(s.choose.w0), len(s.choose.w1), s.tail, f)
+	tau = cands[i].tau
+	c = s.eval.countsAt(tau)
+	fpHi, fnHi = upper(c)
+	return tau, c, fpHi, fnHi
+}

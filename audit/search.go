@@ -1,0 +1,146 @@
+package audit
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// Maximising the Eq. 5 bound over every threshold of 10⁶ trials would take
+// two Beta quantiles (5–12 µs each) per candidate, seconds in all. The
+// search below is exact but evaluates few of them: it brackets each
+// candidate's bound between cheap values read off a sparse grid of counts,
+// and computes the exact bound only for candidates whose upper bracket can
+// still beat the best lower bracket (branch and bound).
+
+// cpGrid brackets cpUpper(x, n, tail) for integer x by its exact values at
+// grid counts, which it computes lazily. cpUpper is increasing in x, so for
+// g_j ≤ x ≤ g_{j+1} it lies between the values at g_j and g_{j+1}. The
+// grid spacing is ⌊√x/8⌋ (at least 1): about 1/16 of the interval's
+// half-width, so brackets are tight, with 16√n grid points in all.
+type cpGrid struct {
+	n    int
+	tail float64
+	at   []int     // grid counts, ascending, from 0 to n
+	val  []float64 // cpUpper at each grid count; NaN until computed
+}
+
+func newCPGrid(n int, tail float64) *cpGrid {
+	g := &cpGrid{n: n, tail: tail}
+	for x := 0; ; {
+		g.at = append(g.at, x)
+		if x == n {
+			break
+		}
+		x += max(1, int(math.Sqrt(float64(x))/8))
+		x = min(x, n)
+	}
+	g.val = make([]float64, len(g.at))
+	for i := range g.val {
+		g.val[i] = math.NaN()
+	}
+	return g
+}
+
+func (g *cpGrid) value(j int) float64 {
+	if math.IsNaN(g.val[j]) {
+		g.val[j] = cpUpper(float64(g.at[j]), float64(g.n), g.tail)
+	}
+	return g.val[j]
+}
+
+// bracket returns lo ≤ cpUpper(x) ≤ hi.
+func (g *cpGrid) bracket(x int) (lo, hi float64) {
+	j := sort.SearchInts(g.at, x) // first grid count ≥ x
+	if g.at[j] == x {
+		v := g.value(j)
+		return v, v
+	}
+	return g.value(j - 1), g.value(j)
+}
+
+// exact returns cpUpper(x).
+func (g *cpGrid) exact(x int) float64 {
+	j := sort.SearchInts(g.at, x)
+	if g.at[j] == x {
+		return g.value(j)
+	}
+	return cpUpper(float64(x), float64(g.n), g.tail)
+}
+
+// objective scores a threshold from its two error rates (CP bounds or raw
+// rates). It must be ≥ 0 and non-increasing in both rates, as Eq. 4/5's ε
+// and the Gaussian-DP μ are: the pruning and bracketing rely on it.
+type objective func(fpr, fnr float64) float64
+
+// epsObjective is Eq. 5 (on CP bounds) or Eq. 4 (on raw rates).
+func epsObjective(delta float64) objective {
+	return func(fpr, fnr float64) float64 { return epsilonFromRates(fpr, fnr, delta) }
+}
+
+// bestCandidate returns the index of the candidate maximising f on the
+// rates' CP upper bounds (each at one-end miss probability tail), that
+// maximum and the bounds it used. Ties, including the common all-zero
+// case, go to the larger f on the raw rates, then to the lower threshold,
+// so the choice is deterministic and, when no threshold certifies
+// anything, still the most promising one.
+func bestCandidate(cands []candidate, n0, n1 int, tail float64, f objective) (best int, val, fpHi, fnHi float64) {
+	g0, g1 := newCPGrid(n0, tail), newCPGrid(n1, tail)
+	lower := make([]float64, len(cands)) // certified lower bracket of each bound
+	upper := make([]float64, len(cands))
+	point := make([]float64, len(cands))
+	floor := 0.0 // the best lower bracket: the maximum is at least this
+	for i, c := range cands {
+		fpLo, fpHiB := g0.bracket(c.fp)
+		fnLo, fnHiB := g1.bracket(c.fn)
+		// f is non-increasing in both rates: larger rates, smaller value.
+		lower[i] = f(fpHiB, fnHiB)
+		upper[i] = f(fpLo, fnLo)
+		point[i] = f(float64(c.fp)/float64(n0), float64(c.fn)/float64(n1))
+		floor = math.Max(floor, lower[i])
+	}
+	order := make([]int, 0, len(cands))
+	for i := range cands {
+		if upper[i] >= floor {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return -cmpFloat(upper[a], upper[b]) })
+	best, val = -1, -1
+	// better orders by value, then value on raw rates, then lower threshold.
+	better := func(i int, e float64) bool {
+		switch {
+		case best < 0 || e > val:
+			return true
+		case e < val:
+			return false
+		case point[i] != point[best]:
+			return point[i] > point[best]
+		}
+		return i < best
+	}
+	for _, i := range order {
+		if upper[i] < val {
+			break // sorted: nothing later can reach the best
+		}
+		e := 0.0
+		if upper[i] > 0 { // f ≥ 0, so an upper bracket of 0 means exactly 0
+			e = f(g0.exact(cands[i].fp), g1.exact(cands[i].fn))
+		}
+		if better(i, e) {
+			best, val = i, e
+		}
+	}
+	c := cands[best]
+	return best, val, g0.exact(c.fp), g1.exact(c.fn)
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
