@@ -57,8 +57,10 @@ func (a *activation) backward(s *scratch, in, out, dOut, dIn []float32, b int, s
 			d[i] = math.Float32frombits(math.Float32bits(g[i]) & mask)
 		}
 	case Tanh:
+		// float32(v·v) keeps 1 − v² from fusing into an FMA on some
+		// platforms (see tanh32).
 		for i, v := range y {
-			d[i] = g[i] * (1 - v*v)
+			d[i] = g[i] * (1 - float32(v*v))
 		}
 	case ELU:
 		for i, v := range y {
@@ -72,14 +74,35 @@ func (a *activation) backward(s *scratch, in, out, dOut, dIn []float32, b int, s
 }
 
 // tanh32 is a float32 tanh accurate to a few ulp (max abs error 3.4e−7):
-// the [13/6] rational approximation used by Eigen (generic_fast_tanh_float)
-// on x clamped to [−9, 9], beyond which tanh rounds to ±1 in float32. NaN
-// passes the clamp (comparisons are false) and comes out NaN, so the
-// trainer sees it. Branch-free apart from the clamp, so it vectorises.
+// the [13/6] rational approximation used by Eigen (ptanh_float) on x
+// clamped to [−9, 9], beyond which tanh rounds to ±1 in float32, with both
+// polynomials in x² by Horner's scheme. NaN passes the clamp (comparisons
+// are false) and comes out NaN, so the trainer sees it. It is the scalar
+// definition of gemm.Tanh (learn/gemm/tanh.go), which tanhSlice uses and
+// which reproduces it bit for bit: the same float32 operations in the same
+// order. float32(…) around every product forbids fusing it with the
+// following addition into an FMA (Go spec, "Floating-point operators"),
+// which the compiler does on arm64 and with GOAMD64=v3 and which would
+// change the result by platform.
 func tanh32(x float32) float32 {
-	var y [1]float32
-	tanhSlice(y[:], []float32{x})
-	return y[0]
+	if x > 9 {
+		x = 9
+	}
+	if x < -9 {
+		x = -9
+	}
+	x2 := x * x
+	p := float32(x2*tanhA13) + tanhA11
+	p = float32(x2*p) + tanhA9
+	p = float32(x2*p) + tanhA7
+	p = float32(x2*p) + tanhA5
+	p = float32(x2*p) + tanhA3
+	p = float32(x2*p) + tanhA1
+	p *= x
+	q := float32(x2*tanhB6) + tanhB4
+	q = float32(x2*q) + tanhB2
+	q = float32(x2*q) + tanhB0
+	return p / q
 }
 
 // Coefficients of tanh32's numerator (odd) and denominator (even).

@@ -58,3 +58,30 @@ func TestExp32Accuracy(t *testing.T) {
 	}
 	t.Logf("max relative error %.3g at %g", worst, at)
 }
+
+// TestTanhSliceMatchesTanh32 checks that the vector kernel behind the tanh
+// activation (gemm.Tanh) gives tanh32's bits exactly, as gemm documents:
+// every float32 in [−10, 10] with a 12-bit mantissa stride, plus the clamp
+// edges, tiny values, ±Inf and NaN. Tolerance: none (bit equality).
+func TestTanhSliceMatchesTanh32(t *testing.T) {
+	var x []float32
+	for bits := uint32(0); bits < 0x41200000; bits += 1 << 12 { // up to 10
+		v := math.Float32frombits(bits)
+		x = append(x, v, -v)
+	}
+	x = append(x, 9, -9, math.Nextafter32(9, 10), 1e-38, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()))
+	y := make([]float32, len(x))
+	tanhSlice(y, x)
+	bad := 0
+	for i, v := range x {
+		want := tanh32(v)
+		if math.Float32bits(y[i]) != math.Float32bits(want) && !(want != want && y[i] != y[i]) {
+			if bad++; bad <= 5 {
+				t.Errorf("tanhSlice(%g) = %g (%#x), tanh32 = %g (%#x)", v, y[i], math.Float32bits(y[i]), want, math.Float32bits(want))
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d values differ", bad, len(x))
+	}
+}

@@ -27,5 +27,7 @@ func clipFactors(kind string, C float64, sq []float64, c []float32) {
 // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), jax.nn.gelu's default.
 func geluTanh(x float64) float64 {
 	const k = 0.7978845608028654 // √(2/π)
-	return 0.5 * x * (1 + math.Tanh(k*(x+0.044715*x*x*x)))
+	// float64(…) keeps the cube from fusing with the sum into an FMA
+	// (arm64, GOAMD64=v3): same bits on every platform.
+	return 0.5 * x * (1 + math.Tanh(k*(x+float64(0.044715*x*x*x))))
 }

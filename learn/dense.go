@@ -50,6 +50,7 @@ func (d *dense) newScratch(maxB int) *scratch {
 		scaled: make([]float32, maxB*d.out),
 		rowsq:  make([]float64, maxB),
 		rowsq2: make([]float64, maxB),
+		rowf32: make([]float32, maxB),
 	}
 }
 
@@ -67,10 +68,10 @@ func (d *dense) backward(s *scratch, in, out, dOut, dIn []float32, b int, sq []f
 	if !norms {
 		return
 	}
-	rowSqNorms(dOut, b, d.out, s.rowsq)
+	rowSqNorms(dOut, b, d.out, s.rowsq, s.rowf32)
 	inSq := s.inSq
 	if inSq == nil {
-		rowSqNorms(in, b, d.in, s.rowsq2)
+		rowSqNorms(in, b, d.in, s.rowsq2, s.rowf32)
 		inSq = s.rowsq2
 	}
 	extra := 0.0
@@ -78,7 +79,7 @@ func (d *dense) backward(s *scratch, in, out, dOut, dIn []float32, b int, sq []f
 		extra = 1
 	}
 	for i := 0; i < b; i++ {
-		sq[i] += s.rowsq[i] * (inSq[i] + extra)
+		sq[i] += float64(s.rowsq[i] * (inSq[i] + extra)) // float64(…): no FMA
 	}
 }
 

@@ -46,6 +46,7 @@ type scratch struct {
 	scaled []float32 // dense/conv: output deltas scaled by clip factors
 	rowsq  []float64 // per-example squared norms (deltas)
 	rowsq2 []float64 // per-example squared norms (inputs)
+	rowf32 []float32 // the same in float32, as gemm.RowSumSquares returns them
 	// inSq, when set by the trainer for the first layer, holds the inputs'
 	// squared norms, precomputed once per run instead of once per step.
 	inSq []float64

@@ -64,7 +64,7 @@ func addNormal(src *rand.ChaCha8, dst []float32, scale float32) bool {
 		} else {
 			x1 = normalSlow(src, j1, i1)
 		}
-		a, b := dst[k]+scale*x0, dst[k+1]+scale*x1
+		a, b := dst[k]+float32(scale*x0), dst[k+1]+float32(scale*x1) // no FMA: same bits everywhere
 		dst[k], dst[k+1] = a, b
 		chk += a*0 + b*0
 	}
@@ -75,7 +75,7 @@ func addNormal(src *rand.ChaCha8, dst []float32, scale float32) bool {
 		if absInt32(j) >= zigK[i] {
 			x = normalSlow(src, j, i)
 		}
-		dst[k] += scale * x
+		dst[k] += float32(scale * x)
 		chk += dst[k] * 0
 	}
 	return chk == 0
@@ -99,7 +99,7 @@ func normalSlow(src *rand.ChaCha8, j int32, i uint32) float32 {
 			}
 			return float32(-zigR - x)
 		}
-		if zigF[i]+unit64(src)*(zigF[i-1]-zigF[i]) < math.Exp(-0.5*x*x) {
+		if zigF[i]+float64(unit64(src)*(zigF[i-1]-zigF[i])) < math.Exp(float64(-0.5*x)*x) {
 			return float32(x)
 		}
 		w := uint32(src.Uint64())

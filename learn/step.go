@@ -224,22 +224,25 @@ func (t *trainer) update(s int) error {
 	inv := float32(1 / t.norm)
 	lr, wd, mu := float32(t.cfg.LearningRate), float32(t.cfg.WeightDecay), float32(t.cfg.Momentum)
 	var chk float32 // stays 0 unless a parameter overflows (Inf·0 = NaN)
+	// float32(…) around the products keeps them from fusing with the
+	// additions into FMAs (arm64, GOAMD64=v3), so every platform gives the
+	// same bits (see tanh32).
 	switch {
 	case t.vel == nil && wd == 0:
 		for j, v := range g {
-			p[j] -= lr * (v * inv)
+			p[j] -= float32(lr * float32(v*inv))
 			chk += p[j] * 0
 		}
 	case t.vel == nil:
 		for j, v := range g {
-			p[j] -= lr * (v*inv + wd*p[j])
+			p[j] -= float32(lr * (float32(v*inv) + float32(wd*p[j])))
 			chk += p[j] * 0
 		}
 	default:
 		vel := t.vel[:len(p)]
 		for j, v := range g {
-			vel[j] = mu*vel[j] + (v*inv + wd*p[j])
-			p[j] -= lr * vel[j]
+			vel[j] = float32(mu*vel[j]) + (float32(v*inv) + float32(wd*p[j]))
+			p[j] -= float32(lr * vel[j])
 			chk += p[j] * 0
 		}
 	}
