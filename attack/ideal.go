@@ -1,0 +1,242 @@
+package attack
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/rng"
+)
+
+// The ideal mechanism: Nasr et al. (2021)'s malicious-dataset adversary
+// (§IV-F) with learning rate 0 and benign gradients that are exactly 0.
+// Every released update is then pure DP noise plus, when the Poisson sample
+// includes it, the canary gradient of norm C, so the audit is exactly a
+// test of the Poisson-subsampled Gaussian mechanism composed T times
+// (reference note §3.6). Projected on the canary's unit direction and
+// divided by C, step t releases the scalar
+//
+//	y_t = b·B_t + σ·Z_t,   B_t ~ Bernoulli(q),  Z_t ~ N(0, 1),
+//
+// with b the world bit (1: canary present, D′) and σ the noise multiplier.
+// Nothing else of a model needs to exist, so a 10⁶-trial audit takes
+// seconds. The distinguishers' scores are accumulated step by step, in O(1)
+// memory per trial.
+
+// IdealMechanism is the simulated training: T steps at Poisson rate q with
+// the noise multiplier σ that training actually uses (σ_actual; the
+// accountant may have been told another, see IdealRun.DistinguisherSigma).
+type IdealMechanism struct {
+	SamplingRate    float64 // q ∈ (0, 1]
+	Steps           int     // T ≥ 1
+	NoiseMultiplier float64 // σ_actual > 0, in units of the clipping norm C
+}
+
+// Validate reports bad parameters as errors wrapping ErrInvalid
+// (privacy.ErrInvalid).
+func (m IdealMechanism) Validate() error {
+	if !(m.SamplingRate > 0 && m.SamplingRate <= 1) {
+		return idealInvalid("sampling rate must be in (0, 1], got %v", m.SamplingRate)
+	}
+	if m.Steps < 1 {
+		return idealInvalid("steps must be ≥ 1, got %d", m.Steps)
+	}
+	if !(m.NoiseMultiplier > 0) || math.IsInf(m.NoiseMultiplier, 1) {
+		return idealInvalid("noise multiplier must be > 0 and finite, got %v", m.NoiseMultiplier)
+	}
+	return nil
+}
+
+// idealInvalid wraps privacy.ErrInvalid (the package's ErrInvalid is the
+// same value).
+func idealInvalid(format string, args ...any) error {
+	return fmt.Errorf("attack: ideal mechanism: %w: %s", privacy.ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// IdealScores are the scores of one trial; higher means world 1 for all
+// three. σ_d is the noise multiplier the distinguisher assumes.
+type IdealScores struct {
+	// Projection is Σ_t y_t, the canary-direction projection of the summed
+	// updates (Distinguisher 3's distance d summed over steps): the optimal
+	// statistic if the canary were in every step.
+	Projection float64
+	// Watermark is Σ_t −(y_t − 1)²/(2σ_d²): the log of the paper's
+	// p_watermark = Π_t p(d_t | watermark) (Distinguisher 3, Eq. 6) with the
+	// note's fixes — mean C (1 in units of C) and variance σ²C² for the
+	// projected step, the normaliser dropped as a constant. A cruder score
+	// than LLR: it ignores q.
+	Watermark float64
+	// LLR is the Neyman–Pearson log-likelihood ratio of the whole stream,
+	// Σ_t log(1 − q + q·exp((2y_t − 1)/(2σ_d²))) (note §3.5): the most
+	// powerful test when σ_d is the actual σ.
+	LLR float64
+}
+
+// Trial simulates one trial in the given world (true: canary present) from
+// the stream r, scoring with the distinguisher's noise multiplier sigmaD.
+// The inclusions B_t are drawn as geometric gaps, so a trial costs one
+// normal draw per step. Inputs are assumed valid (see Validate).
+func (m IdealMechanism) Trial(r *rand.Rand, world bool, sigmaD float64) IdealScores {
+	q, sigma := m.SamplingRate, m.NoiseMultiplier
+	inv2s2 := 1 / (2 * sigmaD * sigmaD)
+	logQ, log1mQ := math.Log(q), math.Log1p(-q)
+	// nextIn is the next step whose batch includes the canary (world 1 only).
+	nextIn := m.Steps
+	gap := func() int {
+		if q == 1 {
+			return 0
+		}
+		// P[gap = k] = (1 − q)^k q: inversion of the geometric law.
+		g := math.Floor(math.Log(1-r.Float64()) / log1mQ)
+		return int(math.Min(g, float64(m.Steps)))
+	}
+	if world {
+		nextIn = gap()
+	}
+	// The LLR is accumulated as a product of the per-step likelihood ratios
+	// 1 − q + q·e^z, folded into logLR whenever it leaves [1e-150, 1e150]:
+	// one Exp per step instead of an Exp and a Log (twice as fast), and the
+	// product's rounding (1e-16 relative per step) costs ~T·1e-16 in LLR.
+	var s IdealScores
+	prod, logLR := 1.0, 0.0
+	for t := 0; t < m.Steps; t++ {
+		y := sigma * r.NormFloat64()
+		if t == nextIn {
+			y++
+			nextIn = t + 1 + gap()
+		}
+		s.Projection += y
+		d := y - 1
+		s.Watermark -= d * d * inv2s2
+		z := (2*y - 1) * inv2s2
+		if z > 30 {
+			logLR += largeStepLLR(z, q, logQ)
+			continue
+		}
+		prod *= 1 - q + q*math.Exp(z)
+		if prod > 1e150 || prod < 1e-150 {
+			logLR += math.Log(prod)
+			prod = 1
+		}
+	}
+	s.LLR = logLR + math.Log(prod)
+	return s
+}
+
+// largeStepLLR is a step's log-likelihood ratio log(1 − q + q·e^z) for
+// z > 30, as z + log q + log1p((1 − q)/q·e^−z) so that e^z cannot overflow.
+func largeStepLLR(z, q, logQ float64) float64 {
+	return z + logQ + math.Log1p((1-q)/q*math.Exp(-z))
+}
+
+// IdealWorlds says how trials are assigned to worlds.
+type IdealWorlds int
+
+const (
+	// IdealAlternate puts trial i in world i mod 2: exactly balanced worlds,
+	// as a multi-run audit with N trials per world wants.
+	IdealAlternate IdealWorlds = iota
+	// IdealRandom draws each trial's world from a fair coin (the first draw
+	// of the trial's own stream), as the one-run audit's canary inclusions
+	// must be.
+	IdealRandom
+)
+
+// IdealRun is a batch of trials of the ideal mechanism.
+type IdealRun struct {
+	Mechanism IdealMechanism
+	// DistinguisherSigma is the noise multiplier the distinguisher assumes
+	// (for Watermark and LLR); 0 means the actual one. Setting it to the
+	// claimed σ while Mechanism.NoiseMultiplier is the actual σ simulates
+	// training with a bug the accountant does not know about: the audit of
+	// the claim must then flag the violation.
+	DistinguisherSigma float64
+	// Seed and Path name the streams: trial i uses
+	// rng.New(Seed, Path..., i), e.g. Path = {"trial", pointID}. A trial's
+	// scores depend only on (Seed, Path, i), never on the chunking, the
+	// range or the number of workers.
+	Seed uint64
+	Path []any
+	// First and Count select the trials [First, First+Count).
+	First, Count int
+	Worlds       IdealWorlds
+	// Workers run chunks of trials in parallel (0: GOMAXPROCS).
+	Workers int
+}
+
+// IdealTrials holds the simulated trials column by column, in trial order.
+type IdealTrials struct {
+	Index                      []int  // trial index i
+	World                      []bool // true: canary present (D′)
+	Projection, Watermark, LLR []float64
+}
+
+// idealChunk is how many trials a worker takes at a time: large enough to
+// amortise the scheduling, small enough to balance two loaded cores.
+const idealChunk = 256
+
+// SimulateIdeal simulates the trials of run in parallel.
+func SimulateIdeal(run IdealRun) (IdealTrials, error) {
+	if err := run.Mechanism.Validate(); err != nil {
+		return IdealTrials{}, err
+	}
+	sigmaD := run.DistinguisherSigma
+	switch {
+	case sigmaD == 0:
+		sigmaD = run.Mechanism.NoiseMultiplier
+	case !(sigmaD > 0) || math.IsInf(sigmaD, 1):
+		return IdealTrials{}, idealInvalid("distinguisher noise multiplier must be > 0 and finite (or 0 for the actual one), got %v", sigmaD)
+	}
+	if run.First < 0 || run.Count < 0 {
+		return IdealTrials{}, idealInvalid("trial range must have First ≥ 0 and Count ≥ 0, got %d and %d", run.First, run.Count)
+	}
+	if run.Worlds != IdealAlternate && run.Worlds != IdealRandom {
+		return IdealTrials{}, idealInvalid("unknown world assignment %d", int(run.Worlds))
+	}
+	if run.Workers < 0 {
+		return IdealTrials{}, idealInvalid("workers must be ≥ 0, got %d", run.Workers)
+	}
+	n := run.Count
+	out := IdealTrials{
+		Index: make([]int, n), World: make([]bool, n),
+		Projection: make([]float64, n), Watermark: make([]float64, n), LLR: make([]float64, n),
+	}
+	workers := run.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next atomic.Int64 // next chunk to take
+	var wg sync.WaitGroup
+	for range min(workers, (n+idealChunk-1)/idealChunk) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			path := append(make([]any, 0, len(run.Path)+1), run.Path...)
+			path = append(path, 0)
+			for {
+				lo := int(next.Add(1)-1) * idealChunk
+				if lo >= n {
+					return
+				}
+				for k := lo; k < min(lo+idealChunk, n); k++ {
+					i := run.First + k
+					path[len(path)-1] = i
+					r := rng.New(run.Seed, path...)
+					world := i%2 == 1
+					if run.Worlds == IdealRandom {
+						world = r.Uint64()&1 == 1
+					}
+					s := run.Mechanism.Trial(r, world, sigmaD)
+					out.Index[k], out.World[k] = i, world
+					out.Projection[k], out.Watermark[k], out.LLR[k] = s.Projection, s.Watermark, s.LLR
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out, nil
+}
