@@ -309,6 +309,25 @@ func TestIdealFlagsClaimedVersusActual(t *testing.T) {
 	}
 }
 
+func TestIdealOneRunAudit(t *testing.T) {
+	// One training run with m = 2000 canaries, each included with
+	// probability ½ (IdealRandom), each watched along its own direction:
+	// isotropic noise makes the canaries' streams independent, so a trial
+	// per canary is exact. Guessing the 100 highest and 100 lowest LLRs
+	// (fixed in advance) must not certify more than the exact ε; with
+	// q = 0.1, T = 100, σ = 1.6267 (exact ε = 3.129) it certifies some.
+	m := attack.IdealMechanism{SamplingRate: 0.1, Steps: 100, NoiseMultiplier: 1.6267}
+	tr := simulate(t, attack.IdealRun{Mechanism: m, Seed: 8, Path: []any{"canary"}, Count: 2000, Worlds: attack.IdealRandom})
+	res, err := audit.OneRun(tr.LLR, tr.World, 100, 100, 1e-5, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("one run: %d of %d guesses right, ε_lb = %.3f (exact %.3f)", res.Correct, res.Guesses, res.EpsilonLB, pldEpsilon(t, m))
+	if !(res.EpsilonLB > 0 && res.EpsilonLB < pldEpsilon(t, m)) {
+		t.Errorf("one-run ε_lb = %v, want in (0, exact ε)", res.EpsilonLB)
+	}
+}
+
 func TestIdealBadInput(t *testing.T) {
 	ok := attack.IdealMechanism{SamplingRate: 0.1, Steps: 10, NoiseMultiplier: 1}
 	bad := []attack.IdealRun{
