@@ -192,14 +192,57 @@ type Audit struct {
 type Bound struct {
 	Kind       string           `yaml:"kind" discriminator:"true" doc:"Bound kind."`
 	Accountant *AccountantBound `kind:"accountant" doc:"Privacy accountants: ε at the point's δ (and δ at a given ε)."`
-	Rero       *EmptyBound      `kind:"rero" doc:"Reconstruction robustness (Hayes et al. 2023)."`
-	MSE        *EmptyBound      `kind:"mse_rdp" doc:"MSE lower bound from RDP (Guo et al. 2022)."`
-	Minimax    *EmptyBound      `kind:"minimax_mse" doc:"Minimax MSE lower bounds (Mukherjee & Lokam 2023)."`
-	Belief     *EmptyBound      `kind:"belief" doc:"Posterior belief and advantage (Bernau et al. 2021)."`
+	Rero       *ReroBound       `kind:"rero" doc:"Reconstruction robustness (Hayes, Mahloujifar & Balle 2023, Corollary 4): the largest success probability of any reconstruction attack against a prior, from the point's dpsgd (σ, q, T). Columns rero_*."`
+	MSE        *MSERDPBound     `kind:"mse_rdp" doc:"Lower bound on the per-coordinate MSE of unbiased reconstruction from order-2 Rényi DP (Guo et al. 2022, Theorem 1). Columns mse_rdp_epsilon, mse_lower_bound."`
+	Minimax    *MinimaxBound    `kind:"minimax_mse" doc:"Minimax lower bounds on the total squared reconstruction error E‖ẑ − z‖² (Mukherjee & Lokam 2023). Columns minimax_*."`
+	Belief     *BeliefBound     `kind:"belief" doc:"Bounds on the posterior belief ρ_β and the advantage ρ_α of the DP adversary, who knows both neighbouring datasets (Bernau et al. 2021). Columns rho_beta, rho_alpha, belief_*."`
 }
 
-// EmptyBound is a bound kind without parameters (placeholder until the bounds issue).
-type EmptyBound struct{}
+// ReroBound is the reconstruction-robustness bound of Hayes et al. for the
+// point's DP-SGD, with optional comparators. The prior is given by its size
+// (uniform, exact reconstruction: κ = 1/n) or directly by κ.
+type ReroBound struct {
+	PriorSize  int      `yaml:"prior_size" check:">=2" doc:"n: size of a uniform prior over candidates, success = exact reconstruction, so κ = 1/n. Give prior_size or kappa."`
+	Kappa      float64  `yaml:"kappa" check:">0,<1" doc:"κ: the prior's baseline success probability (the best guess without seeing the output), instead of prior_size."`
+	Method     string   `yaml:"method" default:"exact" enum:"exact|robust|montecarlo" doc:"How the bound B_κ(μ, ν) is computed: exact = privacy-loss distributions composed by FFT, a guaranteed bracket (deterministic, milliseconds); robust = Neyman–Pearson Monte Carlo with an exact confidence interval; montecarlo = the paper's Algorithm 1 (under-estimates at large ε)."`
+	Samples    int      `yaml:"samples" default:"1000000" check:">=1" doc:"N: Monte Carlo samples of the robust and montecarlo methods and of the guo_fano_mc comparator; ⌈κN⌉ must be ≥ 100."`
+	Confidence float64  `yaml:"confidence" default:"0.999" check:">0,<1" doc:"Confidence of the Monte Carlo interval [rero_gamma_lo, rero_gamma_hi] (the exact bracket always holds)."`
+	Tolerance  float64  `yaml:"tolerance" default:"0.001" check:">0,<1" doc:"exact: the widest bracket rero_gamma_hi − rero_gamma_lo accepted before the grid is refined."`
+	Compare    []string `yaml:"compare" enum:"rdp|guo_fano|guo_fano_mc" doc:"Comparators, each adding columns: rdp = the RDP bound of Balle et al. 2022 (Hayes et al. Eq. 2 at q = 1); guo_fano = Guo et al.'s Fano bound (Hayes et al. Table 2); guo_fano_mc = the same with Monte Carlo mutual information. guo_fano* need prior_size."`
+}
+
+// MSERDPBound is Theorem 1 of Guo et al. (2022) for unbiased attackers on
+// data in a box whose coordinates all have the same range.
+type MSERDPBound struct {
+	Epsilon  float64 `yaml:"epsilon" check:">0" doc:"ε (nats) of (2, ε)-RDP: the order-2 Rényi DP of the whole training run. Absent: from the point's dpsgd, T·log(1 + q²(e^{1/σ²} − 1)), with σ/1.115 when dpsgd.clip is soft (Guo et al.'s code)."`
+	Diameter float64 `yaml:"diameter" default:"1" check:">0" doc:"diam_i: the range of every input coordinate (1 for pixels in [0, 1]), in data units."`
+}
+
+// MinimaxBound holds the lower bounds of Mukherjee & Lokam (2023) on the
+// minimax reconstruction error, and Guo et al.'s bound as they compare it.
+type MinimaxBound struct {
+	Epsilon            float64 `yaml:"epsilon" check:">0" doc:"ε (nats) of the learner, plugged into every bound as the paper compares them (its Fig. 1): (ε, δ)-DP for Theorem 4.1, (alpha, ε)-RDP for Corollary E.2, (ε_L, δ)-metric DP for Theorems E.4 and 4.4, (2, ε)-RDP for Guo et al. Absent: from the point's dpsgd (see accountant); the metric-DP columns are then left out."`
+	Delta              float64 `yaml:"delta" check:">=0,<1" doc:"δ, only with epsilon (absent: 0, pure DP). With ε from dpsgd, δ is dpsgd.delta."`
+	Models             int     `yaml:"models" default:"1" check:">=1" doc:"n: i.i.d. trained models the adversary observes (the paper's query budget)."`
+	Diameter           float64 `yaml:"diameter" default:"1" check:">0" doc:"diam(Z): the diameter of the data space in its metric (Theorem 4.1, Corollary E.2)."`
+	Dimension          int     `yaml:"dimension" check:">=1" doc:"d: the data dimension, for the high-dimensional bound (Theorem 4.4) and Guo et al.'s comparator (Σ diam_i² = d·diam², the paper's App. E.3.1); absent: those columns are left out."`
+	EffectiveDimension string  `yaml:"effective_dimension" default:"low" enum:"low|high" doc:"d̃ of Theorem 4.4 for a d-dimensional normed space: low = d·ln 2, high = d·ln 5 (the covering bounds of Lemma D.1)."`
+	Alpha              float64 `yaml:"alpha" default:"2" check:">1" doc:"α: the Rényi order of Corollary E.2."`
+	MDPConstant        string  `yaml:"mdp_constant" default:"paper" enum:"paper|separation_corrected" doc:"Theorem E.4: paper = (1 − δ)/(2·n·e·ε_L²); separation_corrected = a factor 4 smaller (the proof's two points are 2t apart)."`
+	Accountant         string  `yaml:"accountant" default:"rdp" enum:"rdp|pld|gdp" doc:"With ε from dpsgd: the accountant giving ε at dpsgd.delta."`
+	Conversion         string  `yaml:"conversion" default:"classic" enum:"classic|improved" doc:"RDP → (ε, δ) conversion of accountant rdp (classic: Mironov's, as the papers use)."`
+}
+
+// BeliefBound holds the identifiability bounds of Bernau et al. (2021).
+// ε is given, chosen from a target ρ_β or ρ_α, or accounted from dpsgd.
+type BeliefBound struct {
+	Epsilon        float64 `yaml:"epsilon" check:">0" doc:"ε (nats) of the whole training run (total over all steps). Give at most one of epsilon, target_rho_beta, target_rho_alpha; none: ε from the point's dpsgd (see accountant)."`
+	TargetRhoBeta  float64 `yaml:"target_rho_beta" check:">0.5,<1" doc:"Choose ε from a target posterior belief ρ_β ∈ (0.5, 1): ε = ln(ρ_β/(1 − ρ_β)) (Eq. 10)."`
+	TargetRhoAlpha float64 `yaml:"target_rho_alpha" check:">0,<1" doc:"Choose ε from a target advantage ρ_α ∈ (0, 1) at delta: ε = 2·c(δ)·Φ⁻¹((ρ_α + 1)/2), c(δ) = √(2 ln(1.25/δ)) (Eq. 15 with the factor 2 it drops)."`
+	Delta          float64 `yaml:"delta" check:">0,<1" doc:"δ of ρ_α and of the expected confidence; absent: dpsgd.delta."`
+	Accountant     string  `yaml:"accountant" default:"rdp" enum:"rdp|pld|gdp" doc:"With ε from dpsgd: the accountant giving ε at δ (rdp with the classic conversion is the paper's Eq. 17)."`
+	Conversion     string  `yaml:"conversion" default:"classic" enum:"classic|improved" doc:"RDP → (ε, δ) conversion of accountant rdp."`
+}
 
 // AccountantBound computes ε (and optionally δ) with one or more accountants.
 type AccountantBound struct {

@@ -1,6 +1,9 @@
 package spec
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // validate checks rules that involve more than one field. Single-field
 // rules (types, ranges, enums, required keys) come from the struct tags.
@@ -26,6 +29,7 @@ func validate(exp *Experiment, root *Node, e *errs) {
 		if b.Accountant != nil && exp.DPSGD == nil {
 			e.add(pos(indexPath("bound", i)), indexPath("bound", i)+".kind", "the accountant needs a dpsgd block (noise_multiplier, sampling_rate, steps, delta)")
 		}
+		validateBound(exp, b, indexPath("bound", i), root, pos, e)
 	}
 	// σ > 0, except σ = 0 with C = ∞: non-private training (ε = ∞).
 	if sigma, ok := number(root, "dpsgd.noise_multiplier"); ok {
@@ -75,4 +79,65 @@ func number(root *Node, path string) (float64, bool) {
 		return x, true
 	}
 	return 0, false
+}
+
+// validateBound checks the rules of the theoretical bounds that involve
+// more than one key: which of the alternative inputs are given, and
+// whether the dpsgd block they fall back on exists. Keys are looked up in
+// the tree, where a swept or derived key is present as a placeholder.
+func validateBound(exp *Experiment, b Bound, path string, root *Node, pos func(string) Pos, e *errs) {
+	has := func(key string) bool {
+		p, err := parsePath(path + "." + key)
+		return err == nil && getPath(root, p) != nil
+	}
+	report := func(key, format string, args ...any) {
+		e.add(pos(path+"."+key), path+"."+key, format, args...)
+	}
+	noDPSGD := exp.DPSGD == nil
+	switch {
+	case b.Rero != nil:
+		if noDPSGD {
+			report("kind", "the rero bound needs a dpsgd block (noise_multiplier, sampling_rate, steps)")
+		}
+		switch {
+		case has("prior_size") && has("kappa"):
+			report("kappa", "give prior_size or kappa, not both")
+		case !has("prior_size") && !has("kappa"):
+			report("kind", "the rero bound needs prior_size (a uniform prior over n candidates) or kappa")
+		}
+		if !has("prior_size") {
+			for _, c := range b.Rero.Compare {
+				if c == "guo_fano" || c == "guo_fano_mc" {
+					report("compare", "comparator %s needs prior_size (its Fano bound is for a uniform prior over n candidates)", c)
+				}
+			}
+		}
+	case b.MSE != nil:
+		if noDPSGD && !has("epsilon") {
+			report("epsilon", "missing: mse_rdp needs epsilon (the order-2 RDP ε) or a dpsgd block to account it from")
+		}
+	case b.Minimax != nil:
+		if noDPSGD && !has("epsilon") {
+			report("epsilon", "missing: minimax_mse needs epsilon or a dpsgd block to account it from")
+		}
+		if has("delta") && !has("epsilon") {
+			report("delta", "delta goes with epsilon; with ε accounted from dpsgd, δ is dpsgd.delta")
+		}
+	case b.Belief != nil:
+		var given []string
+		for _, k := range []string{"epsilon", "target_rho_beta", "target_rho_alpha"} {
+			if has(k) {
+				given = append(given, k)
+			}
+		}
+		if len(given) > 1 {
+			report(given[1], "give at most one of epsilon, target_rho_beta and target_rho_alpha (got %s)", strings.Join(given, " and "))
+		}
+		if noDPSGD && len(given) == 0 {
+			report("epsilon", "missing: the belief bound needs epsilon, target_rho_beta, target_rho_alpha or a dpsgd block to account ε from")
+		}
+		if noDPSGD && !has("delta") {
+			report("delta", "missing: the belief bound needs delta (for ρ_α) when there is no dpsgd block")
+		}
+	}
 }

@@ -15,7 +15,7 @@ import (
 // implemented lists the component kinds that have a stage behind them.
 // Anything else in a spec is refused with "not implemented yet".
 var implemented = map[string]map[string]bool{
-	"bound":   {"accountant": true},
+	"bound":   {"accountant": true, "rero": true, "mse_rdp": true, "minimax_mse": true, "belief": true},
 	"dpsgd":   {"": true},
 	"sweep":   {"": true},
 	"report":  {"": true},
@@ -72,6 +72,12 @@ func Compile(name string, points []spec.Point, cols []spec.Column, env Env) (*Co
 			switch {
 			case bound.Accountant != nil:
 				stagesOfPoint = append(stagesOfPoint, accountantStages(name, pt, b, bound.Accountant)...)
+			case bound.Rero != nil, bound.MSE != nil, bound.Minimax != nil, bound.Belief != nil:
+				st, err := boundStages(name, pt, b)
+				if err != nil {
+					return nil, err
+				}
+				stagesOfPoint = append(stagesOfPoint, st...)
 			default:
 				return nil, fmt.Errorf("bound[%d] kind %q has no stage", b, bound.Kind)
 			}

@@ -1,0 +1,241 @@
+package stages
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dpaudit/dpaudit/bounds"
+	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/rng"
+	"github.com/dpaudit/dpaudit/spec"
+)
+
+// Versions of the rero stages: bump when they compute differently.
+const (
+	reroVersion           = 1
+	reroComparatorVersion = 1
+)
+
+// guoSensitivity is the distance between two candidates' clipped
+// gradients in Guo et al.'s Fano bound as Hayes et al.'s Table 2 uses it:
+// two orthogonal gradients of norm C = 1 are √2 apart.
+var guoSensitivity = math.Sqrt2
+
+// reroParams is everything the ReRo bound of one point depends on. Monte
+// Carlo settings are left out for the exact method and vice versa, so
+// that equal work has equal keys; κ stands for the prior (prior_size n
+// gives κ = 1/n, the same key as kappa: 1/n).
+type reroParams struct {
+	dpsgdParams
+	Kappa      float64 `json:"kappa"`
+	Method     string  `json:"method"`
+	Samples    int     `json:"samples,omitempty"`
+	Seed       uint64  `json:"seed,omitempty"`
+	Confidence float64 `json:"confidence,omitempty"`
+	Tolerance  float64 `json:"tolerance,omitempty"`
+}
+
+// reroComparatorParams is one comparator of the ReRo bound.
+type reroComparatorParams struct {
+	Comparator string `json:"comparator"`
+	dpsgdParams
+	Kappa     float64 `json:"kappa,omitempty"`      // rdp
+	PriorSize int     `json:"prior_size,omitempty"` // guo_fano, guo_fano_mc
+	Samples   int     `json:"samples,omitempty"`    // guo_fano_mc
+	Seed      uint64  `json:"seed,omitempty"`       // guo_fano_mc
+}
+
+var (
+	reroColumns        = []string{"rero_kappa", "rero_gamma", "rero_gamma_lo", "rero_gamma_hi", "rero_advantage", "rero_method", "rero_confidence", "rero_effective_samples"}
+	reroCompareColumns = map[string][]string{
+		"rdp":         {"rero_rdp_gamma", "rero_rdp_advantage", "rero_rdp_order"},
+		"guo_fano":    {"rero_guo_fano_gamma", "rero_guo_fano_advantage", "rero_guo_fano_info"},
+		"guo_fano_mc": {"rero_guo_fano_mc_gamma", "rero_guo_fano_mc_advantage", "rero_guo_fano_mc_info", "rero_guo_fano_mc_info_se"},
+	}
+)
+
+// reroStages makes the bound node of a rero entry and one node per
+// comparator. Monte Carlo seeds derive from the spec seed only, so a
+// result depends neither on the point's position nor on -j.
+func reroStages(exp *spec.Experiment, r *spec.ReroBound, path string) ([]boundStage, error) {
+	d := dpsgdOf(exp.DPSGD)
+	kappa := r.Kappa
+	if r.PriorSize > 0 {
+		kappa = 1 / float64(r.PriorSize)
+	}
+	p := reroParams{dpsgdParams: d, Kappa: kappa, Method: r.Method}
+	if r.Method == string(bounds.ReRoExact) {
+		p.Tolerance = r.Tolerance
+	} else {
+		// Rules only the library knows, checked before anything runs.
+		top := int(math.Ceil(kappa * float64(r.Samples)))
+		if top < bounds.MinTopSamples {
+			return nil, &PathError{path + ".samples", fmt.Errorf("%w: ⌈κN⌉ = ⌈%g × %d⌉ = %d samples lie above the quantile, fewer than %d, so the estimate would be mostly noise; use samples ≥ %d (or method: exact)",
+				bounds.ErrInvalid, kappa, r.Samples, top, bounds.MinTopSamples, int(math.Ceil(bounds.MinTopSamples/kappa)))}
+		}
+		p.Samples, p.Confidence = r.Samples, r.Confidence
+		p.Seed = rng.Seed(uint64(exp.Seed), "rero")
+	}
+	out := []boundStage{{
+		kind:    "rero",
+		version: reroVersion,
+		params:  p,
+		label:   fmt.Sprintf("%s κ=%.4g %s", d, kappa, r.Method),
+		columns: reroColumns,
+		compute: func() ([]Output, error) { return runRero(p) },
+	}}
+	for _, c := range r.Compare {
+		cp := reroComparatorParams{Comparator: c, dpsgdParams: d}
+		switch c {
+		case "rdp":
+			cp.Kappa = kappa
+		case "guo_fano":
+			cp.PriorSize = r.PriorSize
+		case "guo_fano_mc":
+			cp.PriorSize, cp.Samples = r.PriorSize, r.Samples
+			cp.Seed = rng.Seed(uint64(exp.Seed), "rero", "guo_fano_mc")
+		}
+		out = append(out, boundStage{
+			kind:    "rero_comparator",
+			version: reroComparatorVersion,
+			params:  cp,
+			label:   fmt.Sprintf("%s %s", c, d),
+			sub:     c,
+			columns: reroCompareColumns[c],
+			compute: func() ([]Output, error) { return runReroComparator(cp) },
+		})
+	}
+	return out, nil
+}
+
+// runRero computes the ReRo bound γ (Hayes et al. Corollary 4) with its
+// bracket and the advantage over the prior baseline (their Eq. 4).
+func runRero(p reroParams) ([]Output, error) {
+	var res bounds.ReRoResult
+	if p.noNoise() {
+		// No noise: the gradients reveal the target, γ = 1.
+		res = bounds.ReRoResult{Gamma: 1, Lower: 1, Upper: 1, Confidence: 1, Method: bounds.ReRoMethod(p.Method)}
+	} else {
+		var err error
+		m := bounds.DPSGD{NoiseMultiplier: p.NoiseMultiplier, SamplingRate: p.SamplingRate, Steps: p.Steps}
+		res, err = bounds.ReRoBound(m, p.Kappa, bounds.ReRoOptions{
+			Method: bounds.ReRoMethod(p.Method), Samples: p.Samples, Seed: p.Seed,
+			Confidence: p.Confidence, Tolerance: p.Tolerance,
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	adv, err := bounds.ReRoAdvantage(res.Gamma, p.Kappa)
+	if err != nil {
+		return nil, err
+	}
+	outs := []Output{
+		f64("rero_kappa", p.Kappa),
+		f64("rero_gamma", res.Gamma),
+		f64("rero_gamma_lo", res.Lower),
+		f64("rero_gamma_hi", res.Upper),
+		f64("rero_advantage", adv),
+		{"rero_method", pipeline.String, p.Method},
+		f64("rero_confidence", res.Confidence),
+	}
+	if p.Method == string(bounds.ReRoMonteCarlo) {
+		outs = append(outs, f64("rero_effective_samples", res.EffectiveSamples))
+	}
+	return outs, nil
+}
+
+// runReroComparator computes one comparator of the ReRo bound.
+func runReroComparator(p reroComparatorParams) ([]Output, error) {
+	switch p.Comparator {
+	case "rdp":
+		return reroRDP(p)
+	case "guo_fano":
+		return guoFano(p)
+	case "guo_fano_mc":
+		return guoFanoMC(p)
+	}
+	return nil, fmt.Errorf("unknown ReRo comparator %q", p.Comparator)
+}
+
+// reroRDP is the bound of Balle et al. (2022) from the RDP curve: at q = 1
+// Hayes et al.'s Eq. 2 over every real order, otherwise the accountant's
+// curve over dp_accounting's orders.
+func reroRDP(p reroComparatorParams) ([]Output, error) {
+	gamma, order := 1.0, math.NaN()
+	switch {
+	case p.noNoise():
+	case p.SamplingRate == 1:
+		var err error
+		if gamma, err = bounds.ReRoRDPFullBatch(p.NoiseMultiplier, p.Steps, p.Kappa); err != nil {
+			return nil, err
+		}
+		// α* = √(log(1/κ)·2σ²/T); below 1 the bound is trivial.
+		if a := math.Sqrt(math.Log(1/p.Kappa) * 2 * p.NoiseMultiplier * p.NoiseMultiplier / float64(p.Steps)); a > 1 {
+			order = a
+		}
+	default:
+		var err error
+		m := bounds.DPSGD{NoiseMultiplier: p.NoiseMultiplier, SamplingRate: p.SamplingRate, Steps: p.Steps}
+		if gamma, order, err = bounds.ReRoRDPSampledGaussian(m, p.Kappa, nil); err != nil {
+			return nil, err
+		}
+		if math.IsInf(order, 0) {
+			order = math.NaN()
+		}
+	}
+	adv, err := bounds.ReRoAdvantage(gamma, p.Kappa)
+	if err != nil {
+		return nil, err
+	}
+	return []Output{f64("rero_rdp_gamma", gamma), f64("rero_rdp_advantage", adv), f64("rero_rdp_order", orNull(order))}, nil
+}
+
+// guoFano is Guo et al.'s (2022b) Fano bound with their closed-form mutual
+// information of T Gaussian releases, sensitivity √2 (Hayes et al. Table
+// 2, "Guo et al. (2022b)"). It ignores subsampling, which can only lower
+// the information (I ≤ q·I_full), so it holds for every q.
+func guoFano(p reroComparatorParams) ([]Output, error) {
+	kappa := 1 / float64(p.PriorSize)
+	info := math.Log(float64(p.PriorSize))
+	if !p.noNoise() {
+		var err error
+		if info, err = bounds.GuoGaussianMutualInfo(p.PriorSize, p.NoiseMultiplier, guoSensitivity, p.Steps); err != nil {
+			return nil, err
+		}
+	}
+	gamma, err := bounds.FanoSuccessBound(p.PriorSize, info)
+	if err != nil {
+		return nil, err
+	}
+	adv, err := bounds.ReRoAdvantage(gamma, kappa)
+	if err != nil {
+		return nil, err
+	}
+	return []Output{f64("rero_guo_fano_gamma", gamma), f64("rero_guo_fano_advantage", adv), f64("rero_guo_fano_info", info)}, nil
+}
+
+// guoFanoMC is the Fano bound with the mutual information of one release
+// estimated by Monte Carlo for n orthonormal candidates (Hayes et al.
+// Table 2, "MC"), times T for T releases (conditionally independent given
+// the target, so the information adds up at most).
+func guoFanoMC(p reroComparatorParams) ([]Output, error) {
+	kappa := 1 / float64(p.PriorSize)
+	info, se := math.Log(float64(p.PriorSize)), 0.0
+	if !p.noNoise() {
+		var err error
+		if info, se, err = bounds.GuoMutualInfoMC(p.PriorSize, p.NoiseMultiplier, p.Samples, p.Seed); err != nil {
+			return nil, err
+		}
+		info, se = info*float64(p.Steps), se*float64(p.Steps)
+	}
+	gamma, err := bounds.FanoSuccessBound(p.PriorSize, math.Max(0, info))
+	if err != nil {
+		return nil, err
+	}
+	adv, err := bounds.ReRoAdvantage(gamma, kappa)
+	if err != nil {
+		return nil, err
+	}
+	return []Output{f64("rero_guo_fano_mc_gamma", gamma), f64("rero_guo_fano_mc_advantage", adv), f64("rero_guo_fano_mc_info", info), f64("rero_guo_fano_mc_info_se", se)}, nil
+}
