@@ -70,7 +70,7 @@ func reroStages(exp *spec.Experiment, r *spec.ReroBound, path string) ([]boundSt
 		// Rules only the library knows, checked before anything runs.
 		top := int(math.Ceil(kappa * float64(r.Samples)))
 		if top < bounds.MinTopSamples {
-			return nil, &PathError{path + ".samples", fmt.Errorf("%w: ⌈κN⌉ = ⌈%g × %d⌉ = %d samples lie above the quantile, fewer than %d, so the estimate would be mostly noise; use samples ≥ %d (or method: exact)",
+			return nil, &PathError{path + ".samples", fmt.Errorf("%w: ⌈κN⌉ = ⌈%g × %d⌉ = %d samples lie above the quantile, fewer than %d, so the estimate would be mostly noise; use samples ≥ %d (or the exact method, which draws none)",
 				bounds.ErrInvalid, kappa, r.Samples, top, bounds.MinTopSamples, int(math.Ceil(bounds.MinTopSamples/kappa)))}
 		}
 		p.Samples, p.Confidence = r.Samples, r.Confidence

@@ -36,6 +36,7 @@ func init() {
 		{"schema", "print the JSON Schema of the spec language", cmdSchema},
 		{"account", "ε (or δ) of DP-SGD with the RDP, PLD and GDP accountants", cmdAccount},
 		{"calibrate", "the noise multiplier that reaches a target (ε, δ)", cmdCalibrate},
+		{"bound", "theoretical bounds: reconstruction (rero), MSE (mse_rdp, minimax_mse), belief", cmdBound},
 		{"data", "fetch and list real data sets (MNIST, Fashion-MNIST)", cmdData},
 		{"show", "print a result table (summary.parquet) in the terminal", cmdShow},
 		{"version", "print the version and build information", cmdVersion},

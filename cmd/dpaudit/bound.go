@@ -1,0 +1,428 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/dpaudit/dpaudit/bounds"
+	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
+)
+
+// boundKinds are the kinds "dpaudit bound" computes, with the flags each
+// accepts besides the DP-SGD ones (which every kind accepts where it can
+// account ε from them) and --json.
+var boundKinds = map[string][]string{
+	"rero":        {"prior-size", "kappa", "method", "samples", "seed", "confidence", "tolerance", "compare"},
+	"mse_rdp":     {"epsilon", "soft-clip", "diameter"},
+	"minimax_mse": {"epsilon", "models", "diameter", "dimension", "effective-dimension", "alpha", "mdp-constant", "accountant", "conversion"},
+	"belief":      {"epsilon", "target-rho-beta", "target-rho-alpha", "accountant", "conversion"},
+}
+
+// boundPrefixes are stripped from column names for the JSON keys and the
+// text output ("rero_gamma" → "gamma").
+var boundPrefixes = map[string]string{"rero": "rero_", "mse_rdp": "mse_rdp_", "minimax_mse": "minimax_", "belief": "belief_"}
+
+// boundFlags are the flags of "dpaudit bound" beyond the DP-SGD ones.
+type boundFlags struct {
+	priorSize                 int
+	kappa                     float64
+	method                    string
+	samples                   int
+	seed                      int64
+	confidence, tolerance     float64
+	compare                   multiFlag
+	epsilon                   float64
+	softClip                  bool
+	diameter                  float64
+	models, dimension         int
+	effectiveDimension        string
+	alpha                     float64
+	mdpConstant               string
+	targetRhoBeta, targetRhoA float64
+}
+
+func (b *boundFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&b.priorSize, "prior-size", 0, "rero: n, a uniform prior over n ≥ 2 candidates (κ = 1/n)")
+	fs.Float64Var(&b.kappa, "kappa", 0, "rero: the prior's baseline success κ ∈ (0, 1), instead of --prior-size")
+	fs.StringVar(&b.method, "method", "exact", "rero: exact, robust or montecarlo (the paper's Algorithm 1)")
+	fs.IntVar(&b.samples, "samples", 1_000_000, "rero: Monte Carlo samples N (robust, montecarlo, guo_fano_mc); ⌈κN⌉ ≥ 100")
+	fs.Int64Var(&b.seed, "seed", 0, "rero: the seed Monte Carlo streams derive from (as a spec's seed)")
+	fs.Float64Var(&b.confidence, "confidence", 0.999, "rero: confidence of the Monte Carlo interval")
+	fs.Float64Var(&b.tolerance, "tolerance", 1e-3, "rero: exact method's largest bracket width")
+	fs.Var(&b.compare, "compare", "rero: comparators rdp, guo_fano, guo_fano_mc (comma-separated or repeated)")
+	fs.Float64Var(&b.epsilon, "epsilon", 0, "ε (nats) when the bound takes it directly, instead of the DP-SGD flags")
+	fs.BoolVar(&b.softClip, "soft-clip", false, "mse_rdp: DP-SGD used Guo et al.'s soft clip (σ/1.115)")
+	fs.Float64Var(&b.diameter, "diameter", 1, "mse_rdp: range of every coordinate; minimax_mse: diameter of the data space")
+	fs.IntVar(&b.models, "models", 1, "minimax_mse: n, trained models the adversary observes")
+	fs.IntVar(&b.dimension, "dimension", 0, "minimax_mse: data dimension d (adds the high-dimensional and Guo et al. bounds)")
+	fs.StringVar(&b.effectiveDimension, "effective-dimension", "low", "minimax_mse: d̃ = d·ln 2 (low) or d·ln 5 (high)")
+	fs.Float64Var(&b.alpha, "alpha", 2, "minimax_mse: Rényi order α of Corollary E.2")
+	fs.StringVar(&b.mdpConstant, "mdp-constant", "paper", "minimax_mse: Theorem E.4 constant, paper or separation_corrected")
+	fs.Float64Var(&b.targetRhoBeta, "target-rho-beta", 0, "belief: choose ε from a target posterior belief ρ_β ∈ (0.5, 1)")
+	fs.Float64Var(&b.targetRhoA, "target-rho-alpha", 0, "belief: choose ε from a target advantage ρ_α ∈ (0, 1) at --delta")
+}
+
+var dpsgdFlagNames = []string{"noise-multiplier", "sampling-rate", "steps", "epochs", "dataset-size", "batch-size"}
+
+func cmdBound(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bound", "KIND [DP-SGD flags] [--epsilon ε] [kind flags] [--json]",
+		`Computes a theoretical bound on what an attacker can learn from DP-SGD, as the
+bound entries of a spec do (same columns, same numbers). KIND is one of
+  rero         reconstruction robustness (Hayes et al. 2023): --prior-size n or --kappa κ
+  mse_rdp      MSE lower bound of unbiased reconstruction (Guo et al. 2022): --epsilon ε₂ or DP-SGD
+  minimax_mse  minimax reconstruction-error bounds (Mukherjee & Lokam 2023): --epsilon ε or DP-SGD
+  belief       posterior belief ρ_β and advantage ρ_α (Bernau et al. 2021): --epsilon ε,
+               --target-rho-beta, --target-rho-alpha, or DP-SGD
+DP-SGD flags: --noise-multiplier σ (--sampling-rate q --steps T | --batch-size B
+--dataset-size N --epochs E) [--delta δ]; ε is then accounted (--accountant,
+--conversion) where a bound needs it.`, stderr)
+	var m mechFlags
+	m.register(fs, true, "rdp")
+	// The papers convert RDP to (ε, δ) with Mironov's classic formula; the
+	// spec's default is the same.
+	m.conversion = "classic"
+	fs.Lookup("conversion").DefValue = "classic"
+	var b boundFlags
+	b.register(fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("dpaudit bound: give one KIND: rero, mse_rdp, minimax_mse or belief (see dpaudit bound --help)")
+	}
+	kind := pos[0]
+	allowed, ok := boundKinds[kind]
+	if !ok {
+		return usagef("dpaudit bound: unknown kind %q; one of rero, mse_rdp, minimax_mse, belief", kind)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for name := range set {
+		if boundFlagOwned(name) && !contains(allowed, name) {
+			return usagef("dpaudit bound %s: --%s does not apply to this kind", kind, name)
+		}
+	}
+	bad := func(format string, args ...any) error {
+		return usagef("dpaudit bound %s: %s", kind, fmt.Sprintf(format, args...))
+	}
+	withDPSGD := false
+	for _, name := range dpsgdFlagNames {
+		withDPSGD = withDPSGD || set[name]
+	}
+	var d *spec.DPSGD
+	if withDPSGD {
+		if _, err := m.resolve("bound "+kind, true); err != nil {
+			return err
+		}
+		if m.accountant != "rdp" && m.accountant != "pld" && m.accountant != "gdp" {
+			return bad("--accountant must be rdp, pld or gdp, got %q", m.accountant)
+		}
+		d = &spec.DPSGD{NoiseMultiplier: m.sigma, SamplingRate: m.q, Steps: m.steps, Delta: m.delta, Clip: "hard"}
+		if b.softClip {
+			d.Clip = "soft"
+		}
+	}
+	entry, err := b.entry(kind, set, d, m, bad)
+	if err != nil {
+		return err
+	}
+	outs, err := stages.BoundValues(entry, d, b.seed)
+	if err != nil {
+		var pe *stages.PathError
+		if errors.As(err, &pe) || errors.Is(err, bounds.ErrInvalid) {
+			return bad("%v", unwrapPath(err))
+		}
+		return err
+	}
+	in := boundInputs(kind, entry, d, b)
+	if m.asJSON {
+		out := map[string]any{}
+		for k, v := range in {
+			out[k] = v
+		}
+		for _, o := range outs {
+			out[strings.TrimPrefix(o.Name, boundPrefixes[kind])] = jsonValue(o.Value)
+		}
+		return json.NewEncoder(stdout).Encode(out)
+	}
+	printBound(stdout, kind, in, outs)
+	return nil
+}
+
+// boundFlagOwned reports whether a flag belongs to some bound kind (the
+// DP-SGD flags and --json belong to all).
+func boundFlagOwned(name string) bool {
+	for _, names := range boundKinds {
+		if contains(names, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// entry checks the kind's flags and builds the spec's bound entry, with
+// the same rules (and defaults) a spec has.
+func (b *boundFlags) entry(kind string, set map[string]bool, d *spec.DPSGD, m mechFlags, bad func(string, ...any) error) (spec.Bound, error) {
+	e := spec.Bound{Kind: kind}
+	needEpsilonOrDPSGD := func() error {
+		switch {
+		case d == nil && !set["epsilon"]:
+			return bad("give --epsilon or the DP-SGD flags (--noise-multiplier, --sampling-rate, --steps)")
+		case set["epsilon"] && d != nil:
+			return bad("give --epsilon or the DP-SGD flags, not both")
+		case set["epsilon"] && !(b.epsilon > 0 && !math.IsInf(b.epsilon, 1)):
+			return bad("--epsilon must be > 0 and finite, got %v", b.epsilon)
+		}
+		return nil
+	}
+	switch kind {
+	case "rero":
+		if d == nil {
+			return e, bad("needs the DP-SGD flags --noise-multiplier, --sampling-rate and --steps")
+		}
+		switch {
+		case set["prior-size"] == set["kappa"]:
+			return e, bad("give --prior-size n or --kappa κ (one of them)")
+		case set["prior-size"] && b.priorSize < 2:
+			return e, bad("--prior-size must be ≥ 2, got %d", b.priorSize)
+		case set["kappa"] && !(b.kappa > 0 && b.kappa < 1):
+			return e, bad("--kappa must be in (0, 1), got %v", b.kappa)
+		case b.method != "exact" && b.method != "robust" && b.method != "montecarlo":
+			return e, bad("--method must be exact, robust or montecarlo, got %q", b.method)
+		case b.samples < 1:
+			return e, bad("--samples must be ≥ 1, got %d", b.samples)
+		case b.seed < 0:
+			return e, bad("--seed must be ≥ 0, got %d", b.seed)
+		case !(b.confidence > 0 && b.confidence < 1):
+			return e, bad("--confidence must be in (0, 1), got %v", b.confidence)
+		case !(b.tolerance > 0 && b.tolerance < 1):
+			return e, bad("--tolerance must be in (0, 1), got %v", b.tolerance)
+		}
+		for _, c := range b.compare {
+			if c != "rdp" && c != "guo_fano" && c != "guo_fano_mc" {
+				return e, bad("--compare takes rdp, guo_fano and guo_fano_mc, got %q", c)
+			}
+			if c != "rdp" && !set["prior-size"] {
+				return e, bad("--compare %s needs --prior-size (its Fano bound is for a uniform prior over n candidates)", c)
+			}
+		}
+		e.Rero = &spec.ReroBound{PriorSize: b.priorSize, Kappa: b.kappa, Method: b.method, Samples: b.samples,
+			Confidence: b.confidence, Tolerance: b.tolerance, Compare: dedupe(b.compare)}
+		if set["prior-size"] {
+			e.Rero.Kappa = 0
+		}
+	case "mse_rdp":
+		if err := needEpsilonOrDPSGD(); err != nil {
+			return e, err
+		}
+		if !(b.diameter > 0 && !math.IsInf(b.diameter, 1)) {
+			return e, bad("--diameter must be > 0 and finite, got %v", b.diameter)
+		}
+		if b.softClip && d == nil {
+			return e, bad("--soft-clip goes with the DP-SGD flags (it changes how ε₂ is accounted)")
+		}
+		e.MSE = &spec.MSERDPBound{Epsilon: b.epsilon, Diameter: b.diameter}
+	case "minimax_mse":
+		if err := needEpsilonOrDPSGD(); err != nil {
+			return e, err
+		}
+		switch {
+		case b.models < 1:
+			return e, bad("--models must be ≥ 1, got %d", b.models)
+		case !(b.diameter > 0 && !math.IsInf(b.diameter, 1)):
+			return e, bad("--diameter must be > 0 and finite, got %v", b.diameter)
+		case set["dimension"] && b.dimension < 1:
+			return e, bad("--dimension must be ≥ 1, got %d", b.dimension)
+		case b.effectiveDimension != "low" && b.effectiveDimension != "high":
+			return e, bad("--effective-dimension must be low or high, got %q", b.effectiveDimension)
+		case !(b.alpha > 1 && !math.IsInf(b.alpha, 1)):
+			return e, bad("--alpha must be > 1 and finite, got %v", b.alpha)
+		case b.mdpConstant != "paper" && b.mdpConstant != "separation_corrected":
+			return e, bad("--mdp-constant must be paper or separation_corrected, got %q", b.mdpConstant)
+		}
+		e.Minimax = &spec.MinimaxBound{Epsilon: b.epsilon, Models: b.models, Diameter: b.diameter, Dimension: b.dimension,
+			EffectiveDimension: b.effectiveDimension, Alpha: b.alpha, MDPConstant: b.mdpConstant,
+			Accountant: m.accountant, Conversion: m.conversion}
+		if set["epsilon"] {
+			// With ε given, δ is --delta if set, else 0 (pure DP), as in a spec.
+			if set["delta"] {
+				if !(m.delta >= 0 && m.delta < 1) {
+					return e, bad("--delta must be in [0, 1), got %v", m.delta)
+				}
+				e.Minimax.Delta = m.delta
+			}
+		}
+	case "belief":
+		var given []string
+		for _, k := range []string{"epsilon", "target-rho-beta", "target-rho-alpha"} {
+			if set[k] {
+				given = append(given, "--"+k)
+			}
+		}
+		switch {
+		case len(given) > 1:
+			return e, bad("give at most one of --epsilon, --target-rho-beta and --target-rho-alpha (got %s)", strings.Join(given, " and "))
+		case len(given) == 0 && d == nil:
+			return e, bad("give --epsilon, --target-rho-beta, --target-rho-alpha or the DP-SGD flags")
+		case len(given) == 1 && d != nil:
+			return e, bad("give %s or the DP-SGD flags, not both", given[0])
+		case set["epsilon"] && !(b.epsilon > 0 && !math.IsInf(b.epsilon, 1)):
+			return e, bad("--epsilon must be > 0 and finite, got %v", b.epsilon)
+		case set["target-rho-beta"] && !(b.targetRhoBeta > 0.5 && b.targetRhoBeta < 1):
+			return e, bad("--target-rho-beta must be in (0.5, 1), got %v", b.targetRhoBeta)
+		case set["target-rho-alpha"] && !(b.targetRhoA > 0 && b.targetRhoA < 1):
+			return e, bad("--target-rho-alpha must be in (0, 1), got %v", b.targetRhoA)
+		case !(m.delta > 0 && m.delta < 1):
+			return e, bad("--delta must be in (0, 1), got %v", m.delta)
+		}
+		e.Belief = &spec.BeliefBound{Epsilon: b.epsilon, TargetRhoBeta: b.targetRhoBeta, TargetRhoAlpha: b.targetRhoA,
+			Delta: m.delta, Accountant: m.accountant, Conversion: m.conversion}
+	}
+	return e, nil
+}
+
+// unwrapPath drops the spec path of a compile-time error: on the command
+// line the flag is named in the message.
+func unwrapPath(err error) error {
+	var pe *stages.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// boundInputs are the inputs echoed in the output.
+func boundInputs(kind string, e spec.Bound, d *spec.DPSGD, b boundFlags) map[string]any {
+	in := map[string]any{"kind": kind}
+	if d != nil {
+		in["noise_multiplier"], in["sampling_rate"], in["steps"] = d.NoiseMultiplier, d.SamplingRate, d.Steps
+	}
+	switch {
+	case e.Rero != nil:
+		r := e.Rero
+		if r.PriorSize > 0 {
+			in["prior_size"] = r.PriorSize
+		}
+		in["method"] = r.Method
+		if r.Method != "exact" {
+			in["samples"], in["seed"], in["confidence"] = r.Samples, b.seed, r.Confidence
+		}
+	case e.MSE != nil:
+		in["diameter"] = e.MSE.Diameter
+		if d != nil {
+			in["soft_clip"] = b.softClip
+		}
+	case e.Minimax != nil:
+		mm := e.Minimax
+		in["models"], in["diameter"], in["alpha"] = mm.Models, mm.Diameter, mm.Alpha
+		if mm.Dimension > 0 {
+			in["dimension"], in["effective_dimension"] = mm.Dimension, mm.EffectiveDimension
+		}
+		in["delta"] = mm.Delta
+		if d != nil {
+			in["accountant"], in["delta"] = mm.Accountant, d.Delta
+		}
+	case e.Belief != nil:
+		bb := e.Belief
+		in["delta"] = bb.Delta
+		switch {
+		case bb.TargetRhoBeta > 0:
+			in["target_rho_beta"] = bb.TargetRhoBeta
+		case bb.TargetRhoAlpha > 0:
+			in["target_rho_alpha"] = bb.TargetRhoAlpha
+		case bb.Epsilon == 0:
+			in["accountant"] = bb.Accountant
+		}
+	}
+	return in
+}
+
+// jsonValue keeps non-finite numbers representable in JSON.
+func jsonValue(v any) any {
+	if f, ok := v.(float64); ok {
+		return jsonNumber(f)
+	}
+	return v
+}
+
+// boundMeanings describe the output columns (prefix stripped) in the text
+// output; schemas/tables.md has the full story.
+var boundMeanings = map[string]string{
+	"kappa":                 "prior baseline κ (success of the best blind guess)",
+	"gamma":                 "bound on the success probability of any reconstruction attack",
+	"gamma_lo":              "lower end of the bracket/interval of gamma",
+	"gamma_hi":              "upper end of the bracket/interval of gamma",
+	"advantage":             "advantage bound (γ − κ)/(1 − κ) (Hayes et al. Eq. 4)",
+	"method":                "how the bound was computed",
+	"confidence":            "confidence of [gamma_lo, gamma_hi] (1: guaranteed)",
+	"effective_samples":     "Algorithm 1 diagnostic: ≪ ⌈κN⌉ means heavy tails",
+	"rdp_gamma":             "RDP bound of Balle et al. 2022 (Eq. 2 at q = 1)",
+	"rdp_advantage":         "its advantage",
+	"rdp_order":             "Rényi order of rdp_gamma",
+	"guo_fano_gamma":        "Guo et al.'s Fano bound (closed-form information)",
+	"guo_fano_advantage":    "its advantage",
+	"guo_fano_info":         "mutual information bound (nats)",
+	"guo_fano_mc_gamma":     "Guo et al.'s Fano bound (Monte Carlo information)",
+	"guo_fano_mc_advantage": "its advantage",
+	"guo_fano_mc_info":      "mutual information estimate (nats)",
+	"guo_fano_mc_info_se":   "its standard error (nats)",
+	"epsilon":               "ε (nats) the bounds use",
+	"mse_lower_bound":       "per-coordinate MSE of unbiased reconstruction ≥ this (squared data units)",
+	"delta":                 "δ",
+	"dp":                    "Theorem 4.1, (ε, δ)-DP: E‖ẑ − z‖² ≥ this",
+	"rdp_epsilon":           "ε of (α, ε)-RDP used by Corollary E.2",
+	"rdp":                   "Corollary E.2, RDP: E‖ẑ − z‖² ≥ this",
+	"mdp":                   "Theorem E.4, metric DP: E‖ẑ − z‖² ≥ this",
+	"high_dim":              "Theorem 4.4, high-dimensional: E‖ẑ − z‖² ≥ this",
+	"guo_total":             "Guo et al.'s Theorem 1 in total squared distance",
+	"guo_vacuity_epsilon":   "below this ε Guo et al.'s bound exceeds diam²",
+	"rho_beta":              "posterior belief bound ρ_β (holds with probability 1 − δ)",
+	"rho_alpha":             "advantage bound ρ_α (Gaussian mechanism, Theorem 2)",
+	"rho_alpha_rdp":         "advantage bound 2Φ(√T/(2σ)) − 1 (Sec. 4.4)",
+	"expected_confidence":   "ρ_β + δ(1 − ρ_β)",
+	"yeom_advantage":        "Yeom et al.'s membership advantage bound min(1, e^ε − 1)",
+}
+
+func printBound(w io.Writer, kind string, in map[string]any, outs []stages.Output) {
+	keys := make([]string, 0, len(in))
+	for k := range in {
+		if k != "kind" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s = %v", k, in[k])
+	}
+	fmt.Fprintf(w, "%s: %s\n", kind, strings.Join(parts, ", "))
+	for _, o := range outs {
+		name := strings.TrimPrefix(o.Name, boundPrefixes[kind])
+		val := "null"
+		switch v := o.Value.(type) {
+		case float64:
+			val = fmt.Sprintf("%.6g", v)
+		case nil:
+		default:
+			val = fmt.Sprint(v)
+		}
+		fmt.Fprintf(w, "  %-22s %-12s %s\n", name, val, boundMeanings[name])
+	}
+}
