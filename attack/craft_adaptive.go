@@ -176,8 +176,12 @@ func (c AdaptivePoison) Craft(in CraftInput) (*Crafted, error) {
 	out.Query = query
 	out.Target = &Record{X: make(Floats, len(query.X)), Y: query.Y} // replaced before step 0
 	out.Adaptive = plan
+	rule := StepNormalized
+	if !plan.Normalize {
+		rule = StepGradient
+	}
 	out.Notes = append(out.Notes, fmt.Sprintf("adaptive poison: %d inner steps of %g (%s), virtual lr %.4g, method %s",
-		plan.InnerSteps, plan.InputStepSize, c.StepRule, plan.VirtualLR, plan.Method))
+		plan.InnerSteps, plan.InputStepSize, rule, plan.VirtualLR, plan.Method))
 	return out, nil
 }
 

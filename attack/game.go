@@ -158,6 +158,9 @@ func NewGame(cfg GameConfig) (*Game, error) {
 		Momentum: g.train.Momentum, WeightDecay: g.train.WeightDecay,
 		Steps: g.train.Steps, Normalizer: norm,
 	}
+	if _, err := d.NewScorer(g.info); err != nil { // fail at validation, not in trial 0
+		return nil, err
+	}
 	g.scoreNames = append([]string(nil), d.ScoreNames()...)
 	if len(g.scoreNames) == 0 {
 		return nil, invalidf("game: distinguisher %s names no scores", d.Kind())

@@ -227,3 +227,86 @@ func TestWatermarkStepScores(t *testing.T) {
 		t.Errorf("tail step: llr %v, want 4995.394830", w.llr)
 	}
 }
+
+// TestGameBadInput: mismatches between the crafted result, the model and
+// the data are ErrInvalid errors at NewGame, not failures mid-trial.
+func TestGameBadInput(t *testing.T) {
+	in := canaryInput(1)
+	cr, err := GradientCanary{}.Craft(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := GameConfig{Arch: in.Arch, InShape: in.InShape, Classes: in.Classes, DPSGD: in.DPSGD, X: in.X, Y: in.Y,
+		Crafted: cr, Distinguisher: Watermark{}, Threat: ThreatModels["gradient"]}
+	rec, err := RandomRecord{Source: SourceTrain}.Craft(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]func(c *GameConfig){
+		"other model":       func(c *GameConfig) { c.Arch = learn.Arch{Kind: learn.KindLogReg} },
+		"other clip norm":   func(c *GameConfig) { c.DPSGD.ClipNorm = 2 },
+		"negative claim":    func(c *GameConfig) { c.ClaimedNoiseMultiplier = -1 },
+		"no distinguisher":  func(c *GameConfig) { c.Distinguisher = nil },
+		"no crafted result": func(c *GameConfig) { c.Crafted = nil },
+		"bad form":          func(c *GameConfig) { c.Distinguisher = Watermark{Form: "vibes"} },
+		"short data":        func(c *GameConfig) { c.X = c.X[:len(c.X)-1] },
+		"excluded index": func(c *GameConfig) {
+			r := *rec
+			r.Exclude = []int{len(in.Y)}
+			c.Crafted, c.Distinguisher, c.Threat = &r, LossThreshold{}, ThreatModels["api_access"]
+		},
+		"query width": func(c *GameConfig) {
+			r := *rec
+			r.Query = &Record{X: Floats{1}, Y: 0}
+			c.Crafted, c.Distinguisher, c.Threat = &r, LossThreshold{}, ThreatModels["api_access"]
+		},
+		"zero σ for the LLR": func(c *GameConfig) { c.DPSGD.NoiseMultiplier = 0 },
+	}
+	for name, mod := range cases {
+		cfg := base
+		mod(&cfg)
+		g, err := NewGame(cfg)
+		if err == nil {
+			_, err = g.RunTrial(1, TrialStream(1, "p", 1))
+		}
+		if !isInvalid(err) {
+			t.Errorf("%s: err = %v, want ErrInvalid", name, err)
+		}
+	}
+	g, err := NewGame(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.RunTrial(2, TrialStream(1, "p", 1)); !isInvalid(err) {
+		t.Errorf("world 2: err = %v, want ErrInvalid", err)
+	}
+	if _, err := g.RunTrial(0, nil); !isInvalid(err) {
+		t.Errorf("nil stream: err = %v, want ErrInvalid", err)
+	}
+}
+
+// TestConcurrentTrials: a Game is shared read-only, so trials on several
+// goroutines give the rows a sequential run gives.
+func TestConcurrentTrials(t *testing.T) {
+	g := canaryGame(t, 1, 0, Watermark{})
+	want := runTrials(t, g, 5, 8)
+	got := make([]TrialResult, len(want))
+	errs := make(chan error, len(want))
+	for i := range got {
+		go func() {
+			r, err := g.RunTrialIndex(5, "test-point", i)
+			got[i] = r
+			errs <- err
+		}()
+	}
+	for range got {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range want {
+		if got[i].Score() != want[i].Score() || got[i].CanarySteps != want[i].CanarySteps {
+			t.Errorf("trial %d: concurrent %v, sequential %v", i, got[i], want[i])
+		}
+	}
+}
