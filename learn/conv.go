@@ -77,7 +77,7 @@ func (l *conv) backward(s *scratch, in, out, dOut, dIn []float32, b int, sq []fl
 	if dIn != nil {
 		s.dcols = grow(s.dcols, len(s.cols))
 		gemm.Sgemm(false, false, b*P, K, l.outC, 1, dOut, l.outC, l.w, K, 0, s.dcols, K)
-		l.col2im(s.dcols, dIn, b)
+		l.col2im(s, s.dcols, dIn, b)
 	}
 	s.materialised = norms
 	if !norms {
@@ -136,78 +136,6 @@ func (l *conv) perExample(s *scratch, in, dOut, c []float32, b int, dst []float3
 			l.exampleGrad(s.cols[i*P*K:(i+1)*P*K], dOut[i*P*l.outC:(i+1)*P*l.outC], row)
 		}
 		gemm.Scal(c[i], row)
-	}
-}
-
-// im2col writes the b×P×K patch matrix of the HWC images in into cols.
-// Each image is first copied into the interior of a zero-bordered padded
-// image (the border is never written, so it stays zero), after which every
-// kernel row of every patch is one contiguous run of k·C floats.
-func (l *conv) im2col(s *scratch, in, cols []float32, b int) {
-	P, K, C := l.positions(), l.kdim(), l.inC
-	rowLen := l.k * C
-	pw := l.inW + 2*l.pad // padded width
-	for i := 0; i < b; i++ {
-		x := in[i*l.inSize() : (i+1)*l.inSize()]
-		if l.pad > 0 {
-			x = l.padded(s, x)
-		}
-		for oy := 0; oy < l.outH; oy++ {
-			for ox := 0; ox < l.outW; ox++ {
-				row := cols[(i*P+oy*l.outW+ox)*K : (i*P+oy*l.outW+ox+1)*K]
-				src := x[(oy*l.st*pw+ox*l.st)*C:]
-				if rowLen == 8 { // e.g. TanhCNN's first layer: 8×8 kernel, 1 channel
-					for ky := 0; ky < l.k; ky++ {
-						*(*[8]float32)(row[ky*8:]) = *(*[8]float32)(src[ky*pw*C:])
-					}
-					continue
-				}
-				for ky := 0; ky < l.k; ky++ {
-					copy(row[ky*rowLen:(ky+1)*rowLen], src[ky*pw*C:ky*pw*C+rowLen])
-				}
-			}
-		}
-	}
-}
-
-// padded copies one H×W×C image into the interior of the worker's padded
-// buffer and returns the buffer.
-func (l *conv) padded(s *scratch, x []float32) []float32 {
-	C, pw := l.inC, l.inW+2*l.pad
-	if s.pad == nil {
-		s.pad = make([]float32, (l.inH+2*l.pad)*pw*C)
-	}
-	for y := 0; y < l.inH; y++ {
-		copy(s.pad[((y+l.pad)*pw+l.pad)*C:((y+l.pad)*pw+l.pad+l.inW)*C], x[y*l.inW*C:(y+1)*l.inW*C])
-	}
-	return s.pad
-}
-
-// col2im is the adjoint of im2col: dIn = Σ over patches of their gradients.
-func (l *conv) col2im(dcols, dIn []float32, b int) {
-	P, K, C := l.positions(), l.kdim(), l.inC
-	rowLen := l.k * C
-	clear(dIn[:b*l.inSize()])
-	for i := 0; i < b; i++ {
-		x := dIn[i*l.inSize() : (i+1)*l.inSize()]
-		for oy := 0; oy < l.outH; oy++ {
-			iy0 := oy*l.st - l.pad
-			for ox := 0; ox < l.outW; ox++ {
-				ix0 := ox*l.st - l.pad
-				kxLo, kxHi := max(0, -ix0), min(l.k, l.inW-ix0)
-				if kxLo >= kxHi {
-					continue
-				}
-				row := dcols[(i*P+oy*l.outW+ox)*K : (i*P+oy*l.outW+ox+1)*K]
-				for ky := 0; ky < l.k; ky++ {
-					iy := iy0 + ky
-					if iy < 0 || iy >= l.inH {
-						continue
-					}
-					addInto(x[(iy*l.inW+ix0+kxLo)*C:(iy*l.inW+ix0+kxHi)*C], row[ky*rowLen+kxLo*C:ky*rowLen+kxHi*C])
-				}
-			}
-		}
 	}
 }
 

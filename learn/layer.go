@@ -42,6 +42,8 @@ type scratch struct {
 	cols   []float32 // conv: im2col matrix of the chunk, (b·P)×K
 	dcols  []float32 // conv: gradient w.r.t. cols, for the input gradient
 	pad    []float32 // conv: one zero-bordered input image
+	dpad   []float32 // conv: one padded input-gradient image (col2im)
+	win    []float32 // avgPool: window sums at every corner of the chunk
 	pex    []float32 // conv: materialised per-example gradients, b×numParams
 	scaled []float32 // dense/conv: output deltas scaled by clip factors
 	rowsq  []float64 // per-example squared norms (deltas)
