@@ -3,8 +3,6 @@ package privacy
 import (
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/mathext"
 )
 
 // DefaultPLDInterval is the default discretisation interval of privacy
@@ -140,108 +138,4 @@ func SampledGaussianPLD(q, sigma float64, steps int, interval float64, pessimist
 		return nil, wrap(err)
 	}
 	return d, nil
-}
-
-// sampledGaussianLoss returns the privacy loss of one step of the
-// Poisson-subsampled Gaussian mechanism with sensitivity 1 (noise N(0, σ²)),
-// as dp_accounting's GaussianPrivacyLoss:
-//
-//	remove: P = (1−q)·N(0,σ²) + q·N(−1,σ²), Q = N(0,σ²),
-//	        L(x) = log(1 − q + q·e^{(−½−x)/σ²});
-//	add:    P = N(0,σ²), Q = (1−q)·N(0,σ²) + q·N(1,σ²),
-//	        L(x) = −log(1 − q + q·e^{−(½−x)/σ²}).
-//
-// Both are decreasing in x. The hockey-stick divergence at ε is evaluated at
-// x_ε = L⁻¹(ε) from two normal CDFs — as δ = P[X ≤ x_ε] − e^ε·Q[X ≤ x_ε] when
-// x_ε is in the left tail, and in survival form e^ε·Q[X > x_ε] − P[X > x_ε]
-// (= δ − (1 − e^ε)) when it is in the right tail, so that the small tail
-// probabilities keep their full relative precision. Outside the range of
-// the loss δ is 1 − e^ε (remove, ε ≤ log(1−q)) or 0 (add, ε ≥ −log(1−q)).
-func sampledGaussianLoss(q, sigma float64, add bool) MonotoneLoss {
-	s2 := sigma * sigma
-	log1mq := math.Log1p(-q)
-	logq := math.Log(q)
-	z := sigma * mathext.NormalQuantile(0.5*math.Exp(gaussianLogTailBound))
-	phi := func(x float64) float64 { return normCDF(x / sigma) }
-	// tails returns Φ and 1−Φ at t, the smaller one from erfc directly.
-	tails := func(t float64) (cdf, sf float64) {
-		if t < 0 {
-			c := normCDF(t)
-			return c, 1 - c
-		}
-		s := normSF(t)
-		return 1 - s, s
-	}
-	if !add {
-		m := MonotoneLoss{
-			XLow: z - 1, XHigh: -z,
-			Loss: func(x float64) float64 {
-				l0 := (-0.5 - x) / s2
-				if q == 1 {
-					return l0
-				}
-				return logAdd(log1mq, logq+l0)
-			},
-			InverseLoss: func(l float64) float64 {
-				if q == 1 {
-					return -0.5 - s2*l
-				}
-				if l <= log1mq {
-					return math.Inf(1)
-				}
-				return -0.5 - s2*math.Log1p(math.Expm1(l)/q)
-			},
-			CDF: func(x float64) float64 { return (1-q)*phi(x) + q*phi(x+1) },
-		}
-		m.split = func(eps, em1 float64) (float64, bool) {
-			if q < 1 && eps <= log1mq {
-				return 0, true // δ = 1 − e^ε exactly
-			}
-			var x float64
-			if q == 1 {
-				x = -0.5 - s2*eps
-			} else {
-				x = -0.5 - s2*math.Log1p(em1/q)
-			}
-			// P = (1−q)Q + q·Q(·+1), so δ = q·Φ((x+1)/σ) − (e^ε − 1 + q)·Φ(x/σ).
-			c0, s0 := tails(x / sigma)
-			c1, s1 := tails((x + 1) / sigma)
-			w := em1 + q
-			if x+1 <= 0 {
-				return q*c1 - w*c0, false
-			}
-			return w*s0 - q*s1, true
-		}
-		return m
-	}
-	m := MonotoneLoss{
-		XLow: z, XHigh: -z + 1,
-		Loss: func(x float64) float64 {
-			return -logAdd(log1mq, logq-(0.5-x)/s2)
-		},
-		InverseLoss: func(l float64) float64 {
-			if l >= -log1mq {
-				return math.Inf(-1)
-			}
-			return 0.5 + s2*math.Log1p(math.Expm1(-l)/q)
-		},
-		CDF: phi,
-	}
-	m.split = func(eps, em1 float64) (float64, bool) {
-		if eps >= -log1mq {
-			return 0, false
-		}
-		// e^{−ε} − 1 = −(e^ε − 1)/e^ε, exact to rounding, saves an expm1.
-		x := 0.5 + s2*math.Log1p(-em1/(1+em1)/q)
-		// Q = (1−q)P + q·P(·−1), so δ = (1 − e^ε(1−q))·Φ(x/σ) − q·e^ε·Φ((x−1)/σ).
-		c0, s0 := tails(x / sigma)
-		c1, s1 := tails((x - 1) / sigma)
-		a := q - (1-q)*em1 // 1 − e^ε(1−q)
-		b := q * (1 + em1) // q·e^ε
-		if x <= 0 {
-			return a*c0 - b*c1, false
-		}
-		return b*s1 - a*s0, true
-	}
-	return m
 }

@@ -150,27 +150,35 @@ func (p *PMF) DeltaForEpsilon(eps float64) float64 {
 // W = Σ_{l' ≥ l} e^{−l'}P[L = l']; between grid points δ(ε) = U − e^ε W, so the
 // answer is log((U − δ)/W) as soon as that lies above the next loss down
 // (the rule of dp_accounting's _get_epsilon_for_delta, with the log test
-// rewritten as a product to save a log per point).
+// rewritten as a product to save a log per point). W is kept scaled by
+// e^{ref}, with ref moved down whenever e^{ref−l} would leave [1, e^600]:
+// losses of several hundred nats (σ ≲ 0.03, or thousands of steps at small
+// σ) would otherwise underflow e^{−l}, leaving only P[L ≥ l] ≥ δ to go by —
+// an ε up to a nat too high, which in optimistic mode is no lower bound.
 func (p *PMF) EpsilonForDelta(delta float64) float64 {
 	if p.infMass > delta {
 		return math.Inf(1)
 	}
 	upper, lower := p.infMass, 0.0
+	ref := 0.0
+	if n := len(p.probs); n > 0 {
+		ref = p.Loss(n - 1)
+	}
 	for i := len(p.probs) - 1; i >= 0; i-- {
 		l := p.Loss(i)
-		ex := math.Exp(-l)
+		if ref-l > 600 {
+			lower *= math.Exp(l - ref)
+			ref = l
+		}
+		ex := math.Exp(ref - l)
 		if upper > delta && lower > 0 && (upper-delta)*ex >= lower {
 			break // log((U−δ)/W) ≥ l: ε lies at or above this loss
 		}
 		upper += p.probs[i]
 		lower += ex * p.probs[i]
-		if upper >= delta && lower == 0 {
-			// e^{−l} underflowed: the loss itself is the answer to rounding.
-			return math.Max(0, l)
-		}
 	}
-	if upper <= lower+delta {
+	if upper <= delta || lower <= 0 {
 		return 0
 	}
-	return math.Max(0, math.Log((upper-delta)/lower))
+	return math.Max(0, math.Log((upper-delta)/lower)+ref)
 }

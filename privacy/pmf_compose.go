@@ -149,13 +149,19 @@ func (p *PMF) SelfCompose(T int, tailMass float64) (*PMF, error) {
 // with s, K = log M convex), so a coarse-to-fine search on a log-s grid
 // finds the best grid point with 9 evaluations per side instead of 17.
 // The grid is centred on the Gaussian approximation of the optimum,
-// s* ≈ √(2·log(2/tail)/(T·var)), in steps of √2 over a factor 16 each way:
-// a narrower range misses badly when the per-step loss is heavy-tailed and
-// T small (q = 0.01, σ = 0.6, T = 100: 164008 points with this range, 3.8M
-// with a factor 4). dp_accounting tries s = ±1/n … ±20/n instead, often far
-// from s*, which leaves the window and hence the FFT larger. The moment
+// s* ≈ √(2·log(2/tail)/(T·var)), in steps of √2 over a factor 16 each way
+// and beyond while the bound improves (see minOnLogGrid): a narrower range
+// misses badly when the per-step loss is heavy-tailed and T small
+// (q = 0.01, σ = 0.6, T = 100: 164008 points with this range, 3.8M with a
+// factor 4). dp_accounting tries s = ±1/n … ±20/n instead, often far from
+// s*, which leaves the window and hence the FFT larger. The moment
 // generating function is evaluated by a multiplicative recurrence (one
 // multiply per point and order), shifted so that nothing overflows.
+//
+// Soundness does not depend on the search: every s gives a valid bound, so
+// a poor s only widens the window (a larger FFT, or ErrTooLarge where a
+// tighter window would fit); the mass outside any window is at most
+// tailMass, which SelfCompose adds to the infinity atom.
 func chernoffWindow(probs []float64, T int, tailMass float64) (lo, hi int) {
 	n := len(probs)
 	lo, hi = 0, (n-1)*T
@@ -184,11 +190,7 @@ func chernoffWindow(probs []float64, T int, tailMass float64) (lo, hi int) {
 	// s = order(k): M(s) = e^{s(n−1)}·Σ p_i e^{−s(n−1−i)}.
 	upper := func(k int) float64 {
 		s := order(k)
-		f, step, acc := 1.0, math.Exp(-s), 0.0
-		for i := n - 1; i >= 0 && f > 0; i-- {
-			acc += probs[i] * f
-			f *= step
-		}
+		acc := decayingSum(probs, mass, math.Exp(-s), true)
 		if acc <= 0 {
 			return math.Inf(1)
 		}
@@ -199,11 +201,7 @@ func chernoffWindow(probs []float64, T int, tailMass float64) (lo, hi int) {
 	// both sides are minimised.
 	lower := func(k int) float64 {
 		s := order(k)
-		f, step, acc := 1.0, math.Exp(-s), 0.0
-		for i := 0; i < n && f > 0; i++ {
-			acc += probs[i] * f
-			f *= step
-		}
+		acc := decayingSum(probs, mass, math.Exp(-s), false)
 		if acc <= 0 {
 			return math.Inf(1)
 		}
@@ -221,8 +219,48 @@ func chernoffWindow(probs []float64, T int, tailMass float64) (lo, hi int) {
 	return lo, hi
 }
 
-// minOnLogGrid minimises a unimodal f over the integers −8 … 8 by a coarse
-// pass at step 4 and refinements at steps 2 and 1 around the best point.
+// decayingSum returns Σ_j probs[i_j]·step^j with i_j running down from the
+// last index (fromTop) or up from the first, by a multiplicative recurrence.
+// Once step^j falls below decayFloor the loop stops and the remaining mass
+// (mass minus what was seen) is counted at decayFloor, so the result stays
+// an upper bound — which the Chernoff bound needs — even when the masses
+// at the start are tiny or zero, instead of silently dropping terms whose
+// factor underflowed.
+func decayingSum(probs []float64, mass, step float64, fromTop bool) float64 {
+	f, acc, seen := 1.0, 0.0, 0.0
+	n := len(probs)
+	j := 0
+	for ; j < n && f >= decayFloor; j++ {
+		i := j
+		if fromTop {
+			i = n - 1 - j
+		}
+		acc += probs[i] * f
+		seen += probs[i]
+		f *= step
+	}
+	if j < n {
+		acc += math.Max(mass-seen, 0) * decayFloor
+	}
+	return acc
+}
+
+// decayFloor is where decayingSum stops: far below any sum that matters,
+// above the subnormal range where the recurrence loses precision.
+const decayFloor = 1e-300
+
+// minOnLogGrid minimises f, which is quasi-convex in k (see
+// chernoffWindow), over k in [−logGridReach, logGridReach]: a coarse pass at
+// step 4 over −8 … 8, continued in steps of 4 beyond an end for as long as f
+// keeps decreasing there, then refinements at steps 2 and 1 around the best
+// point. The continuation matters for exponentially thin but far tails,
+// where the optimum lies far from the Gaussian guess: the pessimistic "add"
+// PMF of q = 0.01, σ = 0.1 at h = 1e-3 has its bulk within a grid point
+// of 0.01 (variance 0.2 index²) and a 4e-87 atom at −142.85 (the truncated
+// tail, put on the first grid point), so over T = 100 steps its lower bound
+// is best at s ≈ s*/2900 (−60 nats); within s*/16 … 16s* it stays below
+// −14000 nats, a window of 14.1M points instead of 61k — ErrTooLarge (ε =
+// +Inf) instead of ε = 354.196.
 func minOnLogGrid(f func(int) float64) float64 {
 	best, bestK := math.Inf(1), 0
 	for k := -8; k <= 8; k += 4 {
@@ -230,10 +268,22 @@ func minOnLogGrid(f func(int) float64) float64 {
 			best, bestK = v, k
 		}
 	}
+	for _, dir := range [...]int{-1, 1} {
+		if bestK != 8*dir {
+			continue
+		}
+		for k := bestK + 4*dir; -logGridReach <= k && k <= logGridReach; k += 4 * dir {
+			v := f(k)
+			if !(v < best) {
+				break
+			}
+			best, bestK = v, k
+		}
+	}
 	for _, step := range [...]int{2, 1} {
 		c := bestK
 		for _, k := range [...]int{c - step, c + step} {
-			if k < -8 || k > 8 {
+			if k < -logGridReach || k > logGridReach {
 				continue
 			}
 			if v := f(k); v < best {
@@ -243,3 +293,7 @@ func minOnLogGrid(f func(int) float64) float64 {
 	}
 	return best
 }
+
+// logGridReach bounds the search of minOnLogGrid to s*·2^{±40} (a factor
+// 1e12 each way), far beyond any useful order but finite.
+const logGridReach = 80
