@@ -81,6 +81,12 @@ type IdealScores struct {
 // The inclusions B_t are drawn as geometric gaps, so a trial costs one
 // normal draw per step. Inputs are assumed valid (see Validate).
 func (m IdealMechanism) Trial(r *rand.Rand, world bool, sigmaD float64) IdealScores {
+	return m.trial(r, world, sigmaD, true)
+}
+
+// trial is Trial with the LLR optional: its exponential is two thirds of
+// a step's cost.
+func (m IdealMechanism) trial(r *rand.Rand, world bool, sigmaD float64, withLLR bool) IdealScores {
 	q, sigma := m.SamplingRate, m.NoiseMultiplier
 	inv2s2 := 1 / (2 * sigmaD * sigmaD)
 	logQ, log1mQ := math.Log(q), math.Log1p(-q)
@@ -112,6 +118,9 @@ func (m IdealMechanism) Trial(r *rand.Rand, world bool, sigmaD float64) IdealSco
 		s.Projection += y
 		d := y - 1
 		s.Watermark -= d * d * inv2s2
+		if !withLLR {
+			continue
+		}
 		z := (2*y - 1) * inv2s2
 		if z > 30 {
 			logLR += largeStepLLR(z, q, logQ)
@@ -166,6 +175,9 @@ type IdealRun struct {
 	Worlds       IdealWorlds
 	// Workers run chunks of trials in parallel (0: GOMAXPROCS).
 	Workers int
+	// SkipLLR leaves the LLR column at 0, for audits of the Projection or
+	// Watermark scores only: the simulation is then about 2.5× faster.
+	SkipLLR bool
 }
 
 // IdealTrials holds the simulated trials column by column, in trial order.
@@ -230,7 +242,7 @@ func SimulateIdeal(run IdealRun) (IdealTrials, error) {
 					if run.Worlds == IdealRandom {
 						world = r.Uint64()&1 == 1
 					}
-					s := run.Mechanism.Trial(r, world, sigmaD)
+					s := run.Mechanism.trial(r, world, sigmaD, !run.SkipLLR)
 					out.Index[k], out.World[k] = i, world
 					out.Projection[k], out.Watermark[k], out.LLR[k] = s.Projection, s.Watermark, s.LLR
 				}

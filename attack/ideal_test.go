@@ -83,6 +83,14 @@ func TestIdealStreamsArePerTrial(t *testing.T) {
 			t.Errorf("random worlds: %d of 1000 in world 1", n1)
 		}
 	}
+	// SkipLLR draws the same stream: same other scores, LLR left at 0.
+	full := simulate(t, attack.IdealRun{Mechanism: m, Seed: 7, Path: []any{"trial", "p1"}, Count: 50})
+	skip := simulate(t, attack.IdealRun{Mechanism: m, Seed: 7, Path: []any{"trial", "p1"}, Count: 50, SkipLLR: true})
+	for i := range full.LLR {
+		if skip.Projection[i] != full.Projection[i] || skip.Watermark[i] != full.Watermark[i] || skip.LLR[i] != 0 {
+			t.Fatalf("SkipLLR changed trial %d", i)
+		}
+	}
 	// A different path is a different stream.
 	other := simulate(t, attack.IdealRun{Mechanism: m, Seed: 7, Path: []any{"trial", "p2"}, Count: 10})
 	same := simulate(t, attack.IdealRun{Mechanism: m, Seed: 7, Path: []any{"trial", "p1"}, Count: 10})
