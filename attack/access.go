@@ -109,8 +109,8 @@ func ParseCapabilities(names []string) (Capability, error) {
 // Access is what an adversary component needs, or what a threat model
 // grants: how much of the run it observes and how it may change training.
 type Access struct {
-	Observe Observation
-	Modify  Capability
+	Observe Observation `json:"observe"`
+	Modify  Capability  `json:"modify"`
 }
 
 // Covers reports whether a (granted) includes everything need asks for.

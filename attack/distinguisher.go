@@ -59,6 +59,7 @@ type Scorer interface {
 // crafted worlds and the public hyperparameters. NoiseMultiplier is the
 // CLAIMED σ, which differs from the σ training used when a game tests an
 // implementation that under-noises (GameConfig.ClaimedNoiseMultiplier).
+// Crafted is shared by concurrent trials: read it, never write it.
 type TrialInfo struct {
 	Crafted         *Crafted
 	NoiseMultiplier float64

@@ -22,7 +22,8 @@ type GameConfig struct {
 	// ClaimedNoiseMultiplier, if > 0, is the σ the distinguisher (and the
 	// accountant, on the caller's side) is told instead of
 	// DPSGD.NoiseMultiplier: set it above the actual σ to simulate an
-	// implementation that under-noises, which an audit must flag.
+	// implementation that under-noises, which an audit must flag. Only
+	// the Watermark scores use σ; the loss distinguishers ignore it.
 	ClaimedNoiseMultiplier float64
 	// X, Y is the caller's training set (before Crafted.Exclude, and
 	// ignored when the crafter chose its own dataset).

@@ -203,3 +203,27 @@ func TestParseAccessNames(t *testing.T) {
 		t.Errorf("unknown capability: err = %v", err)
 	}
 }
+
+func TestRegistry(t *testing.T) {
+	for _, k := range CrafterKinds() {
+		c, err := NewCrafter(k)
+		if err != nil || c.Kind() != k {
+			t.Errorf("crafter %s: %v, %v", k, c, err)
+		}
+	}
+	for _, k := range DistinguisherKinds() {
+		d, err := NewDistinguisher(k)
+		if err != nil || d.Kind() != k || d.Validate() != nil {
+			t.Errorf("distinguisher %s: %v, %v", k, d, err)
+		}
+	}
+	if _, err := NewCrafter("telepathy"); !isInvalid(err) {
+		t.Errorf("unknown crafter: err = %v", err)
+	}
+	if _, err := NewDistinguisher("telepathy"); !isInvalid(err) {
+		t.Errorf("unknown distinguisher: err = %v", err)
+	}
+	if n := ThreatModelNames(); len(n) != 6 || n[0] != "api_access" || n[5] != "malicious_dataset" {
+		t.Errorf("threat model names %v", n)
+	}
+}
