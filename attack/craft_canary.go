@@ -44,7 +44,9 @@ const (
 //
 // Threat model: insert a gradient (federated learning); the distinguisher
 // needs intermediate models or gradients. Cost: one DP-SGD run of
-// MeasureSteps steps plus a sort of the parameters.
+// MeasureSteps steps plus a sort of the parameters (0.09 s, median of 5,
+// on the benchmarks' MNIST-shaped MLP with 50,370 parameters;
+// BenchmarkCraft).
 type GradientCanary struct {
 	// Coordinates is 2n, the number of canary coordinates: even, ≥ 2
 	// (0 means 2: fewer coordinates meet less data gradient).
