@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dpaudit/dpaudit/bounds"
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/spec"
@@ -55,6 +56,10 @@ func (s boundStage) pointStage(name string, pt spec.Point, b int) pointStage {
 func boundStagesOf(pt spec.Point, b int) ([]boundStage, error) {
 	entry := pt.Exp.Bound[b]
 	path := fmt.Sprintf("bound[%d]", b)
+	// The spec's validation makes sure of this; BoundValues callers may not.
+	if pt.Exp.DPSGD == nil && needsDPSGD(entry) {
+		return nil, &PathError{path, fmt.Errorf("%w: the %s bound needs a dpsgd block to account from (or ε given directly, and δ for belief)", bounds.ErrInvalid, entry.Kind)}
+	}
 	switch {
 	case entry.Rero != nil:
 		return reroStages(pt.Exp, entry.Rero, path)
@@ -66,6 +71,22 @@ func boundStagesOf(pt spec.Point, b int) ([]boundStage, error) {
 		return []boundStage{beliefStage(pt.Exp, entry.Belief)}, nil
 	}
 	return nil, fmt.Errorf("bound[%d] kind %q has no stage", b, entry.Kind)
+}
+
+// needsDPSGD reports whether an entry falls back on the dpsgd block.
+func needsDPSGD(e spec.Bound) bool {
+	switch {
+	case e.Rero != nil:
+		return true
+	case e.MSE != nil:
+		return e.MSE.Epsilon == 0
+	case e.Minimax != nil:
+		return e.Minimax.Epsilon == 0
+	case e.Belief != nil:
+		b := e.Belief
+		return b.Delta == 0 || (b.Epsilon == 0 && b.TargetRhoBeta == 0 && b.TargetRhoAlpha == 0)
+	}
+	return false
 }
 
 // boundStages makes the nodes of bound entry b of point pt.

@@ -193,3 +193,18 @@ func TestReroNoNoise(t *testing.T) {
 		}
 	}
 }
+
+// BoundValues refuses, instead of panicking, an entry that needs a DP-SGD
+// configuration it was not given.
+func TestBoundValuesWithoutDPSGD(t *testing.T) {
+	for _, e := range []spec.Bound{
+		rero(10, 0, "exact"),
+		{Kind: "mse_rdp", MSE: &spec.MSERDPBound{Diameter: 1}},
+		{Kind: "minimax_mse", Minimax: &spec.MinimaxBound{Models: 1, Diameter: 1, Alpha: 2}},
+		{Kind: "belief", Belief: &spec.BeliefBound{Epsilon: 1}},
+	} {
+		if _, err := BoundValues(e, nil, 0); !errors.Is(err, bounds.ErrInvalid) {
+			t.Errorf("%s without dpsgd: want ErrInvalid, got %v", e.Kind, err)
+		}
+	}
+}

@@ -89,6 +89,8 @@ DP-SGD flags: --noise-multiplier σ (--sampling-rate q --steps T | --batch-size 
 	// spec's default is the same.
 	m.conversion = "classic"
 	fs.Lookup("conversion").DefValue = "classic"
+	fs.Lookup("accountant").Usage = "minimax_mse, belief: the accountant of ε from the DP-SGD flags, rdp, pld or gdp"
+	fs.Lookup("pld-interval").Usage = "not used by bound (accounted ε uses the PLD's default interval)"
 	var b boundFlags
 	b.register(fs)
 	pos, err := parse(fs, args)
@@ -112,6 +114,9 @@ DP-SGD flags: --noise-multiplier σ (--sampling-rate q --steps T | --batch-size 
 	}
 	bad := func(format string, args ...any) error {
 		return usagef("dpaudit bound %s: %s", kind, fmt.Sprintf(format, args...))
+	}
+	if set["pld-interval"] {
+		return bad("--pld-interval does not apply: accounted ε uses the PLD's default interval %g, as in a spec", 1e-4)
 	}
 	withDPSGD := false
 	for _, name := range dpsgdFlagNames {

@@ -130,6 +130,7 @@ func TestBoundBadInput(t *testing.T) {
 		{[]string{"belief", "--target-rho-alpha", "0"}, "--target-rho-alpha must be in (0, 1)"},
 		{[]string{"belief", "--epsilon", "1", "--target-rho-beta", "0.9"}, "at most one of"},
 		{[]string{"belief", "--epsilon", "1", "--delta", "0"}, "--delta must be in (0, 1)"},
+		{[]string{"belief", "--epsilon", "1", "--pld-interval", "0.001"}, "--pld-interval does not apply"},
 	}
 	for _, c := range cases {
 		code, _, errs := cli(t, append([]string{"bound"}, c.args...)...)
