@@ -75,6 +75,19 @@ func copyRuns(dst []float32, ds int, src []float32, ss int, n, w int) {
 // copyRuns64 is copyRuns on uint64 words (w < 16), unrolled for runs of 4
 // words (8 floats, TanhCNN's first layer).
 func copyRuns64(dst []uint64, ds int, src []uint64, ss int, n, w int) {
+	if w == 4 && ss == 1 {
+		// Overlapping runs one word apart (a stride-2 conv on one
+		// channel): slide a 4-word window along src, one load per run.
+		s := src[:n+3]
+		a, b, c := s[0], s[1], s[2]
+		for r := 0; r < n; r++ {
+			d := dst[r*ds : r*ds+4 : r*ds+4]
+			e := s[r+3]
+			d[0], d[1], d[2], d[3] = a, b, c, e
+			a, b, c = b, c, e
+		}
+		return
+	}
 	if w == 4 {
 		for r := 0; r < n; r++ {
 			d := dst[r*ds : r*ds+4 : r*ds+4]

@@ -271,7 +271,7 @@ func (m *Model) defaultChunk() int {
 		}
 	}
 	chunk := DefaultChunkSize
-	for chunk > 16 && chunk*patch*4 > 2<<20 {
+	for chunk > 8 && chunk*patch*4 > 1<<20 {
 		chunk /= 2
 	}
 	return chunk
