@@ -7,9 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // DefaultMaxPoints is the sweep size refused without AllowLarge.
@@ -147,62 +150,51 @@ func checkVars(root *Node, o Options, e *errs) {
 
 // Expand returns every point of the sweep (after the where filter), fully
 // resolved and validated, and the summary columns of the swept and derived
-// parameters. All problems of all points are reported together.
+// parameters. All problems of all points are reported together. Points are
+// evaluated in parallel (expressions may calibrate noise, which takes a
+// fraction of a second each); the result does not depend on the order.
 func (s *Spec) Expand() ([]Point, []Column, error) {
-	e := &errs{file: filepath.Base(s.File)}
+	file := filepath.Base(s.File)
 	base := s.root.Clone()
 	removeKey(base, "sweep")
 
 	var combos [][]assign
 	s.combos(func(c []assign) { combos = append(combos, append([]assign(nil), c...)) })
 
+	results := make([]expanded, len(combos))
+	workers := min(runtime.GOMAXPROCS(0), len(combos))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(combos) {
+					return
+				}
+				results[i] = s.expandOne(base, combos[i], file)
+			}
+		}()
+	}
+	wg.Wait()
+
+	e := &errs{file: file}
 	var points []Point
 	derivedPaths := map[string]bool{}
 	sweptPaths := map[string]bool{}
-	for _, combo := range combos {
-		tree := base.Clone()
-		values := map[string]any{}
-		for _, a := range combo {
-			v := a.value.Clone()
-			if err := setPath(tree, a.path, v); err != nil {
-				e.add(a.value.Pos, a.path.String(), "%v", err)
-				continue
-			}
-			sweptPaths[a.path.String()] = true
+	for _, r := range results {
+		e.list = append(e.list, r.errs...)
+		for _, p := range r.swept {
+			sweptPaths[p] = true
 		}
-		applyDefaults(tree, typeExperiment)
-		pe := s.ev.newPointEval(tree, e)
-		if !pe.prepare() {
-			continue
+		for _, p := range r.derived {
+			derivedPaths[p] = true
 		}
-		if s.sweep.where != nil {
-			keep, ok := pe.filter(s.sweep.where)
-			if !ok || !keep {
-				continue
-			}
+		if r.point != nil {
+			points = append(points, *r.point)
 		}
-		if !pe.evalAll() {
-			continue
-		}
-		for _, site := range pe.sites {
-			derivedPaths[site.path.String()] = true
-		}
-		var exp Experiment
-		d := &decoder{e: e, implemented: s.opts.Implemented}
-		before := len(e.list)
-		d.decodeStruct(tree, reflect.ValueOf(&exp).Elem(), "")
-		validate(&exp, tree, e)
-		if len(e.list) > before {
-			continue
-		}
-		for p := range sweptPaths {
-			pp, _ := parsePath(p)
-			values[p] = getPath(tree, pp).Interface()
-		}
-		for _, site := range pe.sites {
-			values[site.path.String()] = getPath(tree, site.path).Interface()
-		}
-		points = append(points, Point{Exp: &exp, Values: values, ID: pointID(tree)})
 	}
 	if err := e.err(); err != nil {
 		return nil, nil, err
@@ -212,13 +204,69 @@ func (s *Spec) Expand() ([]Point, []Column, error) {
 		if sn := s.root.Get("sweep"); sn != nil {
 			pos = sn.Pos
 		}
-		return nil, nil, Errors{{File: e.file, Pos: pos, Path: "sweep.where", Msg: "no point is left after the where filter"}}
+		return nil, nil, Errors{{File: file, Pos: pos, Path: "sweep.where", Msg: "no point is left after the where filter"}}
 	}
 	for i := range points {
 		points[i].Index = i
 	}
 	cols := columns(sweptPaths, derivedPaths, s.sweepOrder())
 	return points, cols, nil
+}
+
+// expanded is the outcome of one sweep combination.
+type expanded struct {
+	point   *Point // nil when filtered out or invalid
+	swept   []string
+	derived []string
+	errs    Errors
+}
+
+// expandOne substitutes one combination, evaluates its expressions,
+// filters it, and decodes and validates the result.
+func (s *Spec) expandOne(base *Node, combo []assign, file string) (r expanded) {
+	e := &errs{file: file}
+	defer func() { r.errs = e.list }()
+	tree := base.Clone()
+	for _, a := range combo {
+		if err := setPath(tree, a.path, a.value.Clone()); err != nil {
+			e.add(a.value.Pos, a.path.String(), "%v", err)
+			continue
+		}
+		r.swept = append(r.swept, a.path.String())
+	}
+	applyDefaults(tree, typeExperiment)
+	pe := s.ev.newPointEval(tree, e)
+	if !pe.prepare() {
+		return r
+	}
+	if s.sweep.where != nil {
+		keep, ok := pe.filter(s.sweep.where)
+		if !ok || !keep {
+			return r
+		}
+	}
+	if !pe.evalAll() {
+		return r
+	}
+	for _, site := range pe.sites {
+		r.derived = append(r.derived, site.path.String())
+	}
+	var exp Experiment
+	d := &decoder{e: e, implemented: s.opts.Implemented}
+	d.decodeStruct(tree, reflect.ValueOf(&exp).Elem(), "")
+	validate(&exp, tree, e)
+	if len(e.list) > 0 {
+		return r
+	}
+	values := map[string]any{}
+	for _, a := range combo {
+		values[a.path.String()] = getPath(tree, a.path).Interface()
+	}
+	for _, site := range pe.sites {
+		values[site.path.String()] = getPath(tree, site.path).Interface()
+	}
+	r.point = &Point{Exp: &exp, Values: values, ID: pointID(tree)}
+	return r
 }
 
 func removeKey(n *Node, k string) {

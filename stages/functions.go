@@ -15,9 +15,16 @@ import (
 // Flush, which the runner calls once the spec has validated, so that
 // validation and plans write nothing.
 type Memo struct {
-	store   *pipeline.Store // nil: no persistence
-	mu      sync.Mutex
-	pending map[string]memoEntry
+	store    *pipeline.Store // nil: no persistence
+	mu       sync.Mutex
+	pending  map[string]memoEntry
+	inflight map[string]*memoCall // one computation per key, even when sweep points are expanded in parallel
+}
+
+type memoCall struct {
+	done chan struct{}
+	v    float64
+	err  error
 }
 
 type memoEntry struct {
@@ -28,7 +35,7 @@ type memoEntry struct {
 
 // NewMemo returns a memo over store (which may be nil).
 func NewMemo(store *pipeline.Store) *Memo {
-	return &Memo{store: store, pending: map[string]memoEntry{}}
+	return &Memo{store: store, pending: map[string]memoEntry{}, inflight: map[string]*memoCall{}}
 }
 
 func (m *Memo) get(ns string, args []any, compute func() (float64, error)) (float64, error) {
@@ -38,19 +45,28 @@ func (m *Memo) get(ns string, args []any, compute func() (float64, error)) (floa
 		m.mu.Unlock()
 		return e.v, nil
 	}
-	m.mu.Unlock()
-	var v float64
-	if m.store != nil && m.store.MemoGet(ns, args, &v) {
-		return v, nil
+	if c, ok := m.inflight[key]; ok {
+		m.mu.Unlock()
+		<-c.done
+		return c.v, c.err
 	}
-	v, err := compute()
-	if err != nil {
-		return 0, err
-	}
-	m.mu.Lock()
-	m.pending[key] = memoEntry{ns, args, v}
+	c := &memoCall{done: make(chan struct{})}
+	m.inflight[key] = c
 	m.mu.Unlock()
-	return v, nil
+	defer func() {
+		m.mu.Lock()
+		delete(m.inflight, key)
+		if c.err == nil {
+			m.pending[key] = memoEntry{ns, args, c.v}
+		}
+		m.mu.Unlock()
+		close(c.done)
+	}()
+	if m.store != nil && m.store.MemoGet(ns, args, &c.v) {
+		return c.v, nil
+	}
+	c.v, c.err = compute()
+	return c.v, c.err
 }
 
 // Flush writes new memo entries to the store.
