@@ -103,3 +103,21 @@ func TestNoiseScaleWithZeroGradients(t *testing.T) {
 	}
 	t.Logf("mean %.5f variance %.5f (want %.5f) over %.0f draws", mean, variance, sd*sd, count)
 }
+
+// TestExpNeg compares the ziggurat's wedge-test exponential with math.Exp
+// over its domain [−6, 0] (10⁶ points, and the ends). Tolerance: relative
+// 1e−12 (Taylor truncation < 3e−13 plus a few float64 roundings).
+func TestExpNeg(t *testing.T) {
+	worst := 0.0
+	for i := 0; i <= 1000000; i++ {
+		x := -6 * float64(i) / 1e6
+		want := math.Exp(x)
+		if r := math.Abs(expNeg(x)-want) / want; r > worst {
+			worst = r
+		}
+	}
+	if worst > 1e-12 {
+		t.Errorf("max relative error of expNeg on [−6, 0] = %.3g, want ≤ 1e−12", worst)
+	}
+	t.Logf("max relative error %.3g", worst)
+}

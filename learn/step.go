@@ -3,6 +3,8 @@ package learn
 import (
 	"fmt"
 	"math"
+
+	"github.com/dpaudit/dpaudit/learn/gemm"
 )
 
 // step runs training step s: sample, clip and sum per chunk, add the canary
@@ -215,6 +217,10 @@ func (t *trainer) addNoise() bool {
 }
 
 // update applies g = sum/norm + λθ, v = μv + g, θ −= ηv, then checks θ.
+// Each line is one or two whole-vector gemm kernels (Axpy: one fused
+// multiply-add per element on the assembly paths), not a scalar loop:
+// without momentum θ ← (1 − ηλ)·θ − (η/norm)·sum; with it
+// v ← μ·v + sum/norm + λ·θ, then θ ← θ − η·v.
 func (t *trainer) update(s int) error {
 	if t.cfg.LearningRate == 0 {
 		return nil // parameters never change, bit for bit
@@ -223,31 +229,19 @@ func (t *trainer) update(s int) error {
 	g = g[:len(p)]
 	inv := float32(1 / t.norm)
 	lr, wd, mu := float32(t.cfg.LearningRate), float32(t.cfg.WeightDecay), float32(t.cfg.Momentum)
-	var chk float32 // stays 0 unless a parameter overflows (Inf·0 = NaN)
-	// float32(…) around the products keeps them from fusing with the
-	// additions into FMAs (arm64, GOAMD64=v3), so every platform gives the
-	// same bits (see tanh32).
-	switch {
-	case t.vel == nil && wd == 0:
-		for j, v := range g {
-			p[j] -= float32(lr * float32(v*inv))
-			chk += p[j] * 0
+	if t.vel == nil {
+		if wd != 0 {
+			gemm.Scal(1-float32(lr*wd), p) // float32(…): no FMA, same bits everywhere
 		}
-	case t.vel == nil:
-		for j, v := range g {
-			p[j] -= float32(lr * (float32(v*inv) + float32(wd*p[j])))
-			chk += p[j] * 0
-		}
-	default:
+		gemm.Axpy(-lr*inv, g, p)
+	} else {
 		vel := t.vel[:len(p)]
-		for j, v := range g {
-			vel[j] = float32(mu*vel[j]) + (float32(v*inv) + float32(wd*p[j]))
-			p[j] -= float32(lr * vel[j])
-			chk += p[j] * 0
+		gemm.Scal(mu, vel)
+		gemm.Axpy(inv, g, vel)
+		if wd != 0 {
+			gemm.Axpy(wd, p, vel)
 		}
-	}
-	if chk == 0 {
-		return nil
+		gemm.Axpy(-lr, vel, p)
 	}
 	if ok, i := allFinite(p); !ok {
 		return fmt.Errorf("step %d: parameter %s became %v in the update (learning rate %g too large?)", s, t.m.paramName(i), p[i], t.cfg.LearningRate)
