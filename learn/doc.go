@@ -67,8 +67,11 @@
 //
 // # Kernels
 //
-// Matrix products go through package learn/gemm. The plain-Go loops that
-// remain hot (tanhSlice, exp32, rowSqNorms/sumSq, scaleRows, colSums,
-// addNormal's ziggurat) are in kernels.go and normal.go, written so that a
-// vectorised version can replace each one.
+// Matrix products and the vector bookkeeping around them (bias adds and
+// gradients, per-example norms and scaling, tanh, the SGD update, NaN/Inf
+// checks, pooling's shifted sums) go through package learn/gemm; see
+// kernels.go for which results are the same bits on every path. The plain-Go
+// loops that remain hot are the activation derivatives (activation.go),
+// im2col/col2im's run copies (im2col.go), exp32 (softmax, ELU) and the
+// ziggurat (normal.go): candidates for vector kernels.
 package learn

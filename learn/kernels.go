@@ -7,9 +7,19 @@ import (
 )
 
 // The trainer's inner loops that are not GEMMs. Most are thin wrappers of
-// learn/gemm's vector kernels, which do exactly the operations of the plain
-// loops stated here, in the same order, so the results are the same bits on
-// every path (AVX-512, AVX2, portable Go).
+// learn/gemm's vector kernels. ColSums, AddRowVector, ScaleRows, Tanh and
+// AllFinite do exactly the operations of the plain loops stated here, in the
+// same order, so their results are the same bits on every path (AVX-512,
+// AVX2, portable Go); SumSquares and Axpy are identical on AVX2 and AVX-512
+// (fused multiply-adds) and round each product separately on the portable
+// path, like Sgemm. Scalar float arithmetic in this package writes
+// float32(x*y) / float64(x*y) around products that meet an addition, so
+// the compiler cannot fuse them into FMAs (it does on arm64 and with
+// GOAMD64=v3), so the GOAMD64 level does not change results (verified by
+// hand: the same trained parameters for every model kind and both clipping
+// schemes, built with v1 and with v3). The
+// standard library's math.Exp and math.Log (sigmoid loss, the tails of
+// exp32 and of the ziggurat) may still differ between architectures.
 
 // rowSqNorms sets dst[i] = Σ_j x[i·cols+j]² for i < rows, each row summed by
 // gemm.SumSquares (64 float32 partial sums folded pairwise); tmp holds rows
