@@ -81,7 +81,7 @@ type Plan struct {
 }
 
 // KnownKinds are the node kinds --force accepts.
-var KnownKinds = []string{"accountant", "rero", "rero_comparator", "mse_rdp", "minimax_mse", "belief", "train_run", "train", "summary"}
+var KnownKinds = []string{"accountant", "rero", "rero_comparator", "mse_rdp", "minimax_mse", "belief", "train_run", "train", "craft", "trials", "estimate", "summary"}
 
 // Load reads, validates and expands a spec, compiles its graph and plans
 // it against the store. Spec problems come back as spec.Errors.
@@ -183,11 +183,15 @@ func checkWritable(dir string) error {
 	return os.Remove(f.Name())
 }
 
-// collect copies the summary table out of the store and writes the manifest.
+// collect copies the summary table out of the store, publishes the trial
+// tables, and writes the manifest.
 func (p *Plan) collect(res *Result) error {
 	src := filepath.Join(p.Store.Dir(p.Compiled.Summary.Key()), stages.SummaryFile)
 	res.Summary = filepath.Join(res.Dir, stages.SummaryFile)
 	if err := copyAtomic(src, res.Summary); err != nil {
+		return err
+	}
+	if err := p.publishTrials(res.Dir); err != nil {
 		return err
 	}
 	res.Manifest = filepath.Join(res.Dir, "manifest.json")
@@ -212,4 +216,81 @@ func copyAtomic(src, dst string) error {
 		return err
 	}
 	return os.Rename(f.Name(), dst)
+}
+
+// publishTrials writes trials/point=<id>/part-<k>.parquet (Hive
+// partitioning) for every audited point, replacing the previous run's
+// folder as a whole so no stale partition survives a changed sweep. Files
+// are hard links into the store when it is on the same file system.
+func (p *Plan) publishTrials(dir string) error {
+	final := filepath.Join(dir, "trials")
+	if len(p.Compiled.Trials) == 0 {
+		return os.RemoveAll(final)
+	}
+	tmp, err := os.MkdirTemp(dir, ".trials-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for id, shards := range p.Compiled.Trials {
+		pd := filepath.Join(tmp, "point="+id)
+		if err := os.MkdirAll(pd, 0o755); err != nil {
+			return err
+		}
+		for k, n := range shards {
+			src := filepath.Join(p.Store.Dir(n.Key()), stages.TrialsFile)
+			dst := filepath.Join(pd, fmt.Sprintf("part-%05d.parquet", k))
+			if err := os.Link(src, dst); err != nil {
+				if err := copyAtomic(src, dst); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	old := filepath.Join(dir, ".trials-old")
+	os.RemoveAll(old)
+	if err := os.Rename(final, old); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return err
+	}
+	return os.RemoveAll(old)
+}
+
+// Violation is a point whose empirical lower bound exceeds the
+// accountant's ε: the implementation or its analysis is wrong.
+type Violation struct {
+	PointIndex        int64
+	PointID           string
+	EpsilonLB         float64
+	EpsilonAccountant float64
+	Confidence        float64
+	Method            string
+}
+
+// Violations reads the summary of a finished run.
+func Violations(summary string) ([]Violation, error) {
+	t, err := pipeline.ReadParquet(summary)
+	if err != nil {
+		return nil, err
+	}
+	vc := t.Col("violation")
+	if vc == nil {
+		return nil, nil
+	}
+	var out []Violation
+	for i, v := range vc.Values {
+		if v != true {
+			continue
+		}
+		vi := Violation{PointIndex: t.Col("point_index").Values[i].(int64), PointID: t.Col("point_id").Values[i].(string),
+			EpsilonLB: t.Col("epsilon_lb").Float(i), EpsilonAccountant: t.Col("epsilon_accountant").Float(i),
+			Confidence: t.Col("epsilon_lb_confidence").Float(i)}
+		if m, ok := t.Col("threshold_method").Values[i].(string); ok {
+			vi.Method = m
+		}
+		out = append(out, vi)
+	}
+	return out, nil
 }

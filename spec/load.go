@@ -339,9 +339,17 @@ func pointID(tree *Node) string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// executionOnly are spec paths that change how a point is computed but not
+// what: they are left out of the point's identity.
+var executionOnly = map[string]bool{"audit.shard_size": true}
+
 // writeCanonical serialises a resolved tree with sorted keys and exact
 // float text (including ±Inf, which JSON cannot hold).
 func writeCanonical(b *strings.Builder, n *Node, top bool) {
+	writeCanonicalAt(b, n, top, "")
+}
+
+func writeCanonicalAt(b *strings.Builder, n *Node, top bool, path string) {
 	switch n.Kind {
 	case MapNode:
 		idx := make([]int, len(n.Keys))
@@ -354,16 +362,20 @@ func writeCanonical(b *strings.Builder, n *Node, top bool) {
 			if top && (n.Keys[i] == "name" || n.Keys[i] == "description" || n.Keys[i] == "sweep" || n.Keys[i] == "report") {
 				continue
 			}
+			p := join(path, n.Keys[i])
+			if executionOnly[p] {
+				continue
+			}
 			b.WriteString(strconv.Quote(n.Keys[i]))
 			b.WriteByte(':')
-			writeCanonical(b, n.Vals[i], false)
+			writeCanonicalAt(b, n.Vals[i], false, p)
 			b.WriteByte(',')
 		}
 		b.WriteByte('}')
 	case ListNode:
 		b.WriteByte('[')
 		for _, it := range n.Items {
-			writeCanonical(b, it, false)
+			writeCanonicalAt(b, it, false, path+"[]")
 			b.WriteByte(',')
 		}
 		b.WriteByte(']')

@@ -146,46 +146,123 @@ type ModelCNN struct {
 	Init   string `yaml:"init" default:"pytorch" enum:"pytorch|glorot" doc:"Parameter initialisation."`
 }
 
-// Crafter selects how the adversary builds the neighbouring datasets.
+// Crafter selects how the adversary builds the two neighbouring worlds
+// (Nasr et al. 2021, Crafters 1–5, and the common canaries of audit tools).
+// Crafting runs once per audit point (a "craft" node).
 type Crafter struct {
-	Kind          string        `yaml:"kind" discriminator:"true" doc:"Crafter."`
-	Random        *CrafterEmpty `kind:"random_record" doc:"A random in-distribution record (API-access adversary)."`
-	Mislabeled    *CrafterEmpty `kind:"mislabeled" doc:"A training record with a wrong label."`
-	ZeroInput     *CrafterEmpty `kind:"zero_input" doc:"An all-zero input."`
-	InputPoison   *CrafterEmpty `kind:"input_poison" doc:"Input-space poison crafted against shadow models."`
-	AdaptivePois  *CrafterEmpty `kind:"adaptive_poison" doc:"Per-step adaptive poison."`
-	DiracGradient *CrafterEmpty `kind:"dirac_gradient" doc:"Gradient canary of norm C inserted with probability q each step."`
-	Malicious     *CrafterEmpty `kind:"malicious_dataset" doc:"Malicious dataset with learning rate 0 plus the gradient canary."`
+	Kind           string                 `yaml:"kind" discriminator:"true" doc:"Crafter."`
+	RandomRecord   *CrafterRecord         `kind:"random_record" doc:"Crafter 1 (API access): a random in-distribution record, add/remove."`
+	Mislabeled     *CrafterRecord         `kind:"mislabeled_record" doc:"A random record with a wrong label, add/remove (the usual audit canary)."`
+	Constant       *CrafterConstant       `kind:"constant_input" doc:"A record whose features all equal value (0: the all-zero input), add/remove."`
+	Noise          *CrafterNoise          `kind:"noise_input" doc:"An out-of-distribution record with uniform random features, add/remove."`
+	StaticPoison   *CrafterStaticPoison   `kind:"static_poison" doc:"Crafter 2: an input-space poison by gradient ascent of the loss over shadow models trained with the same DP-SGD."`
+	AdaptivePoison *CrafterAdaptivePoison `kind:"adaptive_poison" doc:"Crafter 3: a poison re-crafted before every step by double backpropagation (intermediate models)."`
+	GradientCanary *CrafterGradientCanary `kind:"gradient_canary" doc:"Crafter 4: a gradient of norm C on the least-changing coordinates, inserted with probability q each step."`
+	Malicious      *CrafterMalicious      `kind:"malicious_dataset" doc:"Crafter 5: inputs labelled by the initial model, learning rate 0, plus the gradient canary."`
 }
 
-// CrafterEmpty is a crafter without parameters (placeholder until the audit issue).
-type CrafterEmpty struct{}
+// CrafterRecord picks an existing record.
+type CrafterRecord struct {
+	Source string `yaml:"source" default:"pool" enum:"pool|train" doc:"pool: a record outside the training set (from the test split), added in world 1; train: a training record, removed in world 0."`
+}
 
-// Distinguisher selects the attack.
+// CrafterConstant is a blank canary.
+type CrafterConstant struct {
+	Value float64 `yaml:"value" default:"0" doc:"Every feature's value (0: the all-zero input)."`
+	Label int     `yaml:"label" default:"0" check:">=0" doc:"The canary's label."`
+}
+
+// CrafterNoise is an out-of-distribution canary.
+type CrafterNoise struct {
+	Low   float64 `yaml:"low" default:"0" doc:"Lower end of the uniform features."`
+	High  float64 `yaml:"high" default:"1" doc:"Upper end of the uniform features."`
+	Label int     `yaml:"label" default:"-1" check:">=-1" doc:"The canary's label; -1 draws a random class."`
+}
+
+// CrafterStaticPoison configures Crafter 2.
+type CrafterStaticPoison struct {
+	Shadows     int     `yaml:"shadows" default:"4" check:">=1" doc:"Shadow models trained with the target's DP-SGD."`
+	ShadowSteps int     `yaml:"shadow_steps" default:"0" check:">=0" doc:"Steps per shadow run; 0 = the target's T."`
+	Steps       int     `yaml:"steps" default:"100" check:">=1" doc:"Gradient-ascent steps on the poison's input."`
+	StepSize    float64 `yaml:"step_size" default:"0.1" check:">0" doc:"Ascent step size."`
+	StepRule    string  `yaml:"step_rule" default:"normalized" enum:"normalized|gradient" doc:"normalized: steps of fixed length along the gradient; gradient: plain gradient steps."`
+	FeatureMin  float64 `yaml:"feature_min" default:"0" doc:"Clamp the poison's features to [feature_min, feature_max] (equal values: no clamp)."`
+	FeatureMax  float64 `yaml:"feature_max" default:"1" doc:"See feature_min."`
+	ShadowData  string  `yaml:"shadow_data" default:"pool" enum:"pool|train" doc:"Data of the shadow models: the pool (test split) or the training set."`
+}
+
+// CrafterAdaptivePoison configures Crafter 3.
+type CrafterAdaptivePoison struct {
+	Query          string  `yaml:"query" default:"static_poison" enum:"static_poison|pool" doc:"The query record: a static poison (Crafter 2 with its defaults) or a pool record."`
+	InnerSteps     int     `yaml:"inner_steps" default:"10" check:">=1" doc:"Descent steps on the poison per training step."`
+	InputStepSize  float64 `yaml:"input_step_size" default:"0.1" check:">0" doc:"Descent step size on the poison's input."`
+	VirtualLR      float64 `yaml:"virtual_lr" default:"0" check:">=0" doc:"Scale of the virtual step; 0 = the trainer's η/(qN)."`
+	StepRule       string  `yaml:"step_rule" default:"normalized" enum:"normalized|gradient" doc:"Descent step rule."`
+	WarmStart      bool    `yaml:"warm_start" default:"false" doc:"Start each step's descent from the previous poison instead of x = 0."`
+	IgnoreClipping bool    `yaml:"ignore_clipping" default:"false" doc:"Drop the clip from the virtual step (the paper's pseudo-code)."`
+	Method         string  `yaml:"method" default:"auto" enum:"auto|closed_form|finite_difference" doc:"Double backpropagation: closed form (logistic regression) or finite differences."`
+	FeatureMin     float64 `yaml:"feature_min" default:"0" doc:"Clamp the poison's features (equal values: no clamp)."`
+	FeatureMax     float64 `yaml:"feature_max" default:"1" doc:"See feature_min."`
+}
+
+// CrafterGradientCanary configures Crafter 4.
+type CrafterGradientCanary struct {
+	Coordinates  int    `yaml:"coordinates" default:"2" check:">=2" doc:"2n: canary coordinates (even); values ±C/√(2n), alternating."`
+	MeasureSteps int    `yaml:"measure_steps" default:"0" check:">=0" doc:"Length of the adversary's reference run that finds the least-changing coordinates; 0 = min(T, 100)."`
+	Measure      string `yaml:"measure" default:"clean_gradient" enum:"clean_gradient|param_change" doc:"What 'least change' measures in the reference run."`
+}
+
+// CrafterMalicious configures Crafter 5.
+type CrafterMalicious struct {
+	Size        int     `yaml:"size" default:"0" check:">=0" doc:"n: records of the malicious dataset; 0 = the training set's size."`
+	Inputs      string  `yaml:"inputs" default:"uniform" enum:"uniform|pool" doc:"The dataset's inputs: uniform random features or pool records."`
+	Low         float64 `yaml:"low" default:"0" doc:"Lower end of uniform features."`
+	High        float64 `yaml:"high" default:"1" doc:"Upper end of uniform features."`
+	Coordinates int     `yaml:"coordinates" default:"2" check:">=2" doc:"2n: coordinates of the gradient canary."`
+}
+
+// Distinguisher selects the attack that guesses the world from what the
+// threat model releases.
 type Distinguisher struct {
-	Kind       string     `yaml:"kind" discriminator:"true" doc:"Distinguisher."`
-	Loss       *DistEmpty `kind:"loss_threshold" doc:"Loss of the target on the final model."`
-	MaxLoss    *DistEmpty `kind:"max_loss" doc:"Maximum loss over intermediate models."`
-	MeanLoss   *DistEmpty `kind:"mean_loss" doc:"Mean loss over intermediate models."`
-	Projection *DistEmpty `kind:"gradient_projection" doc:"Watermark detector on privatised updates."`
-	LLR        *DistEmpty `kind:"gradient_llr" doc:"Neyman–Pearson log-likelihood ratio on privatised updates."`
+	Kind         string            `yaml:"kind" discriminator:"true" doc:"Distinguisher."`
+	Loss         *DistEmpty        `kind:"loss_threshold" doc:"Distinguisher 1: the query record's loss on the final model (black box); low loss suggests world 1."`
+	Intermediate *DistIntermediate `kind:"intermediate_loss" doc:"Distinguisher 2: the query's loss over every intermediate model, reduced by max or mean."`
+	Watermark    *DistWatermark    `kind:"watermark" doc:"Distinguisher 3: the projection of the privatised gradients on the canary (llr: the Neyman–Pearson log-likelihood ratio)."`
 }
 
-// DistEmpty is a distinguisher without parameters (placeholder until the audit issue).
+// DistEmpty is a distinguisher without parameters.
 type DistEmpty struct{}
+
+// DistIntermediate configures Distinguisher 2.
+type DistIntermediate struct {
+	Reduce string `yaml:"reduce" default:"max" enum:"max|mean" doc:"The score used for the estimate (both are recorded per trial)."`
+}
+
+// DistWatermark configures Distinguisher 3.
+type DistWatermark struct {
+	Form      string `yaml:"form" default:"llr" enum:"llr|watermark|projection" doc:"The score used for the estimate (all three are recorded per trial)."`
+	Observe   string `yaml:"observe" default:"gradients" enum:"gradients|intermediate_models" doc:"Read the privatised sums directly, or recover them from parameter differences."`
+	SkipSteps int    `yaml:"skip_steps" default:"0" check:">=0" doc:"Ignore the first steps."`
+}
 
 // Train asks for K independently seeded DP-SGD training runs per point.
 type Train struct {
 	Runs int `yaml:"runs" default:"1" check:">=1" doc:"K: independently seeded training runs per point; accuracy is reported as the mean with a 95% interval over runs."`
 }
 
-// Audit configures the empirical audit.
+// Audit configures the empirical audit: trials of the distinguishing
+// game, and the estimate of an ε lower bound from their scores.
 type Audit struct {
-	Trials     int     `yaml:"trials" required:"true" check:">=4" doc:"Number of trials (split evenly between the two worlds)."`
-	Estimator  string  `yaml:"estimator" default:"clopper_pearson" enum:"clopper_pearson|gdp|one_run" doc:"Empirical ε estimator."`
-	Confidence float64 `yaml:"confidence" default:"0.95" check:">0,<1" doc:"Confidence level of the interval."`
-	Threshold  string  `yaml:"threshold" default:"split" enum:"split|posthoc|bonferroni" doc:"Threshold selection."`
-	ShardSize  int     `yaml:"shard_size" default:"64" check:">=1" doc:"Trials per pipeline node."`
+	ThreatModel            string  `yaml:"threat_model" required:"true" enum:"api_access|static_poison|intermediate_poison|adaptive_poison|gradient|malicious_dataset" doc:"What the adversary may do and see (Nasr et al. 2021, Table I); the crafter and distinguisher must fit in it."`
+	Trials                 int     `yaml:"trials" required:"true" check:">=4" doc:"Number of trials, alternating between the two worlds (trial i is in world i mod 2)."`
+	ShardSize              int     `yaml:"shard_size" default:"0" check:">=0" doc:"Trials per pipeline node; 0 = 64 for trained models, 65536 for the ideal mechanism. Results do not depend on it."`
+	Estimator              string  `yaml:"estimator" default:"clopper_pearson" enum:"clopper_pearson|one_run" doc:"clopper_pearson: the ε lower bound of Nasr et al. Eq. 5 (a GDP estimate is reported beside it); one_run: Steinke, Nasr & Jagielski (2023) on the trials as canaries (ideal mechanism only)."`
+	Confidence             float64 `yaml:"confidence" default:"0.95" check:">0,<1" doc:"Confidence level of the lower bound (two-sided Clopper–Pearson)."`
+	Threshold              string  `yaml:"threshold" default:"split" enum:"split|posthoc|bonferroni" doc:"split: choose the threshold on a seeded share of the trials, evaluate on the rest (valid); posthoc: maximise over thresholds on all trials (optimistic, labelled so); bonferroni: a corrected scan over a fixed grid."`
+	SplitFraction          float64 `yaml:"split_fraction" default:"0.5" check:">0,<1" doc:"Share of each world's trials used to choose the split threshold."`
+	Accountant             string  `yaml:"accountant" default:"pld" enum:"pld|rdp" doc:"The accountant whose ε (epsilon_accountant) the lower bound is compared with."`
+	ClaimedNoiseMultiplier float64 `yaml:"claimed_noise_multiplier" default:"0" check:">=0" doc:"For testing auditors: train with dpsgd.noise_multiplier but tell the accountant and the distinguisher this σ (0 = the same). An honest audit must then report a violation."`
+	RandomInit             bool    `yaml:"random_init" default:"false" doc:"Draw a fresh initial model per trial instead of one fixed θ_0 (the fixed start is the stronger audit)."`
 }
 
 // Bound is one theoretical value computed per point.

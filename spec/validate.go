@@ -52,8 +52,44 @@ func validate(exp *Experiment, root *Node, e *errs) {
 			}
 		}
 	}
-	if exp.Audit != nil && exp.DPSGD == nil {
+	if a := exp.Audit; a != nil {
+		validateAudit(exp, a, pos, e)
+	}
+}
+
+// validateAudit checks that an audit has what its game needs. Whether the
+// crafter and distinguisher fit the threat model is checked by the stage
+// (package attack knows the access levels).
+func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
+	if exp.DPSGD == nil {
 		e.add(pos("audit"), "audit", "an audit needs a dpsgd block")
+	}
+	if exp.Model == nil {
+		e.add(pos("audit"), "audit", "an audit needs a model block ({arch: ideal} simulates the ideal mechanism)")
+		return
+	}
+	if exp.Model.Ideal != nil {
+		if exp.Crafter != nil && exp.Crafter.Malicious == nil {
+			e.add(pos("crafter.kind"), "crafter.kind", "the ideal mechanism is the malicious-dataset game: use crafter malicious_dataset or leave the crafter out")
+		}
+		if exp.Distinguisher != nil && exp.Distinguisher.Watermark == nil {
+			e.add(pos("distinguisher.kind"), "distinguisher.kind", "the ideal mechanism releases privatised gradients only: use distinguisher watermark or leave it out")
+		}
+		if a.ThreatModel != "" && a.ThreatModel != "gradient" && a.ThreatModel != "malicious_dataset" {
+			e.add(pos("audit.threat_model"), "audit.threat_model", "the ideal mechanism needs gradient access (gradient or malicious_dataset), got %s", a.ThreatModel)
+		}
+		return
+	}
+	if exp.Model.Ideal == nil && a.Estimator == "one_run" {
+		e.add(pos("audit.estimator"), "audit.estimator", "the one-run audit is implemented for the ideal mechanism only (model: {arch: ideal}); training with many canaries in one run is not implemented yet")
+	}
+	for _, need := range []struct {
+		ok   bool
+		name string
+	}{{exp.Dataset != nil, "dataset"}, {exp.Crafter != nil, "crafter"}, {exp.Distinguisher != nil, "distinguisher"}} {
+		if !need.ok {
+			e.add(pos("audit"), "audit", "an audit of a trained model needs a %s block", need.name)
+		}
 	}
 }
 

@@ -21,7 +21,11 @@ var implemented = map[string]map[string]bool{
 	"report":  {"": true},
 	"train":   {"": true},
 	"dataset": {"digits": true, "mnist": true, "fashion-mnist": true, "gaussian": true, "purchase-like": true, "adult-like": true},
-	"model":   {"logreg": true, "mlp": true, "cnn": true},
+	"model":   {"logreg": true, "mlp": true, "cnn": true, "ideal": true},
+	"audit":   {"": true},
+	"crafter": {"random_record": true, "mislabeled_record": true, "constant_input": true, "noise_input": true,
+		"static_poison": true, "adaptive_poison": true, "gradient_canary": true, "malicious_dataset": true},
+	"distinguisher": {"loss_threshold": true, "intermediate_loss": true, "watermark": true},
 }
 
 // Env is what stages need from the runner besides the spec.
@@ -46,6 +50,10 @@ type Output struct {
 type Compiled struct {
 	Graph   *pipeline.Graph
 	Summary *pipeline.Node
+	// Trials lists each audited point's trial shards (by point id) in
+	// trial order; their TrialsFile tables are published as
+	// trials/point=<id>/part-<k>.parquet.
+	Trials map[string][]*pipeline.Node
 }
 
 // pointStage is a node computing part of one point's summary row.
@@ -59,6 +67,7 @@ type pointStage struct {
 func Compile(name string, points []spec.Point, cols []spec.Column, env Env) (*Compiled, error) {
 	g := pipeline.NewGraph()
 	perPoint := make([][]*pipeline.Node, len(points))
+	trials := map[string][]*pipeline.Node{}
 	for i, pt := range points {
 		var stagesOfPoint []pointStage
 		if pt.Exp.Train != nil {
@@ -67,6 +76,14 @@ func Compile(name string, points []spec.Point, cols []spec.Column, env Env) (*Co
 				return nil, err
 			}
 			stagesOfPoint = append(stagesOfPoint, st)
+		}
+		if pt.Exp.Audit != nil {
+			st, shards, err := auditStages(name, pt, env, g)
+			if err != nil {
+				return nil, err
+			}
+			stagesOfPoint = append(stagesOfPoint, st)
+			trials[pt.ID] = shards
 		}
 		for b, bound := range pt.Exp.Bound {
 			switch {
@@ -92,7 +109,7 @@ func Compile(name string, points []spec.Point, cols []spec.Column, env Env) (*Co
 		}
 	}
 	sum := summaryNode(name, points, cols, perPoint, g)
-	return &Compiled{Graph: g, Summary: g.Add(sum)}, nil
+	return &Compiled{Graph: g, Summary: g.Add(sum), Trials: trials}, nil
 }
 
 // reservedColumns are written by the summary itself.

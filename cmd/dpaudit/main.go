@@ -18,6 +18,8 @@ const (
 	exitOK      = 0
 	exitFailure = 1
 	exitInput   = 2
+	// exitViolation: dpaudit run --fail-on-violation found one.
+	exitViolation = 3
 )
 
 type command struct {
@@ -97,6 +99,9 @@ func report(err error, stderr io.Writer) int {
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
+	}
+	if errors.Is(err, errViolation) {
+		return exitViolation
 	}
 	var quiet silent
 	if errors.As(err, &quiet) { // already printed

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,12 +19,13 @@ import (
 
 // runnerFlags are the flags shared by run and plan.
 type runnerFlags struct {
-	store, results string
-	dataDir        string
-	jobs           int
-	force          multiFlag
-	allowLarge     bool
-	maxPoints      int
+	store, results  string
+	dataDir         string
+	jobs            int
+	force           multiFlag
+	allowLarge      bool
+	maxPoints       int
+	failOnViolation bool
 }
 
 func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
@@ -35,6 +37,7 @@ func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
 	if withRun {
 		fs.StringVar(&r.results, "results", "results", "results root; tables go to DIR/<name>/")
 		fs.IntVar(&r.jobs, "j", runtime.NumCPU(), "nodes run in parallel")
+		fs.BoolVar(&r.failOnViolation, "fail-on-violation", false, "exit with code 3 when an audit finds a privacy violation (for CI gates)")
 	}
 }
 
@@ -78,6 +81,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%d point(s): %d node(s) run, %d cached\nresults: %s\n", len(plan.Points), res.Run, res.Cached, res.Dir)
+	vs, err := dpaudit.Violations(res.Summary)
+	if err != nil {
+		return err
+	}
+	if len(vs) > 0 {
+		fmt.Fprintf(stderr, "\n!!! PRIVACY VIOLATION: %d of %d point(s) of %s break their claimed guarantee !!!\n", len(vs), len(plan.Points), plan.Spec.Name)
+		for _, v := range vs {
+			fmt.Fprintf(stderr, "  point %d (%s): empirical ε lower bound %.4g > accountant ε %.4g (%.0f%% confidence, %s thresholds)\n",
+				v.PointIndex, v.PointID, v.EpsilonLB, v.EpsilonAccountant, 100*v.Confidence, v.Method)
+		}
+		fmt.Fprintf(stderr, "The training leaks more than the accountant says: the implementation or its analysis is wrong.\nTrials: %s/trials/point=<id>/\n", res.Dir)
+		if rf.failOnViolation {
+			return silent{errViolation}
+		}
+	}
 	return nil
 }
 
@@ -202,3 +220,6 @@ func cmdVersion(args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// errViolation ends a run that found a violation with --fail-on-violation.
+var errViolation = errors.New("privacy violation found")

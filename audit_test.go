@@ -1,0 +1,252 @@
+package dpaudit
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dpaudit/dpaudit/pipeline"
+)
+
+const idealSpec = `name: ideal
+seed: 3
+model: {arch: ideal}
+dpsgd: {noise_multiplier: 1.6267, sampling_rate: 0.1, steps: 100}
+audit: {threat_model: malicious_dataset, trials: 6000, shard_size: %d}
+`
+
+// trialTable reads every part of a point's trials in part order.
+func trialTable(t *testing.T, dir string) map[string][]any {
+	t.Helper()
+	points, _ := filepath.Glob(filepath.Join(dir, "trials", "point=*"))
+	if len(points) != 1 {
+		t.Fatalf("%d point folders", len(points))
+	}
+	parts, _ := filepath.Glob(filepath.Join(points[0], "part-*.parquet"))
+	sort.Strings(parts)
+	cols := map[string][]any{}
+	for _, p := range parts {
+		tb, err := pipeline.ReadParquet(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range tb.Columns {
+			cols[c.Name] = append(cols[c.Name], c.Values...)
+		}
+	}
+	return cols
+}
+
+// An ideal-mechanism audit runs end to end; its trials land in Hive
+// partitions; the results do not depend on the shard size or -j; the lower
+// bound stays below the accountant's ε (note §6.3: q = 0.1, T = 100,
+// σ = 1.6267 has exact ε 3.129).
+func TestIdealAuditShardAndJobsIndependent(t *testing.T) {
+	dir := t.TempDir()
+	var sums [][]byte
+	var tables []map[string][]any
+	for i, c := range []struct{ shard, jobs int }{{1000, 1}, {2500, 2}} {
+		path := writeSpec(t, dir, fmt.Sprintf("ideal%d.yaml", i), fmt.Sprintf(idealSpec, c.shard))
+		o := Options{Store: filepath.Join(dir, fmt.Sprint("store", i)), Results: filepath.Join(dir, fmt.Sprint("results", i)), Jobs: c.jobs}
+		_, res := runSpec(t, path, o)
+		b, _ := os.ReadFile(res.Summary)
+		sums = append(sums, b)
+		tables = append(tables, trialTable(t, res.Dir))
+		parts, _ := filepath.Glob(filepath.Join(res.Dir, "trials", "point=*", "part-*.parquet"))
+		if want := (6000 + c.shard - 1) / c.shard; len(parts) != want {
+			t.Fatalf("shard %d: %d parts, want %d", c.shard, len(parts), want)
+		}
+	}
+	if !bytes.Equal(sums[0], sums[1]) {
+		t.Fatal("the summary depends on the shard size or -j")
+	}
+	for _, col := range []string{"trial", "world", "llr", "projection", "watermark"} {
+		a, b := tables[0][col], tables[1][col]
+		if len(a) != 6000 || len(b) != 6000 {
+			t.Fatalf("%s: %d and %d rows", col, len(a), len(b))
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("%s[%d] differs between shardings: %v vs %v", col, i, a[i], b[i])
+			}
+		}
+	}
+	tb, _ := pipeline.ReadParquet(filepath.Join(dir, "results0", "ideal", "summary.parquet"))
+	lb, acc := tb.Col("epsilon_lb").Float(0), tb.Col("epsilon_accountant").Float(0)
+	if math.Abs(acc-3.129) > 0.01 {
+		t.Fatalf("epsilon_accountant %v, want 3.129 (note §6.3)", acc)
+	}
+	if !(lb > 0 && lb < acc) || tb.Col("violation").Values[0] != false || tb.Col("threshold_method").Values[0] != "split" {
+		t.Fatalf("ε_lb %v vs accountant %v, violation %v", lb, acc, tb.Col("violation").Values[0])
+	}
+	worlds := tables[0]["world"]
+	for i, w := range worlds {
+		if w != int64(i%2) {
+			t.Fatalf("trial %d in world %v: worlds must alternate", i, w)
+		}
+	}
+}
+
+// The find-a-bug example must be flagged: training under-noises and the
+// audit proves ε above the claim.
+func TestFindABugExampleIsFlagged(t *testing.T) {
+	dir := t.TempDir()
+	_, res := runSpec(t, "examples/audit/find-a-bug.yaml", Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+	vs, err := Violations(res.Summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 1 || !(vs[0].EpsilonLB > vs[0].EpsilonAccountant) || vs[0].Method != "split" {
+		t.Fatalf("violations %+v", vs)
+	}
+	// Without the bug there is none.
+	src, _ := os.ReadFile("examples/audit/find-a-bug.yaml")
+	honest := strings.Replace(string(src), "claimed_noise_multiplier: 1.6267", "claimed_noise_multiplier: 0", 1)
+	honest = strings.Replace(honest, "noise_multiplier: 0.6", "noise_multiplier: 1.6267", 1)
+	path := writeSpec(t, dir, "honest.yaml", honest)
+	_, res = runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+	if vs, _ := Violations(res.Summary); len(vs) != 0 {
+		t.Fatalf("honest training flagged: %+v", vs)
+	}
+}
+
+// The six adversaries of Nasr et al. on a small trained model at ε = 8 (a
+// large ε so that 1000 trials separate the strong adversaries): lower bounds
+// ordered from API access to the malicious dataset within the statistical
+// noise, all below the accountant's ε and below 4.91, the largest bound 250 +
+// 250 evaluation trials can give (two-sided CP, note §8 item 2 gives 4.9056
+// for 500 + 500; fewer evaluation trials give less).
+func TestSixAdversariesOrdering(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 6 × 1000 small models")
+	}
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "six.yaml", `name: six
+seed: 9
+dataset: {source: digits, classes: [0, 1]}
+model: {arch: logreg}
+dpsgd:
+  noise_multiplier: "=calibrate(8, dpsgd.delta, dpsgd.sampling_rate, dpsgd.steps)"
+  sampling_rate: 0.05
+  steps: 100
+  learning_rate: 0.5
+crafter: {kind: random_record}
+distinguisher: {kind: loss_threshold}
+audit: {threat_model: api_access, trials: 1000}
+sweep:
+  zip:
+    audit.threat_model: [api_access, static_poison, intermediate_poison, adaptive_poison, gradient, malicious_dataset]
+    crafter.kind: [random_record, static_poison, static_poison, adaptive_poison, gradient_canary, malicious_dataset]
+    distinguisher.kind: [loss_threshold, loss_threshold, intermediate_loss, intermediate_loss, watermark, watermark]
+`)
+	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results"), Jobs: 2})
+	tb, _ := pipeline.ReadParquet(res.Summary)
+	var lbs, points []float64
+	for i := 0; i < tb.Rows(); i++ {
+		lb, acc := tb.Col("epsilon_lb").Float(i), tb.Col("epsilon_accountant").Float(i)
+		lbs, points = append(lbs, lb), append(points, tb.Col("epsilon_point").Float(i))
+		t.Logf("%-20s ε_lb %.3f  ε̂ %.3f  AUC %.3f  accountant %.3f", tb.Col("threat_model").Values[i], lb, points[i], tb.Col("auc").Float(i), acc)
+		if !(lb <= acc) || lb > 4.91 || tb.Col("violation").Values[i] != false {
+			t.Errorf("row %d: ε_lb %v above the accountant's %v or the trial cap", i, lb, acc)
+		}
+	}
+	// Ordered within the intervals: no adversary certifies (ε_lb, a 95%
+	// lower confidence bound) more than a stronger one's point estimate
+	// (Eq. 4). And the strongest adversary certifies more than the weakest.
+	for i := range lbs {
+		for j := i + 1; j < len(lbs); j++ {
+			if lbs[i] > points[j] {
+				t.Errorf("adversary %d certifies ε ≥ %.3f, above stronger adversary %d's estimate %.3f", i, lbs[i], j, points[j])
+			}
+		}
+	}
+	if !(lbs[5] > lbs[0]) {
+		t.Errorf("malicious dataset %.3f not above API access %.3f", lbs[5], lbs[0])
+	}
+}
+
+// A crafter and distinguisher that need more than the threat model grants
+// are a positioned spec error.
+func TestThreatModelMismatch(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "tm.yaml", `name: tm
+dataset: {source: digits, classes: [0, 1]}
+model: {arch: logreg}
+dpsgd: {noise_multiplier: 1, sampling_rate: 0.05, steps: 10}
+crafter: {kind: gradient_canary}
+distinguisher: {kind: watermark}
+audit: {threat_model: api_access, trials: 10}
+`)
+	_, err := Load(path, Options{Store: filepath.Join(dir, "store")})
+	if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), "tm.yaml:7:23: audit.threat_model:") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// An interrupted audit resumes from its finished shards.
+func TestAuditResumesFromShards(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "r.yaml", `name: r
+seed: 4
+dataset: {source: digits, classes: [0, 1]}
+model: {arch: logreg}
+dpsgd: {noise_multiplier: 1, sampling_rate: 0.05, steps: 50}
+crafter: {kind: gradient_canary}
+distinguisher: {kind: watermark}
+audit: {threat_model: gradient, trials: 160, shard_size: 16}
+`)
+	o := Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results"), Jobs: 1}
+	p, err := Load(path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	rep := &cancelAfter{n: 4, cancel: cancel}
+	if _, err := p.Execute(ctx, rep); err == nil {
+		t.Fatal("the interrupted run did not report its interruption")
+	}
+	p2, err := Load(path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, cached := pipeline.Counts(p2.Steps)
+	if cached < 4 || run == 0 {
+		t.Fatalf("after the interruption: %d to run, %d cached", run, cached)
+	}
+	res, err := p2.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(dir, "ref")
+	_, refRes := runSpec(t, path, Options{Store: filepath.Join(ref, "store"), Results: filepath.Join(ref, "results")})
+	a, _ := os.ReadFile(res.Summary)
+	b, _ := os.ReadFile(refRes.Summary)
+	if !bytes.Equal(a, b) {
+		t.Fatal("resumed audit differs from an uninterrupted one")
+	}
+}
+
+// cancelAfter cancels the run after n nodes have finished.
+type cancelAfter struct {
+	n      int32
+	done   atomic.Int32
+	cancel func()
+}
+
+func (c *cancelAfter) Start(int, int)             {}
+func (c *cancelAfter) NodeStarted(*pipeline.Node) {}
+func (c *cancelAfter) NodeFinished(*pipeline.Node, time.Duration, error) {
+	if c.done.Add(1) == c.n {
+		c.cancel()
+	}
+}
+func (c *cancelAfter) Warning(*pipeline.Node, string) {}
+func (c *cancelAfter) Finish()                        {}
