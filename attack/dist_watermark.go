@@ -2,6 +2,8 @@ package attack
 
 import (
 	"math"
+
+	"github.com/dpaudit/dpaudit/privacy"
 )
 
 // Forms of the Watermark score.
@@ -155,7 +157,7 @@ func newWatermarkStats(sigma, C, q float64) watermarkStats {
 // contributes C).
 func (w *watermarkStats) add(y float64) {
 	u := y / w.C // in units of C, as the note and IdealMechanism write it
-	w.llr += logAddExp(w.log1mQ, w.logQ+(2*u-1)*w.inv2Sigma2)
+	w.llr += privacy.LogAddExp(w.log1mQ, w.logQ+(2*u-1)*w.inv2Sigma2)
 	d := u - 1
 	w.watermark -= d * d * w.inv2Sigma2
 	w.projection += u

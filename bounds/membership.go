@@ -1,6 +1,10 @@
 package bounds
 
-import "math"
+import (
+	"math"
+
+	"github.com/dpaudit/dpaudit/privacy"
+)
 
 // Bounds every membership audit compares against. Advantage is TPR − FPR of
 // the best membership test, a unitless number in [0, 1].
@@ -48,7 +52,7 @@ func GDPTradeOff(mu, alpha float64) (float64, error) {
 		return 0, nil
 	}
 	// Φ⁻¹(1 − α) = −Φ⁻¹(α) keeps precision for small α.
-	return normCDF(-normQuantile(alpha) - mu), nil
+	return privacy.NormCDF(-normQuantile(alpha) - mu), nil
 }
 
 // GDPAdvantage returns the largest advantage under μ-GDP, max_α [1 − α − G_μ(α)]
@@ -57,7 +61,7 @@ func GDPAdvantage(mu float64) (float64, error) {
 	if err := checkEpsilon("GDP μ", mu); err != nil {
 		return 0, err
 	}
-	return 1 - 2*normCDF(-mu/2), nil
+	return 1 - 2*privacy.NormCDF(-mu/2), nil
 }
 
 // DPTradeOff returns the (ε, δ)-DP trade-off curve (Kairouz et al. 2015;

@@ -2,6 +2,8 @@ package bounds
 
 import (
 	"math"
+
+	"github.com/dpaudit/dpaudit/privacy"
 )
 
 // Closed-form pieces of the reconstruction-robustness (ReRo) bounds of
@@ -54,7 +56,7 @@ func ReRoFullBatchLogKappa(sigma float64, steps int, logKappa float64) (float64,
 		return 0, invalidf("log κ must be finite and < 0, got %v", logKappa)
 	}
 	shift := math.Sqrt(float64(steps)) / sigma
-	return normCDF(normQuantileLog(logKappa) + shift), nil
+	return privacy.NormCDF(normQuantileLog(logKappa) + shift), nil
 }
 
 // ReRoAdvantage converts a success probability γ into the advantage over

@@ -67,7 +67,7 @@ func fullBatchResults(m DPSGD, kappas []float64) []ReRoResult {
 	out := make([]ReRoResult, len(kappas))
 	for i, kappa := range kappas {
 		z := normQuantile(kappa)
-		g := normCDF(z + mu)
+		g := privacy.NormCDF(z + mu)
 		out[i] = ReRoResult{Gamma: g, Lower: g, Upper: g, Confidence: 1, Method: ReRoExact, Threshold: -mu*z - mu*mu/2}
 	}
 	return out
@@ -194,12 +194,12 @@ func newReRoDistributions(m DPSGD, h float64) (*reroDistributions, error) {
 		return nil, fmt.Errorf("one-step loss at interval %v: %w", h, err)
 	}
 	stepMu, err := loss.withCDF(func(x float64) float64 {
-		return (1-q)*normCDF(x/sigma) + q*normCDF((x+1)/sigma)
+		return (1-q)*privacy.NormCDF(x/sigma) + q*privacy.NormCDF((x+1)/sigma)
 	}).Buckets(h, false)
 	if err != nil {
 		return nil, fmt.Errorf("rounded loss under μ at interval %v: %w", h, err)
 	}
-	stepNu, err := loss.withCDF(func(x float64) float64 { return normCDF(x / sigma) }).Buckets(h, false)
+	stepNu, err := loss.withCDF(func(x float64) float64 { return privacy.NormCDF(x / sigma) }).Buckets(h, false)
 	if err != nil {
 		return nil, fmt.Errorf("rounded loss under ν at interval %v: %w", h, err)
 	}
@@ -246,7 +246,7 @@ func stepHockeyStick(q, sigma float64) func(eps float64) float64 {
 		case q == 1:
 			lr = eps
 		case eps > 1:
-			lr = logAddExp(eps+math.Log1p(-math.Exp(-eps))-logq, 0)
+			lr = privacy.LogAddExp(eps+math.Log1p(-math.Exp(-eps))-logq, 0)
 		default:
 			lr = math.Log1p(math.Expm1(eps) / q)
 		}
@@ -254,15 +254,15 @@ func stepHockeyStick(q, sigma float64) func(eps float64) float64 {
 		if eps >= 0 {
 			// log(e^ε − 1 + q) = ε + log(1 − (1−q)e^{−ε}).
 			logW := eps + math.Log1p(-(1-q)*math.Exp(-eps))
-			t1 := logq + logNormCDF((x+1)/sigma)
-			t2 := logW + logNormCDF(x/sigma)
+			t1 := logq + privacy.LogNormCDF((x+1)/sigma)
+			t2 := logW + privacy.LogNormCDF(x/sigma)
 			if t2 >= t1 {
 				return 0
 			}
 			return -math.Exp(t1) * math.Expm1(t2-t1)
 		}
 		w := math.Expm1(eps) + q
-		return -math.Expm1(eps) + w*normSF(x/sigma) - q*normSF((x+1)/sigma)
+		return -math.Expm1(eps) + w*privacy.NormSF(x/sigma) - q*privacy.NormSF((x+1)/sigma)
 	}
 }
 
@@ -284,7 +284,7 @@ func mirroredLoss(q, sigma float64) monotoneLoss {
 			if q == 1 {
 				return l0
 			}
-			return logAddExp(log1mq, logq+l0)
+			return privacy.LogAddExp(log1mq, logq+l0)
 		},
 		InverseLoss: func(l float64) float64 {
 			if q == 1 {

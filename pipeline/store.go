@@ -171,7 +171,12 @@ func (s *Store) writeSlot(n *Node) error {
 	if err != nil {
 		return err
 	}
-	p := s.slotPath(n.slot())
+	return writeAtomic(s.slotPath(n.slot()), b)
+}
+
+// writeAtomic writes a small file through a temporary name and a rename,
+// creating its folder; concurrent writers of equal content are harmless.
+func writeAtomic(p string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
@@ -225,12 +230,5 @@ func (s *Store) MemoPut(namespace string, args, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	tmp := p + ".tmp" + hex.EncodeToString(randBytes(4))
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return writeAtomic(p, b)
 }

@@ -65,13 +65,13 @@ func gdpLogDelta(mu, eps float64) float64 {
 		return 0
 	}
 	a := -eps/mu + mu/2
-	la := logNormCDF(a)
-	lb := logNormCDF(a - mu)
+	la := LogNormCDF(a)
+	lb := LogNormCDF(a - mu)
 	r := eps + lb - la // ≤ 0: e^ε·Φ(b) ≤ Φ(a)
 	if r >= 0 {
 		return math.Inf(-1)
 	}
-	return la + log1mExp(r)
+	return la + Log1mExp(r)
 }
 
 // GDPEpsilon returns the smallest ε ≥ 0 with δ(ε) ≤ δ for a μ-GDP mechanism,

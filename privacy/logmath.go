@@ -2,8 +2,8 @@ package privacy
 
 import "math"
 
-// logAdd returns log(e^a + e^b) without overflow.
-func logAdd(a, b float64) float64 {
+// LogAddExp returns log(e^a + e^b) without overflow.
+func LogAddExp(a, b float64) float64 {
 	if a < b {
 		a, b = b, a
 	}
@@ -13,9 +13,9 @@ func logAdd(a, b float64) float64 {
 	return a + math.Log1p(math.Exp(b-a))
 }
 
-// log1mExp returns log(1 − e^x) for x ≤ 0, choosing the form that avoids
+// Log1mExp returns log(1 − e^x) for x ≤ 0, choosing the form that avoids
 // cancellation (Mächler 2012).
-func log1mExp(x float64) float64 {
+func Log1mExp(x float64) float64 {
 	if x > -math.Ln2 {
 		return math.Log(-math.Expm1(x))
 	}

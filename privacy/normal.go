@@ -13,29 +13,29 @@ const (
 	asymptoticX = -20.0                              // below this, logNormCDF uses the asymptotic series
 )
 
-// normCDF returns Φ(x). For x < 0 it is computed as ½·erfc(−x/√2), which
+// NormCDF returns Φ(x). For x < 0 it is computed as ½·erfc(−x/√2), which
 // keeps full relative precision down to x ≈ −38 (where it underflows).
-func normCDF(x float64) float64 {
+func NormCDF(x float64) float64 {
 	return 0.5 * math.Erfc(-x/sqrt2)
 }
 
-// normSF returns 1 − Φ(x) = Φ(−x) without cancellation.
-func normSF(x float64) float64 {
+// NormSF returns 1 − Φ(x) = Φ(−x) without cancellation.
+func NormSF(x float64) float64 {
 	return 0.5 * math.Erfc(x/sqrt2)
 }
 
-// logNormCDF returns log Φ(x) for any x, with relative accuracy near machine
+// LogNormCDF returns log Φ(x) for any x, with relative accuracy near machine
 // precision: log1p(−Φ(−x)) for x > 0, log of ½·erfc for moderate negative x,
 // and the asymptotic expansion of Mills' ratio for x < −20, where erfc would
 // underflow for x < −38.
-func logNormCDF(x float64) float64 {
+func LogNormCDF(x float64) float64 {
 	switch {
 	case math.IsNaN(x):
 		return x
 	case x > 0:
-		return math.Log1p(-normSF(x))
+		return math.Log1p(-NormSF(x))
 	case x >= asymptoticX:
-		return math.Log(normCDF(x))
+		return math.Log(NormCDF(x))
 	case math.IsInf(x, -1):
 		return math.Inf(-1)
 	}
@@ -56,7 +56,7 @@ func logErfc(x float64) float64 {
 	if x < 5 {
 		return math.Log(math.Erfc(x))
 	}
-	return math.Ln2 + logNormCDF(-x*sqrt2)
+	return math.Ln2 + LogNormCDF(-x*sqrt2)
 }
 
 // erfcxAsymptotic is where erfcxLarge becomes exact to rounding.

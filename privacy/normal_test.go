@@ -23,9 +23,9 @@ func TestLogNormCDF(t *testing.T) {
 		{-1000, -500007.82669481218431},
 	}
 	for _, c := range cases {
-		nearRel(t, "logNormCDF", logNormCDF(c.x), c.want, 1e-14)
+		nearRel(t, "logNormCDF", LogNormCDF(c.x), c.want, 1e-14)
 	}
-	if v := logNormCDF(math.Inf(-1)); !math.IsInf(v, -1) {
+	if v := LogNormCDF(math.Inf(-1)); !math.IsInf(v, -1) {
 		t.Errorf("logNormCDF(−Inf) = %v, want −Inf", v)
 	}
 }

@@ -188,7 +188,7 @@ func (r *RDP) Delta(eps float64, c Conversion) (delta, order float64, err error)
 			if v <= 0 {
 				logD = math.Inf(-1)
 			} else {
-				logD = 0.5 * log1mExp(-v)
+				logD = 0.5 * Log1mExp(-v)
 			}
 			if a > 1.01 {
 				logD = math.Min(logD, (a-1)*(v-eps+math.Log1p(-1/a))-math.Log(a))

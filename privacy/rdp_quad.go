@@ -25,7 +25,7 @@ func rdpQuadratureLogA(q, sigma, alpha float64) float64 {
 		if q == 1 {
 			inner = l
 		} else {
-			inner = logAdd(log1mq, l)
+			inner = LogAddExp(log1mq, l)
 		}
 		return logNorm - x*x*inv2s2 + alpha*inner
 	}

@@ -232,7 +232,7 @@ func (e *sgmEvaluator) logAIntLgamma(alpha int) float64 {
 		fi := float64(i)
 		li, _ := math.Lgamma(fi + 1)
 		lr, _ := math.Lgamma(a - fi + 1)
-		acc = logAdd(acc, la-li-lr+a*e.log1mq+fi*e.logOdds+(fi*fi-fi)*e.invTwoSigma2)
+		acc = LogAddExp(acc, la-li-lr+a*e.log1mq+fi*e.logOdds+(fi*fi-fi)*e.invTwoSigma2)
 	}
 	return acc
 }

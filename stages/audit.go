@@ -222,11 +222,7 @@ func auditGameFor(name string, pt spec.Point, env Env, claimed float64, g *pipel
 		return auditGame{}, nil, &PathError{"audit.threat_model", err}
 	}
 	d := exp.DPSGD
-	td := trainDPSGD{
-		NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps,
-		ClipNorm: d.ClipNorm, LearningRate: d.LearningRate, Momentum: d.Momentum,
-		WeightDecay: d.WeightDecay, Sampling: d.Sampling, Clip: d.Clip,
-	}
+	td := trainConfig(d)
 	game := auditGame{Data: data, Arch: arch, DPSGD: td, Claimed: claimed, Crafter: *exp.Crafter,
 		Distinguisher: *exp.Distinguisher, Threat: exp.Audit.ThreatModel, RandomInit: exp.Audit.RandomInit, Seed: exp.Seed}
 	known := td

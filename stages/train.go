@@ -59,6 +59,15 @@ func (d trainDPSGD) MarshalJSON() ([]byte, error) {
 	}{plain(d), clip})
 }
 
+// trainConfig is the training part of a spec's dpsgd block.
+func trainConfig(d *spec.DPSGD) trainDPSGD {
+	return trainDPSGD{
+		NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps,
+		ClipNorm: d.ClipNorm, LearningRate: d.LearningRate, Momentum: d.Momentum,
+		WeightDecay: d.WeightDecay, Sampling: d.Sampling, Clip: d.Clip,
+	}
+}
+
 func (d trainDPSGD) learn() learn.DPSGD {
 	return learn.DPSGD{
 		ClipNorm: d.ClipNorm, NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate,
@@ -98,11 +107,7 @@ func trainStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		return pointStage{}, err
 	}
 	d := exp.DPSGD
-	td := trainDPSGD{
-		NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps,
-		ClipNorm: d.ClipNorm, LearningRate: d.LearningRate, Momentum: d.Momentum,
-		WeightDecay: d.WeightDecay, Sampling: d.Sampling, Clip: d.Clip,
-	}
+	td := trainConfig(d)
 	// Runs are seeded from the spec seed and the training configuration,
 	// so equal configurations share runs and the streams never depend on
 	// the point's position in the sweep.
