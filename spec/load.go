@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -163,6 +164,12 @@ func (s *Spec) Expand() ([]Point, []Column, error) {
 
 	results := make([]expanded, len(combos))
 	workers := min(runtime.GOMAXPROCS(0), len(combos))
+	// Neighbouring combinations often share an expensive call (the same
+	// calibration for every prior size of a q), which the memo computes
+	// once while the others wait; visiting them in a fixed shuffled order
+	// keeps the workers on different calls. Results are stored by index, so
+	// the order does not change them.
+	order := rand.New(rand.NewPCG(1, 2)).Perm(len(combos))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -170,10 +177,11 @@ func (s *Spec) Expand() ([]Point, []Column, error) {
 		go func() {
 			defer wg.Done()
 			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(combos) {
+				k := int(next.Add(1)) - 1
+				if k >= len(combos) {
 					return
 				}
+				i := order[k]
 				results[i] = s.expandOne(base, combos[i], file)
 			}
 		}()
