@@ -3,33 +3,9 @@ package learn
 import (
 	"math"
 	"testing"
-)
 
-// TestTanh32Accuracy compares the rational float32 tanh with math.Tanh on a
-// grid of 2·10⁵ points over [−12, 12] and at the clamp edges. Reference:
-// float64 math.Tanh; tolerance 5e−7 absolute (8 float32 ulp just below 1).
-func TestTanh32Accuracy(t *testing.T) {
-	worst, at := 0.0, 0.0
-	for i := -100000; i <= 100000; i++ {
-		x := float32(i) * 12e-5
-		err := math.Abs(float64(tanh32(x)) - math.Tanh(float64(x)))
-		if err > worst {
-			worst, at = err, float64(x)
-		}
-	}
-	if worst > 5e-7 {
-		t.Errorf("max |tanh32 − tanh| = %.3g at x = %g, want ≤ 5e−7", worst, at)
-	}
-	for _, x := range []float32{0, 1e-30, -3e-4, 9, -9, 50, -50} {
-		if got, want := float64(tanh32(x)), math.Tanh(float64(x)); math.Abs(got-want) > 5e-7 {
-			t.Errorf("tanh32(%g) = %g, want %g", x, got, want)
-		}
-	}
-	if nan := tanh32(float32(math.NaN())); nan == nan {
-		t.Errorf("tanh32(NaN) = %g, want NaN (the trainer must see it)", nan)
-	}
-	t.Logf("max abs error %.3g at %g", worst, at)
-}
+	"github.com/dpaudit/dpaudit/learn/gemm"
+)
 
 // TestExp32Accuracy compares exp32 with math.Exp over [−100, 100] (2·10⁵
 // points), including the math.Exp fallback beyond ±80. Tolerance: relative
@@ -74,7 +50,7 @@ func TestTanhSliceMatchesTanh32(t *testing.T) {
 	tanhSlice(y, x)
 	bad := 0
 	for i, v := range x {
-		want := tanh32(v)
+		want := gemm.Tanh32(v)
 		if math.Float32bits(y[i]) != math.Float32bits(want) && !(want != want && y[i] != y[i]) {
 			if bad++; bad <= 5 {
 				t.Errorf("tanhSlice(%g) = %g (%#x), tanh32 = %g (%#x)", v, y[i], math.Float32bits(y[i]), want, math.Float32bits(want))

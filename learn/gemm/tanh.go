@@ -38,7 +38,7 @@ const (
 )
 
 // tanh32 is the scalar definition; the vector kernels reproduce it.
-func tanh32(x float32) float32 {
+func Tanh32(x float32) float32 {
 	if x > 9 {
 		x = 9
 	}
@@ -65,6 +65,6 @@ func tanh32(x float32) float32 {
 func tanhGeneric(dst, x []float32) {
 	dst = dst[:len(x)]
 	for i, v := range x {
-		dst[i] = tanh32(v)
+		dst[i] = Tanh32(v)
 	}
 }

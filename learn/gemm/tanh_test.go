@@ -32,7 +32,7 @@ func TestTanhMatchesScalar(t *testing.T) {
 			dst := alloc(n)
 			Tanh(dst, x)
 			for i, v := range x {
-				want := tanh32(v)
+				want := Tanh32(v)
 				if !sameBits(dst[i], want) && !(math.IsNaN(float64(want)) && math.IsNaN(float64(dst[i]))) {
 					t.Fatalf("n=%d: Tanh(%v) = %v (%#x), tanh32 = %v (%#x)", n, v, dst[i], math.Float32bits(dst[i]), want, math.Float32bits(want))
 				}
@@ -56,17 +56,17 @@ func TestTanhAccuracy(t *testing.T) {
 	var worst float64
 	for i := -200000; i <= 200000; i++ {
 		x := float32(i) * 5e-5
-		got := float64(tanh32(x))
+		got := float64(Tanh32(x))
 		worst = max(worst, math.Abs(got-math.Tanh(float64(x))))
 	}
 	if worst > 5e-7 {
 		t.Errorf("worst |tanh32 − tanh| on [−10, 10] = %.3g > 5e-7", worst)
 	}
 	t.Logf("worst absolute error on [-10, 10]: %.3g", worst)
-	if v := tanh32(float32(math.NaN())); !math.IsNaN(float64(v)) {
+	if v := Tanh32(float32(math.NaN())); !math.IsNaN(float64(v)) {
 		t.Errorf("tanh32(NaN) = %v", v)
 	}
-	if tanh32(float32(math.Inf(1))) != 1 || tanh32(float32(math.Inf(-1))) != -1 {
-		t.Errorf("tanh32(±Inf) = %v, %v, want ±1", tanh32(float32(math.Inf(1))), tanh32(float32(math.Inf(-1))))
+	if Tanh32(float32(math.Inf(1))) != 1 || Tanh32(float32(math.Inf(-1))) != -1 {
+		t.Errorf("tanh32(±Inf) = %v, %v, want ±1", Tanh32(float32(math.Inf(1))), Tanh32(float32(math.Inf(-1))))
 	}
 }
