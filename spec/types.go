@@ -253,16 +253,17 @@ type Train struct {
 // Audit configures the empirical audit: trials of the distinguishing
 // game, and the estimate of an ε lower bound from their scores.
 type Audit struct {
-	ThreatModel            string  `yaml:"threat_model" required:"true" enum:"api_access|static_poison|intermediate_poison|adaptive_poison|gradient|malicious_dataset" doc:"What the adversary may do and see (Nasr et al. 2021, Table I); the crafter and distinguisher must fit in it."`
-	Trials                 int     `yaml:"trials" required:"true" check:">=4" doc:"Number of trials, alternating between the two worlds (trial i is in world i mod 2)."`
-	ShardSize              int     `yaml:"shard_size" default:"0" check:">=0" doc:"Trials per pipeline node; 0 = 64 for trained models, 65536 for the ideal mechanism. Results do not depend on it."`
-	Estimator              string  `yaml:"estimator" default:"clopper_pearson" enum:"clopper_pearson|one_run" doc:"clopper_pearson: the ε lower bound of Nasr et al. Eq. 5 (a GDP estimate is reported beside it); one_run: Steinke, Nasr & Jagielski (2023) on the trials as canaries (ideal mechanism only)."`
-	Confidence             float64 `yaml:"confidence" default:"0.95" check:">0,<1" doc:"Confidence level of the lower bound (two-sided Clopper–Pearson)."`
-	Threshold              string  `yaml:"threshold" default:"split" enum:"split|posthoc|bonferroni" doc:"split: choose the threshold on a seeded share of the trials, evaluate on the rest (valid); posthoc: maximise over thresholds on all trials (optimistic, labelled so); bonferroni: a corrected scan over a fixed grid."`
-	SplitFraction          float64 `yaml:"split_fraction" default:"0.5" check:">0,<1" doc:"Share of each world's trials used to choose the split threshold."`
-	Accountant             string  `yaml:"accountant" default:"pld" enum:"pld|rdp" doc:"The accountant whose ε (epsilon_accountant) the lower bound is compared with."`
-	ClaimedNoiseMultiplier float64 `yaml:"claimed_noise_multiplier" default:"0" check:">=0" doc:"For testing auditors: train with dpsgd.noise_multiplier but tell the accountant and the distinguisher this σ (0 = the same). An honest audit must then report a violation."`
-	RandomInit             bool    `yaml:"random_init" default:"false" doc:"Draw a fresh initial model per trial instead of one fixed θ_0 (the fixed start is the stronger audit)."`
+	ThreatModel            string    `yaml:"threat_model" required:"true" enum:"api_access|static_poison|intermediate_poison|adaptive_poison|gradient|malicious_dataset" doc:"What the adversary may do and see (Nasr et al. 2021, Table I); the crafter and distinguisher must fit in it."`
+	Trials                 int       `yaml:"trials" required:"true" check:">=4" doc:"Number of trials, alternating between the two worlds (trial i is in world i mod 2)."`
+	ShardSize              int       `yaml:"shard_size" default:"0" check:">=0" doc:"Trials per pipeline node; 0 = 64 for trained models, 65536 for the ideal mechanism. Results do not depend on it."`
+	Estimator              string    `yaml:"estimator" default:"clopper_pearson" enum:"clopper_pearson|one_run" doc:"clopper_pearson: the ε lower bound of Nasr et al. Eq. 5 (a GDP estimate is reported beside it); one_run: Steinke, Nasr & Jagielski (2023) on the trials as canaries (ideal mechanism only)."`
+	Confidence             float64   `yaml:"confidence" default:"0.95" check:">0,<1" doc:"Confidence level of the lower bound (two-sided Clopper–Pearson)."`
+	Threshold              string    `yaml:"threshold" default:"split" enum:"split|posthoc|bonferroni" doc:"split: choose the threshold on a seeded share of the trials, evaluate on the rest (valid); posthoc: maximise over thresholds on all trials (optimistic, labelled so); bonferroni: a corrected scan over a fixed grid."`
+	SplitFraction          float64   `yaml:"split_fraction" default:"0.5" check:">0,<1" doc:"Share of each world's trials used to choose the split threshold."`
+	BonferroniGrid         []float64 `yaml:"bonferroni_grid" doc:"Thresholds (in the score's units) scanned by threshold: bonferroni. Fix them before the trials run for a strictly valid bound; if absent, 100 thresholds at quantiles of the pooled scores of both worlds (label-blind, as jax_privacy does)."`
+	Accountant             string    `yaml:"accountant" default:"pld" enum:"pld|rdp" doc:"The accountant whose ε (epsilon_accountant) the lower bound is compared with."`
+	ClaimedNoiseMultiplier float64   `yaml:"claimed_noise_multiplier" default:"0" check:">=0" doc:"For testing auditors: train with dpsgd.noise_multiplier but tell the accountant and the distinguisher this σ (0 = the same). An honest audit must then report a violation."`
+	RandomInit             bool      `yaml:"random_init" default:"false" doc:"Draw a fresh initial model per trial instead of one fixed θ_0 (the fixed start is the stronger audit)."`
 }
 
 // Bound is one theoretical value computed per point.

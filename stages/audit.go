@@ -84,16 +84,17 @@ type idealShardParams struct {
 
 // estimateParams is what the estimate depends on besides the trials.
 type estimateParams struct {
-	Key           string  `json:"point_key"`
-	Estimator     string  `json:"estimator"`
-	Method        string  `json:"threshold"`
-	SplitFraction float64 `json:"split_fraction"`
-	Confidence    float64 `json:"confidence"`
-	Delta         float64 `json:"delta"`
-	Score         string  `json:"score"`
-	LowerWorld1   bool    `json:"lower_means_world1"`
-	Seed          int64   `json:"seed"`
-	Trials        int     `json:"trials"`
+	Key           string    `json:"point_key"`
+	Estimator     string    `json:"estimator"`
+	Method        string    `json:"threshold"`
+	SplitFraction float64   `json:"split_fraction"`
+	Grid          []float64 `json:"bonferroni_grid,omitempty"`
+	Confidence    float64   `json:"confidence"`
+	Delta         float64   `json:"delta"`
+	Score         string    `json:"score"`
+	LowerWorld1   bool      `json:"lower_means_world1"`
+	Seed          int64     `json:"seed"`
+	Trials        int       `json:"trials"`
 	// The accountant's claim: ε of the (claimed) mechanism at δ.
 	Accountant string  `json:"accountant"`
 	Sigma      float64 `json:"noise_multiplier"`
@@ -119,7 +120,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		claimed = d.NoiseMultiplier
 	}
 	ep := estimateParams{
-		Estimator: a.Estimator, Method: a.Threshold, SplitFraction: a.SplitFraction, Confidence: a.Confidence,
+		Estimator: a.Estimator, Method: a.Threshold, SplitFraction: a.SplitFraction, Grid: a.BonferroniGrid, Confidence: a.Confidence,
 		Delta: d.Delta, Seed: exp.Seed, Trials: a.Trials, Accountant: a.Accountant,
 		Sigma: claimed, Sampling: d.SamplingRate, Steps: d.Steps,
 	}
@@ -442,7 +443,7 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 		}, nil
 	}
 	o := audit.DefaultOptions()
-	o.Delta, o.Confidence, o.SplitFraction = p.Delta, p.Confidence, p.SplitFraction
+	o.Delta, o.Confidence, o.SplitFraction, o.Grid = p.Delta, p.Confidence, p.SplitFraction, p.Grid
 	o.Method = map[string]audit.Method{"split": audit.Split, "posthoc": audit.PostHoc, "bonferroni": audit.Bonferroni}[p.Method]
 	o.Seed = rng.Seed(uint64(p.Seed), "audit", p.Key)
 	o.LowerMeansWorld1 = p.LowerWorld1
