@@ -250,3 +250,19 @@ func (c *cancelAfter) NodeFinished(*pipeline.Node, time.Duration, error) {
 }
 func (c *cancelAfter) Warning(*pipeline.Node, string) {}
 func (c *cancelAfter) Finish()                        {}
+
+// A Bonferroni scan uses the grid fixed in the spec.
+func TestBonferroniGridFromSpec(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "b.yaml", `name: b
+model: {arch: ideal}
+dpsgd: {noise_multiplier: 1.0, sampling_rate: 0.1, steps: 100}
+audit: {threat_model: malicious_dataset, trials: 4000, threshold: bonferroni, bonferroni_grid: [0.5, 2, 4]}
+`)
+	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+	tb, _ := pipeline.ReadParquet(res.Summary)
+	th := tb.Col("threshold").Float(0)
+	if tb.Col("threshold_method").Values[0] != "bonferroni" || (th != 0.5 && th != 2 && th != 4 && !math.IsInf(th, 1)) {
+		t.Fatalf("method %v, threshold %v not from the grid", tb.Col("threshold_method").Values[0], th)
+	}
+}
