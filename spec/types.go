@@ -24,20 +24,21 @@ package spec
 
 // Experiment is one spec file.
 type Experiment struct {
-	Name          string         `yaml:"name" required:"true" check:"name" doc:"Experiment name; results go to <results>/<name>/. Letters, digits, '-', '_' and '.'."`
-	Description   string         `yaml:"description" doc:"Free text: what this spec reproduces and what the reader should see."`
-	Seed          int64          `yaml:"seed" default:"0" check:">=0" doc:"The one seed every random stream derives from."`
-	Vars          map[string]any `yaml:"vars" doc:"User variables (scalars or expressions), addressable by name in sweeps and expressions."`
-	Dataset       *Dataset       `yaml:"dataset" doc:"Training data."`
-	Model         *Model         `yaml:"model" doc:"Model architecture."`
-	DPSGD         *DPSGD         `yaml:"dpsgd" doc:"DP-SGD configuration: the mechanism that is accounted and audited."`
-	Crafter       *Crafter       `yaml:"crafter" doc:"How the adversary builds the neighbouring datasets (canary, poison, prior)."`
-	Distinguisher *Distinguisher `yaml:"distinguisher" doc:"The attack that guesses the world from what training released."`
-	Train         *Train         `yaml:"train" doc:"Train models with DP-SGD and report their utility (privacy–utility sweeps)."`
-	Audit         *Audit         `yaml:"audit" doc:"Trials and estimator of the empirical privacy audit."`
-	Bound         []Bound        `yaml:"bound" doc:"Theoretical values computed per point (accountants, bounds)."`
-	Sweep         *Sweep         `yaml:"sweep" doc:"Sweep grid: which parameters vary across points."`
-	Report        *Report        `yaml:"report" doc:"Figures drawn from the results."`
+	Name           string          `yaml:"name" required:"true" check:"name" doc:"Experiment name; results go to <results>/<name>/. Letters, digits, '-', '_' and '.'."`
+	Description    string          `yaml:"description" doc:"Free text: what this spec reproduces and what the reader should see."`
+	Seed           int64           `yaml:"seed" default:"0" check:">=0" doc:"The one seed every random stream derives from."`
+	Vars           map[string]any  `yaml:"vars" doc:"User variables (scalars or expressions), addressable by name in sweeps and expressions."`
+	Dataset        *Dataset        `yaml:"dataset" doc:"Training data."`
+	Model          *Model          `yaml:"model" doc:"Model architecture."`
+	DPSGD          *DPSGD          `yaml:"dpsgd" doc:"DP-SGD configuration: the mechanism that is accounted and audited."`
+	Crafter        *Crafter        `yaml:"crafter" doc:"How the adversary builds the neighbouring datasets (canary, poison, prior)."`
+	Distinguisher  *Distinguisher  `yaml:"distinguisher" doc:"The attack that guesses the world from what training released."`
+	Train          *Train          `yaml:"train" doc:"Train models with DP-SGD and report their utility (privacy–utility sweeps)."`
+	Audit          *Audit          `yaml:"audit" doc:"Trials and estimator of the empirical privacy audit."`
+	Reconstruction *Reconstruction `yaml:"reconstruction" doc:"Reconstruction audit: train, run a reconstruction attack, report its success or error beside the bounds of the same point."`
+	Bound          []Bound         `yaml:"bound" doc:"Theoretical values computed per point (accountants, bounds)."`
+	Sweep          *Sweep          `yaml:"sweep" doc:"Sweep grid: which parameters vary across points."`
+	Report         *Report         `yaml:"report" doc:"Figures drawn from the results."`
 }
 
 // DPSGD is the mechanism: T steps of the Poisson-subsampled Gaussian with
