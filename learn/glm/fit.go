@@ -109,29 +109,29 @@ func Fit(g *Data, lambda, tol float64, maxIter int) (*Solution, error) {
 			return nil, err
 		}
 		slope := -floats.Dot(grad, step) // direction is −step
-		t := 1.0
+		// The full Newton step first. Near θ* the decrease of F falls
+		// below F's rounding error and Armijo's test becomes noise, so
+		// the step is also taken when it halves the gradient norm (the
+		// quadratic-convergence region).
+		for c := range trial {
+			trial[c] = theta[c] - step[c]
+		}
 		accepted := false
-		for ls := 0; ls < 60; ls++ {
+		if ft := Objective(g, lambda, trial); ft <= f+1e-4*slope {
+			f, accepted = ft, true
+		} else if next := Gradient(g, lambda, trial, nil); floats.Norm(next, 2) < gn/2 {
+			f, accepted = ft, true
+		}
+		for t := 0.5; !accepted && t > 1e-12; t /= 2 {
 			for c := range trial {
 				trial[c] = theta[c] - t*step[c]
 			}
 			if ft := Objective(g, lambda, trial); ft <= f+1e-4*t*slope {
 				f, accepted = ft, true
-				break
 			}
-			t /= 2
 		}
 		if !accepted {
-			// Near θ*, F changes less than its rounding error; the full
-			// Newton step is still right if it shrinks the gradient.
-			for c := range trial {
-				trial[c] = theta[c] - step[c]
-			}
-			next := Gradient(g, lambda, trial, nil)
-			if floats.Norm(next, 2) >= gn {
-				break
-			}
-			f = Objective(g, lambda, trial)
+			break // rounding: neither F nor ‖∇F‖ decreases
 		}
 		copy(theta, trial)
 		grad = Gradient(g, lambda, theta, grad)
