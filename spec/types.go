@@ -118,11 +118,13 @@ type DatasetPurchase struct {
 
 // Model selects an architecture.
 type Model struct {
-	Arch   string       `yaml:"arch" discriminator:"true" doc:"Architecture."`
-	LogReg *ModelLogReg `kind:"logreg" doc:"Logistic regression (sigmoid for 2 classes, softmax otherwise)."`
-	MLP    *ModelMLP    `kind:"mlp" doc:"Multi-layer perceptron."`
-	CNN    *ModelCNN    `kind:"cnn" doc:"Small convolutional network (conv, average pooling, tanh)."`
-	Ideal  *ModelEmpty  `kind:"ideal" doc:"The ideal mechanism: simulates only the scalar observation stream of the Poisson-subsampled Gaussian."`
+	Arch               string                   `yaml:"arch" discriminator:"true" doc:"Architecture."`
+	LogReg             *ModelLogReg             `kind:"logreg" doc:"Logistic regression (sigmoid for 2 classes, softmax otherwise)."`
+	MLP                *ModelMLP                `kind:"mlp" doc:"Multi-layer perceptron."`
+	CNN                *ModelCNN                `kind:"cnn" doc:"Small convolutional network (conv, average pooling, tanh)."`
+	Ideal              *ModelEmpty              `kind:"ideal" doc:"The ideal mechanism: simulates only the scalar observation stream of the Poisson-subsampled Gaussian."`
+	OutputPerturbation *ModelOutputPerturbation `kind:"output_perturbation" doc:"L2-regularised logistic regression solved by Newton's method, released with Gaussian, ℓ2-Laplace (ε-DP) or metric-DP noise (Guo et al. 2022; Mukherjee & Lokam 2023). For reconstruction: {attack: glm}."`
+	PNSGD              *ModelPNSGD              `kind:"pnsgd" doc:"L2-regularised logistic regression trained by projected noisy SGD, one pass, final iterate released (Feldman et al. 2018, Alg. 1). For reconstruction: {attack: glm}."`
 }
 
 // ModelEmpty is an architecture without parameters.

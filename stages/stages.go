@@ -15,14 +15,15 @@ import (
 // implemented lists the component kinds that have a stage behind them.
 // Anything else in a spec is refused with "not implemented yet".
 var implemented = map[string]map[string]bool{
-	"bound":   {"accountant": true, "rero": true, "mse_rdp": true, "minimax_mse": true, "belief": true},
-	"dpsgd":   {"": true},
-	"sweep":   {"": true},
-	"report":  {"": true},
-	"train":   {"": true},
-	"dataset": {"digits": true, "mnist": true, "fashion-mnist": true, "gaussian": true, "purchase-like": true, "adult-like": true},
-	"model":   {"logreg": true, "mlp": true, "cnn": true, "ideal": true},
-	"audit":   {"": true},
+	"bound":          {"accountant": true, "rero": true, "mse_rdp": true, "minimax_mse": true, "belief": true},
+	"dpsgd":          {"": true},
+	"sweep":          {"": true},
+	"report":         {"": true},
+	"train":          {"": true},
+	"dataset":        {"digits": true, "mnist": true, "fashion-mnist": true, "gaussian": true, "purchase-like": true, "adult-like": true},
+	"model":          {"logreg": true, "mlp": true, "cnn": true, "ideal": true, "output_perturbation": true, "pnsgd": true},
+	"reconstruction": {"glm": true},
+	"audit":          {"": true},
 	"crafter": {"random_record": true, "mislabeled_record": true, "constant_input": true, "noise_input": true,
 		"static_poison": true, "adaptive_poison": true, "gradient_canary": true, "malicious_dataset": true},
 	"distinguisher": {"loss_threshold": true, "intermediate_loss": true, "watermark": true},
@@ -79,6 +80,14 @@ func Compile(name string, points []spec.Point, cols []spec.Column, env Env) (*Co
 		}
 		if pt.Exp.Audit != nil {
 			st, shards, err := auditStages(name, pt, env, g)
+			if err != nil {
+				return nil, err
+			}
+			stagesOfPoint = append(stagesOfPoint, st)
+			trials[pt.ID] = shards
+		}
+		if r := pt.Exp.Reconstruction; r != nil && r.GLM != nil {
+			st, shards, err := glmReconStages(name, pt, env, g)
 			if err != nil {
 				return nil, err
 			}
