@@ -4,16 +4,16 @@ package spec
 // optimality and released once with additive noise (Chaudhuri et al.
 // 2011; Guo et al. 2022 §7.1; Mukherjee & Lokam 2023 §5).
 type ModelOutputPerturbation struct {
-	Bias           bool    `yaml:"bias" default:"true" doc:"Prepend a constant-1 feature (regularised like the other weights). The GLM attack needs it; Guo et al.'s §7.1 has none."`
-	Lambda         float64 `yaml:"lambda" required:"true" check:">0" doc:"λ of the objective Σ BCE(θᵀx̃_j, y_j) + (Nλ/2)‖θ‖² (Guo et al.'s code: 1e-2)."`
-	Tolerance      float64 `yaml:"tolerance" default:"1e-8" check:">0" doc:"Newton's method stops when ‖∇F(θ)‖₂ ≤ tolerance (the sum objective); the value reached is reported."`
-	MaxSteps       int     `yaml:"max_steps" default:"100" check:">=1" doc:"Newton steps at most."`
-	Noise          string  `yaml:"noise" default:"gaussian" enum:"gaussian|laplace|laplace_mdp" doc:"gaussian: θ* + σ·N(0, I) (Guo et al.); laplace: density ∝ exp(−‖b‖/s), s = 2R̃/(Nλε), ε-DP (Chaudhuri et al.); laplace_mdp: s = L/ε_L with L = (1 + R̃²/(4λ))/(Nλ) the input-Lipschitz bound of θ*, ε_L-metric DP in ‖x − x'‖ (Chatzikokolakis et al.). R̃ = √(norm_bound² + 1) with a bias, norm_bound without."`
-	Sigma          float64 `yaml:"sigma" check:">0" doc:"σ of noise gaussian: the absolute noise standard deviation, not a multiplier."`
-	Epsilon        float64 `yaml:"epsilon" check:">0" doc:"ε of noise laplace (ε-DP) or ε_L of laplace_mdp."`
-	RDPFormula     string  `yaml:"rdp_formula" default:"paper_v1" enum:"paper_v1|corrected" doc:"Order-2 RDP ε of noise gaussian for Guo et al.'s Theorem 1: paper_v1 = 2/(Nλσ) (the paper: 1.58 at N = 12665, λ = σ = 1e-2); corrected = 4/(Nλσ)² (their code after commit dc87132). Both assume ‖x̃‖ ≤ 1."`
-	NormBound      float64 `yaml:"norm_bound" default:"1" check:">0" doc:"R: the bound on every input's ‖x‖₂ (without the bias) that the laplace mechanisms' sensitivity assumes. Data beyond it are refused unless normalize: l2_ball."`
-	Normalize      string  `yaml:"normalize" default:"none" enum:"none|l2_ball" doc:"none: use the inputs as loaded (refused by the laplace mechanisms if some ‖x‖ > norm_bound); l2_ball: scale every input with ‖x‖ > norm_bound onto the ball (MSEs are then in these units)."`
+	Bias       bool    `yaml:"bias" default:"true" doc:"Prepend a constant-1 feature (regularised like the other weights). The GLM attack needs it; Guo et al.'s §7.1 has none."`
+	Lambda     float64 `yaml:"lambda" required:"true" check:">0" doc:"λ of the objective Σ BCE(θᵀx̃_j, y_j) + (Nλ/2)‖θ‖² (Guo et al.'s code: 1e-2)."`
+	Tolerance  float64 `yaml:"tolerance" default:"1e-8" check:">0" doc:"Newton's method stops when ‖∇F(θ)‖₂ ≤ tolerance (the sum objective); the value reached is reported."`
+	MaxSteps   int     `yaml:"max_steps" default:"100" check:">=1" doc:"Newton steps at most."`
+	Noise      string  `yaml:"noise" default:"gaussian" enum:"gaussian|laplace|laplace_mdp" doc:"gaussian: θ* + σ·N(0, I) (Guo et al.); laplace: density ∝ exp(−‖b‖/s), s = 2R̃/(Nλε), ε-DP (Chaudhuri et al.); laplace_mdp: s = L/ε_L with L = (1 + R̃²/(4λ))/(Nλ) the input-Lipschitz bound of θ*, ε_L-metric DP in ‖x − x'‖ (Chatzikokolakis et al.). R̃ = √(norm_bound² + 1) with a bias, norm_bound without."`
+	Sigma      float64 `yaml:"sigma" check:">0" doc:"σ of noise gaussian: the absolute noise standard deviation, not a multiplier."`
+	Epsilon    float64 `yaml:"epsilon" check:">0" doc:"ε of noise laplace (ε-DP) or ε_L of laplace_mdp."`
+	RDPFormula string  `yaml:"rdp_formula" default:"paper_v1" enum:"paper_v1|corrected" doc:"Order-2 RDP ε of noise gaussian for Guo et al.'s Theorem 1: paper_v1 = 2/(Nλσ) (the paper: 1.58 at N = 12665, λ = σ = 1e-2); corrected = 4/(Nλσ)² (their code after commit dc87132). Both assume ‖x̃‖ ≤ 1."`
+	NormBound  float64 `yaml:"norm_bound" default:"1" check:">0" doc:"R: the bound on every input's ‖x‖₂ (without the bias) that the laplace mechanisms' sensitivity assumes. Data beyond it are refused unless normalize: l2_ball."`
+	Normalize  string  `yaml:"normalize" default:"none" enum:"none|l2_ball" doc:"none: use the inputs as loaded (refused by the laplace mechanisms if some ‖x‖ > norm_bound); l2_ball: scale every input with ‖x‖ > norm_bound onto the ball (MSEs are then in these units)."`
 }
 
 // ModelPNSGD is L2-regularised logistic regression trained by projected
