@@ -1,0 +1,122 @@
+package dpaudit
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dpaudit/dpaudit/pipeline"
+)
+
+// summaryRow reads row i of a run's summary as name → value.
+func summaryRow(t *testing.T, res *Result, i int) map[string]any {
+	t.Helper()
+	tb, err := pipeline.ReadParquet(res.Summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := map[string]any{}
+	for _, c := range tb.Columns {
+		row[c.Name] = c.Values[i]
+	}
+	return row
+}
+
+// Output perturbation with tiny Gaussian noise on digits 0-vs-1: the GLM
+// attack is then in its locally linear regime, nearly unbiased, and Guo et
+// al.'s §7.2 observation holds: every sample whose dFIL predicts an MSE
+// ≤ 1 has a realised MSE at or above its prediction. The RDP ε is the
+// paper's 2/(Nλσ).
+func TestGLMReconDigits(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "g.yaml", `name: g
+seed: 2
+dataset: {source: digits, classes: [0, 1]}
+model: {arch: output_perturbation, lambda: 0.01, sigma: 1.0e-6}
+reconstruction: {attack: glm, releases: 30}
+`)
+	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+	row := summaryRow(t, res, 0)
+	cols := trialTable(t, filepath.Join(dir, "results", "g"))
+	n := len(cols["sample_index"])
+	if n < 200 || row["glm_targets"] != int64(n) {
+		t.Fatalf("%d per-sample rows, glm_targets = %v", n, row["glm_targets"])
+	}
+	wantEps := 2 / (float64(n) * 0.01 * 1e-6) // paper_v1, all training samples are targets
+	if e := row["glm_epsilon"].(float64); math.Abs(e-wantEps) > 1e-9*wantEps {
+		t.Errorf("glm_epsilon = %v, want 2/(Nλσ) = %v", e, wantEps)
+	}
+	if row["glm_failed_trials"] != int64(0) || row["glm_mse_bound_violation"] != nil {
+		t.Errorf("failed = %v, violation = %v", row["glm_failed_trials"], row["glm_mse_bound_violation"])
+	}
+	if f := row["glm_fraction_respected_pred_le1"]; f != 1.0 {
+		t.Errorf("fraction of samples with predicted MSE ≤ 1 respecting their dFIL bound = %v, want 1 (Guo et al. §7.2)", f)
+	}
+	if g := row["glm_grad_norm"].(float64); !(g <= 1e-8) {
+		t.Errorf("‖∇F(θ*)‖ = %v > tolerance 1e-8", g)
+	}
+	for i := 0; i < n; i++ {
+		lo, hi, m := cols["mse_lo"][i].(float64), cols["mse_hi"][i].(float64), cols["mse"][i].(float64)
+		if !(lo <= m && m <= hi) {
+			t.Fatalf("sample %d: interval [%v, %v] does not hold its mean %v", i, lo, hi, m)
+		}
+	}
+}
+
+// Projected noisy SGD calibrated to ε = 1 for the first sample: the
+// per-sample ε grows with the position in the pass.
+func TestGLMReconPNSGD(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "p.yaml", `name: p
+seed: 2
+dataset: {source: digits, classes: [0, 1]}
+model: {arch: pnsgd, lambda: 0.01, epsilon: 1, normalize: l2_ball, learning_rate: 0.5, radius: 10}
+reconstruction: {attack: glm, releases: 3, targets: subset, target_count: 10}
+`)
+	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+	row := summaryRow(t, res, 0)
+	if e := row["glm_epsilon"].(float64); math.Abs(e-1) > 1e-9 {
+		t.Errorf("ε of the first sample = %v, want 1", e)
+	}
+	cols := trialTable(t, filepath.Join(dir, "results", "p"))
+	prev := 0.0
+	for i, e := range cols["epsilon"] {
+		if e.(float64) <= prev {
+			t.Errorf("row %d: ε = %v not above %v", i, e, prev)
+		}
+		prev = e.(float64)
+	}
+	if len(cols["epsilon"]) != 10 {
+		t.Errorf("%d targets, want 10", len(cols["epsilon"]))
+	}
+}
+
+// Bad input is a positioned error (exit code 2) naming the key.
+func TestGLMBadInput(t *testing.T) {
+	dir := t.TempDir()
+	head := "name: b\ndataset: {source: digits, classes: [0, 1]}\n"
+	cases := []struct{ name, body, want string }{
+		{"λ = 0", "model: {arch: output_perturbation, lambda: 0, sigma: 1}\nreconstruction: {attack: glm}\n", "model.lambda"},
+		{"λ < 0", "model: {arch: pnsgd, lambda: -1, epsilon: 1, learning_rate: 0.1, radius: 1}\nreconstruction: {attack: glm}\n", "model.lambda"},
+		{"ε-DP beyond the norm bound", "model: {arch: output_perturbation, lambda: 0.01, noise: laplace, epsilon: 1}\nreconstruction: {attack: glm}\n", "normalize: l2_ball"},
+		{"metric DP beyond the norm bound", "model: {arch: output_perturbation, lambda: 0.01, noise: laplace_mdp, epsilon: 1}\nreconstruction: {attack: glm}\n", "model.norm_bound"},
+		{"not a GLM", "model: {arch: logreg}\nreconstruction: {attack: glm}\n", "is not such a GLM"},
+		{"one release with an interval", "model: {arch: output_perturbation, lambda: 0.01, sigma: 1}\nreconstruction: {attack: glm, releases: 1}\n", "reconstruction.releases"},
+		{"no bias", "model: {arch: output_perturbation, lambda: 0.01, sigma: 1, bias: false}\nreconstruction: {attack: glm}\n", "model.bias"},
+		{"gaussian without sigma", "model: {arch: output_perturbation, lambda: 0.01}\nreconstruction: {attack: glm}\n", "model.sigma"},
+		{"pnsgd without noise", "model: {arch: pnsgd, lambda: 0.01, learning_rate: 0.1, radius: 1, normalize: l2_ball}\nreconstruction: {attack: glm}\n", "model.epsilon"},
+		{"pnsgd step too large", "model: {arch: pnsgd, lambda: 0.01, epsilon: 1, learning_rate: 10, radius: 1, normalize: l2_ball}\nreconstruction: {attack: glm}\n", "model.learning_rate"},
+		{"top_dfil without a dFIL", "model: {arch: pnsgd, lambda: 0.01, epsilon: 1, learning_rate: 0.1, radius: 1, normalize: l2_ball}\nreconstruction: {attack: glm, targets: top_dfil}\n", "reconstruction.targets"},
+		{"GLM learner in a DP-SGD audit", "model: {arch: output_perturbation, lambda: 0.01, sigma: 1}\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 2}\ntrain: {}\n", "model.arch"},
+	}
+	for _, c := range cases {
+		path := writeSpec(t, dir, "b.yaml", head+c.body)
+		_, err := Load(path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: want an input error naming %q, got %v", c.name, c.want, err)
+		} else if !strings.Contains(err.Error(), "b.yaml:") {
+			t.Errorf("%s: error not positioned: %v", c.name, err)
+		}
+	}
+}
