@@ -5,7 +5,7 @@ package spec
 // Lokam (2023, §5, App. C), against a model block output_perturbation or
 // pnsgd.
 type ReconGLM struct {
-	Releases        int     `yaml:"releases" default:"100" check:">=1" doc:"K: trials per target. Each trial attacks an independent release (fresh output noise, or a fresh projected noisy SGD run); a release is shared by every target, which leaves each target's expectation unbiased."`
+	Releases        int     `yaml:"releases" default:"100" check:">=0" doc:"K: trials per target (0: no attack, only the dFIL and the bounds — then no bias is needed). Each trial attacks an independent release (fresh output noise, or a fresh projected noisy SGD run); a release is shared by every target, which leaves each target's expectation unbiased."`
 	Average         int     `yaml:"average" default:"1" check:">=1" doc:"n: independent releases averaged into one reconstruction (Mukherjee & Lokam's ẑ = (1/n) Σ φ(h_i)); a trial then uses n releases."`
 	Targets         string  `yaml:"targets" default:"all" enum:"all|subset|top_dfil" doc:"Which training samples are attacked: all, a seeded uniform subset of target_count, or the target_count samples of highest dFIL (output perturbation only)."`
 	TargetCount     int     `yaml:"target_count" default:"100" check:">=1" doc:"Number of targets for subset and top_dfil."`

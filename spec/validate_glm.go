@@ -63,18 +63,15 @@ func validateGLM(exp *Experiment, root *Node, pos func(string) Pos, e *errs) {
 	case m.OutputPerturbation == nil && m.PNSGD == nil:
 		report("model.arch", "the GLM attack inverts the optimality condition of L2-regularised logistic regression; model %q is not such a GLM (use arch output_perturbation or pnsgd)", m.Arch)
 	case m.OutputPerturbation != nil && !m.OutputPerturbation.Bias, m.PNSGD != nil && !m.PNSGD.Bias:
-		if has("model.bias") {
+		if rel, ok := number(root, "reconstruction.releases"); has("model.bias") && !(ok && rel == 0) {
 			report("model.bias", "the GLM attack needs bias: true (the bias coordinate normalises the reconstruction)")
 		}
 	}
 	if m != nil && m.PNSGD != nil && g.Targets == "top_dfil" && !placeholder("reconstruction.targets") {
 		report("reconstruction.targets", "top_dfil needs the dFIL, which is computed for output_perturbation only; use all or subset")
 	}
-	if rel, ok := number(root, "reconstruction.releases"); g.Interval && ok && rel < 2 {
-		report("reconstruction.releases", "an interval needs at least 2 releases per target, got %s (or set interval: false)", fmtNum(rel))
-	}
-	if !has("reconstruction.releases") && g.Interval && g.Releases < 2 {
-		report("reconstruction.releases", "an interval needs at least 2 releases per target")
+	if rel, ok := number(root, "reconstruction.releases"); g.Interval && ok && rel == 1 {
+		report("reconstruction.releases", "an interval needs at least 2 releases per target, got 1 (or set interval: false)")
 	}
 	if exp.Train != nil || exp.Audit != nil {
 		if m != nil && (m.OutputPerturbation != nil || m.PNSGD != nil) {

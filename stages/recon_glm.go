@@ -90,7 +90,7 @@ type glmFit struct {
 var glmColumns = []string{
 	"glm_learner", "glm_noise_scale", "glm_grad_norm", "glm_newton_steps", "glm_fit_seconds",
 	"glm_train_accuracy", "glm_test_accuracy", "glm_release_test_accuracy", "glm_max_input_norm",
-	"glm_targets", "glm_trials", "glm_failed_trials", "glm_mse", "glm_mse_lo", "glm_mse_hi", "glm_mse_total",
+	"glm_targets", "glm_trials", "glm_releases", "glm_failed_trials", "glm_mse", "glm_mse_lo", "glm_mse_hi", "glm_mse_median", "glm_mse_total",
 	"glm_dfil_bound_min", "glm_dfil_bound_median", "glm_dfil_bound_max", "glm_dfil_seconds",
 	"glm_fraction_respected", "glm_fraction_respected_pred_le1", "glm_dfil_assumption",
 	"glm_epsilon", "glm_epsilon_kind", "glm_delta", "glm_rdp_epsilon", "glm_bound_rdp", "glm_bound_rdp_assumption",
@@ -164,7 +164,7 @@ func glmReconStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (poi
 	}{dp, learner})
 	node := g.Add(&pipeline.Node{
 		Kind: "glm_recon", Version: glmReconVersion, Params: p, Inputs: inputs,
-		Label: fmt.Sprintf("GLM attack on %s %s, %d releases", learner.Kind, learner.Noise, r.Releases*r.Average),
+		Label: fmt.Sprintf("GLM attack on %s %s, %d releases, %s targets", learner.Kind, learner.Noise, r.Releases*r.Average, r.Targets),
 		Slot:  fmt.Sprintf("%s/glm_recon/%d", name, pt.Index),
 		Run: func(ctx context.Context, w *pipeline.Work) error {
 			outs, err := runGLMRecon(ctx, p, env.DataDir, w)
@@ -352,9 +352,11 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 	if a.Targets == "subset" {
 		sort.Ints(targets)
 	}
-	att, err := aglm.New(tr, l.Lambda, a.Guard)
-	if err != nil {
-		return nil, &PathError{"model.bias", err}
+	var att *aglm.Attack
+	if a.Releases > 0 {
+		if att, err = aglm.New(tr, l.Lambda, a.Guard); err != nil {
+			return nil, &PathError{"model.bias", err}
+		}
 	}
 	nt, d := len(targets), tr.D
 	sum, sumSq := make([]float64, nt), make([]float64, nt)
@@ -369,6 +371,8 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 		}
 	}
 	trialFailed := make([]bool, nt)
+	trialErr := make([]float64, nt)
+	var trialMeans []float64 // per trial: mean per-coordinate MSE over its targets
 	theta := make([]float64, tr.P)
 	xhat := make([]float64, d)
 	x := make([]float64, d)
@@ -379,6 +383,9 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 			return nil, err
 		}
 		clear(trialFailed)
+		for t := range avg {
+			clear(avg[t])
+		}
 		for m := 0; m < a.Average; m++ {
 			rel := k*a.Average + m
 			src := rng.New(uint64(p.Seed), "glm-release", p.Key, rel)
@@ -397,33 +404,38 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 					continue
 				}
 				if a.Average == 1 {
-					e := sqDist(xh, tr.Input(i, x))
-					sum[t] += e / float64(d)
-					sumSq[t] += (e / float64(d)) * (e / float64(d))
-					sumTot[t] += e
-					okCount[t]++
+					trialErr[t] = sqDist(xh, tr.Input(i, x))
 					continue
-				}
-				if m == 0 {
-					clear(avg[t])
 				}
 				for c, v := range xh {
 					avg[t][c] += v / float64(a.Average)
 				}
 			}
 		}
+		// Fold the trial in: per target, and the trial's mean over its
+		// targets (the releases are the independent units of the
+		// point's interval; the targets of one trial share a release).
+		var trialSum float64
+		trialN := 0
 		for t, i := range targets {
 			if trialFailed[t] {
 				failed[t]++
 				continue
 			}
+			e := trialErr[t]
 			if a.Average > 1 {
-				e := sqDist(avg[t], tr.Input(i, x))
-				sum[t] += e / float64(d)
-				sumSq[t] += (e / float64(d)) * (e / float64(d))
-				sumTot[t] += e
-				okCount[t]++
+				e = sqDist(avg[t], tr.Input(i, x))
 			}
+			pc := e / float64(d)
+			sum[t] += pc
+			sumSq[t] += pc * pc
+			sumTot[t] += e
+			okCount[t]++
+			trialSum += pc
+			trialN++
+		}
+		if trialN > 0 {
+			trialMeans = append(trialMeans, trialSum/float64(trialN))
 		}
 	}
 	attackSecs := time.Since(start).Seconds()
@@ -490,11 +502,12 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 			f64("glm_fit_seconds", fit.FitSeconds), f64("glm_train_accuracy", fit.TrainAccuracy), f64("glm_test_accuracy", fit.TestAccuracy))
 	}
 	relAcc, _ := meanStd(acc)
-	outs = append(outs, f64("glm_release_test_accuracy", relAcc), f64("glm_max_input_norm", maxNorm),
+	outs = append(outs, f64("glm_release_test_accuracy", orNull(relAcc)), f64("glm_max_input_norm", maxNorm),
 		Output{"glm_targets", pipeline.Int64, int64(nt)}, Output{"glm_trials", pipeline.Int64, int64(nt * a.Releases)},
+		Output{"glm_releases", pipeline.Int64, int64(a.Releases * a.Average)},
 		Output{"glm_failed_trials", pipeline.Int64, int64(totalFailed)})
-	if len(mses) > 0 {
-		m, sd := meanStd(mses)
+	if len(trialMeans) > 0 {
+		m, sd := meanStd(trialMeans)
 		var tot float64
 		for t := range targets {
 			if okCount[t] > 0 {
@@ -502,11 +515,13 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 			}
 		}
 		outs = append(outs, f64("glm_mse", m))
-		if len(mses) >= 2 {
-			half := tQuantile(a.Confidence, len(mses)-1) * sd / math.Sqrt(float64(len(mses)))
+		if k := len(trialMeans); k >= 2 {
+			half := tQuantile(a.Confidence, k-1) * sd / math.Sqrt(float64(k))
 			outs = append(outs, f64("glm_mse_lo", math.Max(0, m-half)), f64("glm_mse_hi", m+half))
 		}
-		outs = append(outs, f64("glm_mse_total", tot/float64(len(mses))))
+		sorted := slices.Clone(trialMeans)
+		sort.Float64s(sorted)
+		outs = append(outs, f64("glm_mse_median", median(sorted)), f64("glm_mse_total", tot/float64(len(mses))))
 	}
 	if fit != nil {
 		bnds := make([]float64, len(fit.JacobianNorms))
@@ -529,7 +544,7 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 		return nil, err
 	}
 	outs = append(outs, bo...)
-	if attackSecs > 0 {
+	if reconstructions > 0 && attackSecs > 0 {
 		outs = append(outs, f64("glm_attack_seconds", attackSecs), f64("glm_reconstructions_per_second", float64(reconstructions)/attackSecs))
 	}
 	return outs, nil
