@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -177,9 +178,35 @@ func glmReconStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (poi
 	return pointStage{node: node, columns: glmColumns}, []*pipeline.Node{node}, nil
 }
 
+// glmDataCache keeps the last converted split: every point of a sweep
+// over the noise (and the compile-time check of each) reads the same one.
+// The data are read-only after conversion.
+var glmDataCache struct {
+	sync.Mutex
+	key    string
+	tr, te *lglm.Data
+	norm   float64
+}
+
 // loadGLMData loads the split as float64 sparse rows, rescaling onto the
 // ℓ2 ball when asked, and returns the largest input norm.
 func loadGLMData(p glmDataParams, dataDir string) (*lglm.Data, *lglm.Data, float64, error) {
+	kb, _ := json.Marshal(p)
+	key := string(kb) + "\x00" + dataDir
+	c := &glmDataCache
+	c.Lock()
+	defer c.Unlock()
+	if c.key == key {
+		return c.tr, c.te, c.norm, nil
+	}
+	tr, te, norm, err := convertGLMData(p, dataDir)
+	if err == nil {
+		c.key, c.tr, c.te, c.norm = key, tr, te, norm
+	}
+	return tr, te, norm, err
+}
+
+func convertGLMData(p glmDataParams, dataDir string) (*lglm.Data, *lglm.Data, float64, error) {
 	split, err := loadSplit(p.Data, dataDir)
 	if err != nil {
 		return nil, nil, 0, &PathError{"dataset", err}
