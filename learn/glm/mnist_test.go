@@ -2,6 +2,7 @@ package glm
 
 import (
 	"errors"
+	"math"
 	"os"
 	"testing"
 	"time"
@@ -97,6 +98,6 @@ func BenchmarkMNISTFit(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(sol.GradNorm, "grad_norm")
+	b.ReportMetric(math.Log10(sol.GradNorm), "log10_grad_norm")
 	b.ReportMetric(float64(sol.Iterations), "newton_steps")
 }
