@@ -205,3 +205,35 @@ func TestPNSGDProjection(t *testing.T) {
 		t.Errorf("‖w‖ = %g outside the ball", math.Sqrt(n2))
 	}
 }
+
+// F25–F28 of the Guo notes: the soft-clipped per-step FIM of binary
+// logistic loss at w = [0.5, −0.3], x = [1, 2], y = 1, σ = 1 (rel 1e-6).
+func TestSoftClipFILToy(t *testing.T) {
+	w, x := []float64{0.5, -0.3}, []float64{1, 2}
+	trace := func(f interface{ At(int, int) float64 }) float64 { return (f.At(0, 0) + f.At(1, 1)) / 2 }
+	spectral := func(f interface{ At(int, int) float64 }) float64 {
+		a, b, d := f.At(0, 0), f.At(0, 1), f.At(1, 1)
+		return (a+d)/2 + math.Sqrt((a-d)*(a-d)/4+b*b)
+	}
+	g, j, fim := SoftClipFIL(w, x, 1, 1, 1, GELUTanh)
+	rel(t, "F25 g̃[0]", g[0], -0.477711213, 1e-6)
+	rel(t, "F25 g̃[1]", g[1], -0.955422427, 1e-6)
+	wantJ := [2][2]float64{{-0.376449388, 0.108363196}, {0.20252365, -0.260984821}}
+	for r := 0; r < 2; r++ {
+		for c := 0; c < 2; c++ {
+			rel(t, "F25 J", j.At(r, c), wantJ[r][c], 1e-6)
+		}
+	}
+	rel(t, "F25 Tr/d", trace(fim), 0.131292815, 1e-6)
+	rel(t, "F25 ‖I‖₂", spectral(fim), 0.238137981, 1e-6)
+	_, _, fim = SoftClipFIL(w, x, 1, 1, 1, GELUErf)
+	rel(t, "F26 Tr/d", trace(fim), 0.131291993, 1e-6)
+	rel(t, "F26 ‖I‖₂", spectral(fim), 0.238137369, 1e-6)
+	g, _, fim = SoftClipFIL(w, x, 1, 0.5, 1, GELUTanh)
+	rel(t, "F27 ‖g̃‖", math.Hypot(g[0], g[1]), 0.526933503, 1e-6)
+	rel(t, "F27 Tr/d", trace(fim), 0.116909486, 1e-6)
+	rel(t, "F27 ‖I‖₂", spectral(fim), 0.225263324, 1e-6)
+	g, _, fim = SoftClipFIL(w, x, 1, 10, 1, GELUTanh)
+	rel(t, "F28 ‖g̃‖", math.Hypot(g[0], g[1]), 1.408690468, 1e-6)
+	rel(t, "F28 Tr/d", trace(fim), 0.004959577, 1e-6)
+}
