@@ -120,3 +120,50 @@ func TestGLMBadInput(t *testing.T) {
 		}
 	}
 }
+
+// FIL accounting inside DP-SGD: κ is Guo et al.'s Theorem 4 factor at the
+// step's ε (notes fact F14: q = 0.01, δ = 1e-9, σ = 2 → ε 7.2168, κ
+// 0.932244), every sample's dFIL is finite and positive once sampled, and
+// the bound 1/η̄² of the median sample is above that of the max.
+func TestFILInDPSGD(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "f.yaml", `name: f
+seed: 1
+dataset: {source: digits, classes: [0, 1]}
+model: {arch: mlp, hidden: [8], activation: tanh}
+dpsgd: {noise_multiplier: 2, sampling_rate: 0.01, steps: 200, clip: soft, clip_norm: 1}
+train: {runs: 1, fil: {coordinates: 2, delta: 1.0e-9}}
+`)
+	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+	row := summaryRow(t, res, 0)
+	if k := row["fil_kappa"].(float64); math.Abs(k-0.932244) > 1e-5 {
+		t.Errorf("κ = %v, want 0.932244 (F14)", k)
+	}
+	if e := row["fil_step_epsilon"].(float64); math.Abs(e-7.2168) > 1e-4 {
+		t.Errorf("ε_step = %v, want 7.2168 (F14)", e)
+	}
+	mx, md := row["fil_bound_max_dfil"].(float64), row["fil_bound_median_dfil"].(float64)
+	if !(mx > 0 && mx <= md) {
+		t.Errorf("bounds: max-dFIL %v, median-dFIL %v", mx, md)
+	}
+	if o := row["fil_overhead"].(float64); !(o > 0) {
+		t.Errorf("fil_overhead = %v", o)
+	}
+}
+
+// FIL accounting through a non-smooth layer is refused, naming the layer
+// and the fix.
+func TestFILBadInput(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct{ body, want string }{
+		{"model: {arch: mlp, hidden: [8]}\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 2, clip: soft}\n", "use activation: tanh"},
+		{"model: {arch: logreg}\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 2}\n", "use clip: soft"},
+	}
+	for _, c := range cases {
+		path := writeSpec(t, dir, "b.yaml", "name: b\ndataset: {source: digits, classes: [0, 1]}\n"+c.body+"train: {fil: {}}\n")
+		_, err := Load(path, Options{Store: filepath.Join(dir, "store")})
+		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "b.yaml:") {
+			t.Errorf("want a positioned input error with %q, got %v", c.want, err)
+		}
+	}
+}

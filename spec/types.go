@@ -250,7 +250,8 @@ type DistWatermark struct {
 
 // Train asks for K independently seeded DP-SGD training runs per point.
 type Train struct {
-	Runs int `yaml:"runs" default:"1" check:">=1" doc:"K: independently seeded training runs per point; accuracy is reported as the mean with a 95% interval over runs."`
+	Runs int       `yaml:"runs" default:"1" check:">=1" doc:"K: independently seeded training runs per point; accuracy is reported as the mean with a 95% interval over runs."`
+	FIL  *TrainFIL `yaml:"fil" doc:"Account the per-sample Fisher information leakage of every run (Guo et al. 2022, Algorithm 1): columns fil_*."`
 }
 
 // Audit configures the empirical audit: trials of the distinguishing

@@ -29,3 +29,13 @@ type ModelPNSGD struct {
 	NormBound    float64 `yaml:"norm_bound" default:"1" check:">0" doc:"R: the bound on every input's ‖x‖₂ (without the bias) the accounting assumes; data beyond it are refused unless normalize: l2_ball."`
 	Normalize    string  `yaml:"normalize" default:"none" enum:"none|l2_ball" doc:"none: refuse inputs with ‖x‖ > norm_bound; l2_ball: scale them onto the ball."`
 }
+
+// TrainFIL is Guo et al.'s (2022) FIL accounting inside DP-SGD: per step,
+// for every sample of the batch, κ/(σ²C²)·‖J eᵢ‖² with J the input-Jacobian
+// of its soft-clipped per-example gradient and i a random coordinate.
+type TrainFIL struct {
+	Coordinates int     `yaml:"coordinates" default:"1" check:">=1" doc:"Random input coordinates per sample and step (Guo et al.'s code effectively draws 1; their paper says 50)."`
+	Delta       float64 `yaml:"delta" default:"1e-9" check:">0,<1" doc:"Per-step δ of the step's ε = 1.115·2√(2 ln(1.25/δ))/σ inside κ (Guo et al.'s code: 1e-9 for MNIST)."`
+	Subsampling bool    `yaml:"subsampling" default:"true" doc:"Multiply by κ = q/(q + (1 − q)e^{−ε}) (Guo et al. Theorem 4); false: κ = 1."`
+	Step        float64 `yaml:"step" default:"1e-2" check:">0" doc:"Central finite-difference step along the input coordinate, in input units (the layers run in float32)."`
+}

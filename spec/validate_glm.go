@@ -48,6 +48,9 @@ func validateGLM(exp *Experiment, root *Node, pos func(string) Pos, e *errs) {
 			}
 		}
 	}
+	if exp.Train != nil && exp.Train.FIL != nil {
+		validateFIL(exp, pos, e)
+	}
 	r := exp.Reconstruction
 	if r == nil || r.GLM == nil {
 		return
@@ -77,5 +80,22 @@ func validateGLM(exp *Experiment, root *Node, pos func(string) Pos, e *errs) {
 		if m != nil && (m.OutputPerturbation != nil || m.PNSGD != nil) {
 			report("model.arch", "%s is trained by the reconstruction block only; train and audit need a DP-SGD model (logreg, mlp, cnn)", m.Arch)
 		}
+	}
+}
+
+// validateFIL refuses FIL accounting through a layer without a smooth
+// input-Jacobian of the per-example gradient, naming it and the fix.
+func validateFIL(exp *Experiment, pos func(string) Pos, e *errs) {
+	report := func(path, format string, args ...any) { e.add(pos(path), path, format, args...) }
+	if d := exp.DPSGD; d != nil && d.Clip != "soft" {
+		report("dpsgd.clip", "FIL accounting needs a smooth clip: hard clipping min(1, C/‖g‖) has no derivative where ‖g‖ = C; use clip: soft (Guo et al.'s GELU soft clip)")
+	}
+	m := exp.Model
+	switch {
+	case m == nil:
+	case m.MLP != nil && m.MLP.Activation != "tanh":
+		report("model.activation", "FIL accounting needs a smooth activation: %s has a kink (ReLU) or a jump in its second derivative (ELU) at 0; use activation: tanh", m.MLP.Activation)
+	case m.LogReg == nil && m.MLP == nil && m.CNN == nil:
+		report("model.arch", "FIL accounting is for DP-SGD models (logreg, mlp, cnn), got %s", m.Arch)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -45,6 +46,7 @@ type trainRunParams struct {
 	DPSGD trainDPSGD `json:"dpsgd"`
 	Run   int        `json:"run"`
 	Seed  uint64     `json:"seed"`
+	FIL   *filParams `json:"fil,omitempty"` // absent: the key of a run without FIL is unchanged
 }
 
 func (d trainDPSGD) MarshalJSON() ([]byte, error) {
@@ -120,7 +122,7 @@ func trainStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	cfgID := hex.EncodeToString(h[:8])
 	var runs []*pipeline.Node
 	for k := 0; k < exp.Train.Runs; k++ {
-		p := trainRunParams{Data: data, Arch: arch, DPSGD: td, Run: k, Seed: rng.Seed(uint64(exp.Seed), "train", cfgID, k)}
+		p := trainRunParams{Data: data, Arch: arch, DPSGD: td, Run: k, Seed: rng.Seed(uint64(exp.Seed), "train", cfgID, k), FIL: filParamsOf(exp.Train.FIL)}
 		n := &pipeline.Node{
 			Kind:    "train_run",
 			Version: trainRunVersion,
@@ -137,7 +139,7 @@ func trainStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		}
 		runs = append(runs, g.Add(n))
 	}
-	ap := trainAggParams{Runs: exp.Train.Runs, NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps, Delta: d.Delta}
+	ap := trainAggParams{Runs: exp.Train.Runs, NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps, Delta: d.Delta, FIL: filParamsOf(exp.Train.FIL)}
 	agg := &pipeline.Node{
 		Kind:    "train",
 		Version: trainVersion,
@@ -153,7 +155,11 @@ func trainStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 			return writeValues(w.Dir, outs)
 		},
 	}
-	return pointStage{node: agg, columns: trainColumns}, nil
+	cols := trainColumns
+	if ap.FIL != nil {
+		cols = append(slices.Clone(cols), filColumns...)
+	}
+	return pointStage{node: agg, columns: cols}, nil
 }
 
 // checkTrainable loads the data (cached for the run) and builds the model
@@ -181,14 +187,33 @@ func runTraining(ctx context.Context, p trainRunParams, dataDir string, w *pipel
 		return nil, err
 	}
 	cfg := p.DPSGD.learn()
+	var fil *learn.FIL
+	if p.FIL != nil {
+		if fil, err = newFIL(m, tr.X, tr.Y, cfg, *p.FIL, p.Seed); err != nil {
+			return nil, err
+		}
+	}
 	start := time.Now()
 	res, err := learn.Train(m, tr.X, tr.Y, cfg, rng.New(p.Seed, "dpsgd"), &learn.Hooks{
-		OnStep: func(*learn.Step) error { return ctx.Err() },
+		OnStep: func(s *learn.Step) error {
+			if fil != nil {
+				if err := fil.Observe(s); err != nil {
+					return err
+				}
+			}
+			return ctx.Err()
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
 	secs := time.Since(start).Seconds()
+	var filOuts []Output
+	if fil != nil {
+		if filOuts, err = writeFIL(w.Dir, fil, secs); err != nil {
+			return nil, err
+		}
+	}
 	for _, msg := range res.Warnings {
 		w.Warnf("%s", msg)
 	}
@@ -208,7 +233,7 @@ func runTraining(ctx context.Context, p trainRunParams, dataDir string, w *pipel
 	if err != nil {
 		return nil, err
 	}
-	return []Output{
+	return append([]Output{
 		{"test_accuracy", pipeline.Float64, testAcc},
 		{"test_loss", pipeline.Float64, testLoss},
 		{"train_accuracy", pipeline.Float64, trainAcc},
@@ -216,15 +241,16 @@ func runTraining(ctx context.Context, p trainRunParams, dataDir string, w *pipel
 		{"train_seconds", pipeline.Float64, secs},
 		{"mean_batch_size", pipeline.Float64, res.MeanBatchSize},
 		{"matches_accountant", pipeline.Bool, res.MatchesAccountant},
-	}, nil
+	}, filOuts...), nil
 }
 
 type trainAggParams struct {
-	Runs            int     `json:"runs"`
-	NoiseMultiplier float64 `json:"noise_multiplier"`
-	SamplingRate    float64 `json:"sampling_rate"`
-	Steps           int     `json:"steps"`
-	Delta           float64 `json:"delta"`
+	Runs            int        `json:"runs"`
+	NoiseMultiplier float64    `json:"noise_multiplier"`
+	SamplingRate    float64    `json:"sampling_rate"`
+	Steps           int        `json:"steps"`
+	Delta           float64    `json:"delta"`
+	FIL             *filParams `json:"fil,omitempty"`
 }
 
 var trainColumns = []string{
@@ -270,7 +296,7 @@ func aggregateTraining(p trainAggParams, dirs []string) ([]Output, error) {
 		}
 	}
 	avg := func(name string) float64 { m, _ := meanStd(cols[name]); return m }
-	return []Output{
+	outs := []Output{
 		{"runs", pipeline.Int64, int64(len(dirs))},
 		{"test_accuracy", pipeline.Float64, mean},
 		{"test_accuracy_lo", pipeline.Float64, lo},
@@ -282,7 +308,15 @@ func aggregateTraining(p trainAggParams, dirs []string) ([]Output, error) {
 		{"train_seconds", pipeline.Float64, avg("train_seconds")},
 		{"epsilon", pipeline.Float64, eps},
 		{"matches_accountant", pipeline.Bool, matches},
-	}, nil
+	}
+	if p.FIL != nil {
+		fo, err := aggregateFIL(p, dirs, cols)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, fo...)
+	}
+	return outs, nil
 }
 
 // meanStd returns the mean and the sample standard deviation (0 for one value).
