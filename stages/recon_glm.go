@@ -329,7 +329,9 @@ func mechanismOf(l glmLearner, bias bool, n int) mechanism {
 	return mechanism{op: lglm.OutputPerturbation{Noise: lglm.NoiseGaussian, Scale: l.Sigma}, scale: l.Sigma}
 }
 
-// targetsOf picks the attacked samples, in increasing index order.
+// targetsOf picks the attacked samples, in increasing index order. The
+// subset is drawn from the data's key, not the learner's, so that the
+// points of a sweep over the noise attack the same samples.
 func targetsOf(a spec.ReconGLM, n int, seed int64, key string, jn []float64) []int {
 	k := min(a.TargetCount, n)
 	switch a.Targets {
@@ -372,9 +374,9 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 	}
 	var targets []int
 	if a.Targets == "top_dfil" {
-		targets = targetsOf(a, tr.N, p.Seed, p.Key, fit.JacobianNorms)
+		targets = targetsOf(a, tr.N, p.Seed, hashKey(p.Data), fit.JacobianNorms)
 	} else {
-		targets = targetsOf(a, tr.N, p.Seed, p.Key, nil)
+		targets = targetsOf(a, tr.N, p.Seed, hashKey(p.Data), nil)
 	}
 	if a.Targets == "subset" {
 		sort.Ints(targets)
