@@ -89,7 +89,7 @@ type glmFit struct {
 }
 
 var glmColumns = []string{
-	"glm_learner", "glm_noise_scale", "glm_grad_norm", "glm_newton_steps", "glm_fit_seconds",
+	"glm_learner", "glm_options", "glm_noise_scale", "glm_grad_norm", "glm_newton_steps", "glm_fit_seconds",
 	"glm_train_accuracy", "glm_test_accuracy", "glm_release_test_accuracy", "glm_max_input_norm",
 	"glm_targets", "glm_trials", "glm_releases", "glm_failed_trials", "glm_mse", "glm_mse_lo", "glm_mse_hi", "glm_mse_median", "glm_mse_total",
 	"glm_dfil_bound_min", "glm_dfil_bound_median", "glm_dfil_bound_max", "glm_dfil_seconds",
@@ -522,8 +522,19 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 	}
 
 	// Per-point columns.
+	// Every option the papers leave open, defaults included, as resolved
+	// for this point (the spec file alone does not show the defaults).
+	opts, err := json.Marshal(struct {
+		Learner glmLearner    `json:"learner"`
+		Data    glmDataParams `json:"data"`
+		Attack  spec.ReconGLM `json:"attack"`
+	}{l, p.Data, a})
+	if err != nil {
+		return nil, err
+	}
 	outs := []Output{
 		{"glm_learner", pipeline.String, learnerName(l)},
+		{"glm_options", pipeline.String, string(opts)},
 		f64("glm_noise_scale", mech.scale),
 	}
 	if fit != nil {
