@@ -1,11 +1,15 @@
 package dpaudit
 
 import (
+	"context"
+	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dpaudit/dpaudit/datasets"
 	"github.com/dpaudit/dpaudit/pipeline"
 )
 
@@ -190,5 +194,43 @@ sweep:
 	}
 	if four["glm_releases"] != int64(160) {
 		t.Errorf("glm_releases = %v, want 160", four["glm_releases"])
+	}
+}
+
+// A small version of examples/guo2022/fig3-glm-attack.yaml (Guo et al.
+// §7.2, notes Q2): on MNIST 0-vs-1 at σ = 1e-5, the 300 samples of highest
+// dFIL — the ones whose predicted MSE is smallest — all respect their
+// bound, and are reconstructed almost perfectly. Needs MNIST.
+func TestMNISTGLMAttackTopDFIL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "g.yaml", `name: g
+seed: 1
+dataset: {source: mnist, classes: [0, 1]}
+model: {arch: output_perturbation, lambda: 1.0e-2, sigma: 1.0e-5}
+reconstruction: {attack: glm, releases: 20, targets: top_dfil, target_count: 300}
+`)
+	p, err := Load(path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+	if errors.Is(err, datasets.ErrNotFetched) && os.Getenv("DPAUDIT_REQUIRE_DATA") == "" {
+		t.Skip("MNIST is not fetched")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := summaryRow(t, res, 0)
+	if f := row["glm_fraction_respected"]; f != 1.0 {
+		t.Errorf("fraction of the top-dFIL samples respecting their bound = %v, want 1", f)
+	}
+	if m := row["glm_mse"].(float64); !(m < 1e-3) {
+		t.Errorf("MSE of the top-dFIL samples = %v, want < 1e-3 (almost perfect reconstruction)", m)
+	}
+	if a := row["glm_test_accuracy"].(float64); a < 0.999 {
+		t.Errorf("test accuracy %v, paper 99.95%%", a)
 	}
 }
