@@ -373,6 +373,9 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 		}
 	}
 	var targets []int
+	if a.Targets == "top_dfil" && fit == nil {
+		return nil, fmt.Errorf("targets top_dfil needs the dFIL of output perturbation")
+	}
 	if a.Targets == "top_dfil" {
 		targets = targetsOf(a, tr.N, p.Seed, hashKey(p.Data), fit.JacobianNorms)
 	} else {
