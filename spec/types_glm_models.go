@@ -26,6 +26,7 @@ type ModelPNSGD struct {
 	Epsilon      float64 `yaml:"epsilon" check:">0" doc:"Calibrate σ so that the first sample of the pass is (ε, delta)-DP (Feldman et al. Thm 23 with G = R̃ + λ·radius, Mironov's conversion at the best order). Give epsilon or noise_std."`
 	Delta        float64 `yaml:"delta" default:"1e-5" check:">0,<1" doc:"δ of epsilon and of the per-sample ε reported."`
 	NoiseStd     float64 `yaml:"noise_std" check:">0" doc:"σ of the gradient noise directly, instead of epsilon."`
+	Privacy      string  `yaml:"privacy" default:"dp" enum:"dp|mdp" doc:"dp: epsilon is (ε, δ)-DP (Feldman et al. Thm 23, G = R̃ + λ·radius); mdp: epsilon is ε_L of (ε_L, δ)-metric DP in ‖x − x'‖₂ (Mukherjee & Lokam Prop. 6.2: G² replaced by L_input²·diam(X), L_input = R̃·radius/4 + 1 the input-Lipschitz bound of the gradient, diam(X) = 2·norm_bound), with the same RDP conversion."`
 	NormBound    float64 `yaml:"norm_bound" default:"1" check:">0" doc:"R: the bound on every input's ‖x‖₂ (without the bias) the accounting assumes; data beyond it are refused unless normalize: l2_ball."`
 	Normalize    string  `yaml:"normalize" default:"none" enum:"none|l2_ball" doc:"none: refuse inputs with ‖x‖ > norm_bound; l2_ball: scale them onto the ball."`
 }

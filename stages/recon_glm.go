@@ -65,6 +65,7 @@ type glmLearner struct {
 	Radius       float64 `json:"radius,omitempty"`
 	Delta        float64 `json:"delta,omitempty"`
 	NoiseStd     float64 `json:"noise_std,omitempty"`
+	Privacy      string  `json:"privacy,omitempty"`
 }
 
 type glmReconParams struct {
@@ -114,7 +115,7 @@ func glmLearnerOf(m *spec.Model) (glmLearner, glmDataParams, bool) {
 	case m.PNSGD != nil:
 		o := m.PNSGD
 		l := glmLearner{Kind: "pnsgd", Lambda: o.Lambda, NormBound: o.NormBound, LearningRate: o.LearningRate,
-			Radius: o.Radius, Delta: o.Delta, Epsilon: o.Epsilon, NoiseStd: o.NoiseStd}
+			Radius: o.Radius, Delta: o.Delta, Epsilon: o.Epsilon, NoiseStd: o.NoiseStd, Privacy: o.Privacy}
 		return l, glmDataParams{Bias: o.Bias, Normalize: o.Normalize}, true
 	}
 	return glmLearner{}, glmDataParams{}, false
@@ -314,6 +315,11 @@ func mechanismOf(l glmLearner, bias bool, n int) mechanism {
 	switch {
 	case l.Kind == "pnsgd":
 		g := lglm.PNSGDLipschitz(rt, l.Lambda, l.Radius)
+		if l.Privacy == "mdp" {
+			// Prop. 6.2: the role of G² is played by L_input²·diam(X).
+			li := lglm.PNSGDInputLipschitz(rt, l.Radius)
+			g = li * math.Sqrt(2*l.NormBound)
+		}
 		sigma := l.NoiseStd
 		if sigma == 0 {
 			sigma = lglm.PNSGDCalibrate(g, l.Epsilon, n, 1, l.Delta)
@@ -595,7 +601,7 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 
 func learnerName(l glmLearner) string {
 	if l.Kind == "pnsgd" {
-		return "pnsgd"
+		return "pnsgd/" + l.Privacy
 	}
 	return "output_perturbation/" + l.Noise
 }
@@ -621,6 +627,9 @@ func glmBounds(l glmLearner, m mechanism, dp glmDataParams, a spec.ReconGLM, tr 
 	var kind string
 	rdpNote := "unbiased attacker (Guo et al. Thm 1); " + space
 	switch {
+	case l.Kind == "pnsgd" && l.Privacy == "mdp":
+		eps = lglm.PNSGDEpsilon(m.lipschtz, m.scale, tr.N, 1, l.Delta)
+		delta, kind = l.Delta, "mdp_delta_first_sample"
 	case l.Kind == "pnsgd":
 		eps = lglm.PNSGDEpsilon(m.lipschtz, m.scale, tr.N, 1, l.Delta)
 		delta, kind = l.Delta, "dp_delta_first_sample"
@@ -669,8 +678,8 @@ func glmBounds(l glmLearner, m mechanism, dp glmDataParams, a spec.ReconGLM, tr 
 			return nil, err
 		}
 		outs = append(outs, f64("glm_bound_minimax_dp", v/d), Output{"glm_bound_minimax_assumption", pipeline.String, "Thm 4.1: " + mmNote})
-	case "mdp":
-		v, err := bounds.MinimaxMDP(eps, 0, n, bounds.MDPConstantPaper)
+	case "mdp", "mdp_delta_first_sample":
+		v, err := bounds.MinimaxMDP(eps, delta, n, bounds.MDPConstantPaper)
 		if err != nil {
 			return nil, err
 		}
@@ -678,7 +687,7 @@ func glmBounds(l glmLearner, m mechanism, dp glmDataParams, a spec.ReconGLM, tr 
 		if err != nil {
 			return nil, err
 		}
-		hd, _, err := bounds.MinimaxHighDim(lo, eps, 0, n)
+		hd, _, err := bounds.MinimaxHighDim(lo, eps, delta, n)
 		if err != nil {
 			return nil, err
 		}

@@ -53,6 +53,14 @@ func PNSGDLipschitz(normBound, lambda, radius float64) float64 {
 	return normBound + lambda*radius
 }
 
+// PNSGDInputLipschitz bounds how fast ∇f(w, x) moves with the input x
+// for ‖w‖ ≤ radius and ‖x̃‖ ≤ R̃: ‖∂/∂x [(σ(wᵀx̃) − y)x̃]‖ ≤ ‖x̃‖‖w‖/4 + 1,
+// Mukherjee & Lokam's L_input for logistic loss (ours; the paper gives
+// no value).
+func PNSGDInputLipschitz(normBound, radius float64) float64 {
+	return normBound*radius/4 + 1
+}
+
 // PNSGDSmoothness is β, the smoothness of f: ‖x̃‖²/4 + λ. Feldman et al.'s
 // analysis needs η ≤ 2/β.
 func PNSGDSmoothness(normBound, lambda float64) float64 {
