@@ -234,3 +234,33 @@ reconstruction: {attack: glm, releases: 20, targets: top_dfil, target_count: 300
 		t.Errorf("test accuracy %v, paper 99.95%%", a)
 	}
 }
+
+// PNSGD under metric DP (Prop. 6.2): σ is calibrated with G² replaced by
+// L_input²·diam(X), L_input = R̃·radius/4 + 1, diam(X) = 2·norm_bound, and
+// the metric-DP minimax bounds are reported instead of Thm 4.1.
+func TestGLMReconPNSGDMetricDP(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "m.yaml", `name: m
+seed: 2
+dataset: {source: digits, classes: [0, 1]}
+model: {arch: pnsgd, lambda: 0.01, epsilon: 1, privacy: mdp, normalize: l2_ball, learning_rate: 0.5, radius: 10}
+reconstruction: {attack: glm, releases: 2}
+`)
+	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+	row := summaryRow(t, res, 0)
+	if row["glm_epsilon_kind"] != "mdp_delta_first_sample" || row["glm_bound_minimax_mdp"] == nil || row["glm_bound_minimax_dp"] != nil {
+		t.Fatalf("kind %v, mdp bound %v, dp bound %v", row["glm_epsilon_kind"], row["glm_bound_minimax_mdp"], row["glm_bound_minimax_dp"])
+	}
+	// σ² = 2G²/(a·N), G² = L²·2, L = √2·10/4 + 1 (R̃ = √2 with the bias),
+	// a = (√(ln(1/δ) + ε) − √ln(1/δ))² at ε = 1, δ = 1e-5; N = all targets.
+	l, lg := math.Sqrt2*10/4+1, math.Log(1e5)
+	a := math.Pow(math.Sqrt(lg+1)-math.Sqrt(lg), 2)
+	n := float64(row["glm_targets"].(int64))
+	want := math.Sqrt(2 * l * l * 2 / (a * n))
+	if s := row["glm_noise_scale"].(float64); math.Abs(s-want) > 1e-12*want {
+		t.Errorf("σ = %v, Prop. 6.2 calibration gives %v", s, want)
+	}
+	if e := row["glm_epsilon"].(float64); math.Abs(e-1) > 1e-9 {
+		t.Errorf("ε_L of the first sample = %v, want 1", e)
+	}
+}
