@@ -104,12 +104,13 @@ func TestFindABugExampleIsFlagged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vs) != 1 || !(vs[0].EpsilonLB > vs[0].EpsilonAccountant) || vs[0].Method != "split" {
+	if len(vs) != 1 || !(vs[0].EpsilonLB > vs[0].EpsilonAccountant) || vs[0].Method != "split" ||
+		!strings.Contains(vs[0].Claim, "σ=1.627") || !strings.Contains(vs[0].Trained, "σ=0.6") || !strings.HasPrefix(vs[0].Familywise, "holm") {
 		t.Fatalf("violations %+v", vs)
 	}
 	// Without the bug there is none.
 	src, _ := os.ReadFile("examples/audit/find-a-bug.yaml")
-	honest := strings.Replace(string(src), "claimed_noise_multiplier: 1.6267", "claimed_noise_multiplier: 0", 1)
+	honest := strings.Replace(string(src), "  claim:\n    noise_multiplier: 1.6267\n", "", 1)
 	honest = strings.Replace(honest, "noise_multiplier: 0.6", "noise_multiplier: 1.6267", 1)
 	path := writeSpec(t, dir, "honest.yaml", honest)
 	_, res = runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
@@ -262,7 +263,7 @@ audit: {threat_model: malicious_dataset, trials: 4000, threshold: bonferroni, bo
 	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
 	tb, _ := pipeline.ReadParquet(res.Summary)
 	th := tb.Col("threshold").Float(0)
-	if tb.Col("threshold_method").Values[0] != "bonferroni" || (th != 0.5 && th != 2 && th != 4 && !math.IsInf(th, 1)) {
+	if tb.Col("threshold_method").Values[0] != "bonferroni (fixed grid)" || (th != 0.5 && th != 2 && th != 4 && !math.IsInf(th, 1)) {
 		t.Fatalf("method %v, threshold %v not from the grid", tb.Col("threshold_method").Values[0], th)
 	}
 }
