@@ -267,3 +267,47 @@ audit: {threat_model: malicious_dataset, trials: 4000, threshold: bonferroni, bo
 		t.Fatalf("method %v, threshold %v not from the grid", tb.Col("threshold_method").Values[0], th)
 	}
 }
+
+// Bad audit blocks are positioned input errors (exit 2), all reported at
+// once: a claim no accountant here can analyse (and which accountant it
+// would need), repeats < 1, an unknown family-wise correction, a
+// Bonferroni grid of one threshold, both spellings of the claimed σ.
+func TestAuditClaimBadInput(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct{ name, audit, want string }{
+		{"shuffle claim", "claim: {sampling: shuffle}", "b.yaml:5:63: audit.claim.sampling: the claim (shuffled batches) cannot be accounted: accountant pld analyses Poisson subsampling"},
+		{"unknown sampling", "claim: {sampling: balls}", "audit.claim.sampling:"},
+		{"repeats", "repeats: 0", "b.yaml:5:54: audit.repeats: must be >= 1"},
+		{"familywise", "familywise: bonferroni", "b.yaml:5:57: audit.familywise:"},
+		{"grid", "threshold: bonferroni, bonferroni_grid: [1]", "audit.bonferroni_grid: needs at least 2 thresholds"},
+		{"both", "claimed_noise_multiplier: 1, claim: {noise_multiplier: 2}", "audit.claimed_noise_multiplier: give claim.noise_multiplier"},
+	}
+	for _, c := range cases {
+		path := writeSpec(t, dir, "b.yaml", fmt.Sprintf(`name: b
+dataset: {source: digits, classes: [0, 1]}
+model: {arch: logreg}
+dpsgd: {noise_multiplier: 1, sampling_rate: 0.05, steps: 10, sampling: poisson}
+audit: {threat_model: gradient, trials: 10, %s}
+crafter: {kind: gradient_canary}
+distinguisher: {kind: watermark}
+`, c.audit))
+		_, err := Load(path, Options{Store: filepath.Join(dir, "store")})
+		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an input error containing %q", c.name, err, c.want)
+		}
+	}
+	// Training with shuffled batches inherits a shuffle claim: the error
+	// points at dpsgd.sampling and says how to audit against Poisson.
+	path := writeSpec(t, dir, "s.yaml", `name: s
+dataset: {source: digits, classes: [0, 1]}
+model: {arch: logreg}
+dpsgd: {noise_multiplier: 1, sampling_rate: 0.05, steps: 10, sampling: shuffle}
+audit: {threat_model: gradient, trials: 10}
+crafter: {kind: gradient_canary}
+distinguisher: {kind: watermark}
+`)
+	_, err := Load(path, Options{Store: filepath.Join(dir, "store")})
+	if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), "dpsgd.sampling: the claim (shuffled batches)") || !strings.Contains(err.Error(), "audit.claim.sampling: poisson") {
+		t.Errorf("shuffled training without a claim: %v", err)
+	}
+}
