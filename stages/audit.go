@@ -461,6 +461,20 @@ func runTrialShard(ctx context.Context, p shardParams, dataDir string, w *pipeli
 			return err
 		}
 	}
+	// The data's own clipped gradient mass on the canary's coordinates in
+	// the crafter's reference run (0 when nothing but noise competes with
+	// the canary; null without a gradient canary).
+	residual := make([]any, n)
+	if crafted.Canary != nil {
+		var m float64
+		for _, v := range crafted.Canary.Measure {
+			m += v
+		}
+		for k := range residual {
+			residual[k] = m
+		}
+	}
+	t.Add("canary_residual", pipeline.Float64, residual)
 	t.Add("canary_steps", pipeline.Int64, canary)
 	t.Add("target_steps", pipeline.Int64, target)
 	t.Add("empty_batches", pipeline.Int64, empty)
@@ -499,6 +513,11 @@ func runIdealShard(ctx context.Context, p idealShardParams, w *pipeline.Work) er
 	t := &pipeline.Table{}
 	t.Add("repeat", pipeline.Int64, repeatColumn(p.Repeat, n))
 	t.Add("trial", pipeline.Int64, cols["trial"])
+	zeros := make([]any, n)
+	for k := range zeros {
+		zeros[k] = 0.0
+	}
+	t.Add("canary_residual", pipeline.Float64, zeros) // no data gradient by construction
 	t.Add("world", pipeline.Int64, cols["world"])
 	for _, c := range []string{"projection", "watermark", "llr"} {
 		t.Add(c, pipeline.Float64, cols[c])
@@ -512,6 +531,20 @@ func repeatColumn(r, n int) []any {
 		out[i] = int64(r)
 	}
 	return out
+}
+
+// canaryResidual reads the canary_residual of a trial shard (nil when the
+// game has no gradient canary).
+func canaryResidual(dir string) (any, error) {
+	t, err := pipeline.ReadParquet(filepath.Join(dir, TrialsFile))
+	if err != nil {
+		return nil, err
+	}
+	c := t.Col("canary_residual")
+	if c == nil || len(c.Values) == 0 || c.Values[0] == nil {
+		return nil, nil
+	}
+	return c.Float(0), nil
 }
 
 // readTrials concatenates the shards' score column and world bits, in
@@ -550,7 +583,7 @@ func estimateColumns(estimator string) []string {
 	tail := []string{"epsilon_accountant",
 		"claim_accountant", "claim_noise_multiplier", "claim_sampling", "claim_sampling_rate", "claim_steps", "claim_clip", "claim_adjacency",
 		"trained_noise_multiplier", "trained_sampling", "trained_sampling_rate", "trained_steps", "trained_clip", "trained_adjacency",
-		"claim_matches_training", "claim_config", "trained_config", "violation_p_value", "violation_uncorrected", "familywise"}
+		"claim_matches_training", "claim_config", "trained_config", "violation_p_value", "violation_uncorrected", "familywise", "canary_residual"}
 	if estimator == "one_run" {
 		return slices.Concat(head, []string{"one_run_guesses", "one_run_correct"}, tail)
 	}
@@ -728,5 +761,10 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 		Output{"violation_uncorrected", pipeline.Bool, violation},
 		Output{"familywise", pipeline.String, p.Familywise},
 	)
+	residual, err := canaryResidual(dirs[0])
+	if err != nil {
+		return nil, err
+	}
+	outs = append(outs, Output{"canary_residual", pipeline.Float64, residual})
 	return outs, nil
 }
