@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/pipeline"
 )
 
@@ -120,11 +121,20 @@ func TestFindABugExampleIsFlagged(t *testing.T) {
 }
 
 // The six adversaries of Nasr et al. on a small trained model at ε = 8 (a
-// large ε so that 1000 trials separate the strong adversaries): lower bounds
-// ordered from API access to the malicious dataset within the statistical
-// noise, all below the accountant's ε and below 4.91, the largest bound 250 +
-// 250 evaluation trials can give (two-sided CP, note §8 item 2 gives 4.9056
-// for 500 + 500; fewer evaluation trials give less).
+// large ε so that 1000 trials separate the strong adversaries), checked
+// for their wiring (issue 11): each adversary's AUC is above ½ at 95%
+// (one-sided, Hanley–McNeil) and its ε lower bound reaches a minimum, and
+// the same check on the same trials with the distinguisher's direction
+// flipped fails (so a flipped loss or watermark direction cannot pass
+// unnoticed). Every bound stays below the accountant's ε and below 4.91,
+// the largest bound 250 + 250 evaluation trials can give (two-sided CP,
+// note §8 item 2 gives 4.9056 for 500 + 500). The Fig. 1 ordering is
+// tested on AUCs with intervals (not on point estimates, which can be
+// +Inf): the white-box adversaries (gradient, malicious dataset) are
+// significantly above each black-box one, and the malicious dataset is
+// not significantly below the gradient canary. Within the black-box
+// group no order is asserted: on this setup the adaptive poison is not
+// above the intermediate one (measured AUC 0.576 vs 0.647).
 func TestSixAdversariesOrdering(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains 6 × 1000 small models")
@@ -150,28 +160,69 @@ sweep:
 `)
 	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results"), Jobs: 2})
 	tb, _ := pipeline.ReadParquet(res.Summary)
-	var lbs, points []float64
+	// Minimum ε_lb per adversary: about half of what seed 9 measured
+	// (0, 0.31, 0, 0, 1.45, 1.47); the poisoning adversaries' bounds are 0
+	// at 1000 trials with a split, so only their direction is checked.
+	minLB := []float64{0, 0.1, 0, 0, 0.7, 0.7}
+	var aucs []float64
 	for i := 0; i < tb.Rows(); i++ {
-		lb, acc := tb.Col("epsilon_lb").Float(i), tb.Col("epsilon_accountant").Float(i)
-		lbs, points = append(lbs, lb), append(points, tb.Col("epsilon_point").Float(i))
-		t.Logf("%-20s ε_lb %.3f  ε̂ %.3f  AUC %.3f  accountant %.3f", tb.Col("threat_model").Values[i], lb, points[i], tb.Col("auc").Float(i), acc)
+		lb, acc, a := tb.Col("epsilon_lb").Float(i), tb.Col("epsilon_accountant").Float(i), tb.Col("auc").Float(i)
+		aucs = append(aucs, a)
+		tm := tb.Col("threat_model").Values[i]
+		t.Logf("%-20s ε_lb %.3f  ε̂ %.3f  AUC %.3f  accountant %.3f", tm, lb, tb.Col("epsilon_point").Float(i), a, acc)
 		if !(lb <= acc) || lb > 4.91 || tb.Col("violation").Values[i] != false {
 			t.Errorf("row %d: ε_lb %v above the accountant's %v or the trial cap", i, lb, acc)
 		}
+		if !wired(a, 500, 500, lb, minLB[i]) {
+			t.Errorf("%s: AUC %.3f, ε_lb %.3f: wrong direction or too weak (minimum %.2f)", tm, a, lb, minLB[i])
+		}
+		// The same trials with the direction flipped must fail the check.
+		scores, worlds := pointTrials(t, res.Dir, tb.Col("point_id").Values[i].(string), tb.Col("audit_score").Values[i].(string))
+		o := audit.DefaultOptions()
+		o.LowerMeansWorld1 = tb.Col("distinguisher_kind").Values[i] == "watermark" // flipped: losses are low in world 1, watermark scores high
+		o.Seed = 1
+		f, err := audit.Estimate(scores, worlds, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wired(f.AUC, 500, 500, f.EpsilonLB, minLB[i]) {
+			t.Errorf("%s: flipped direction passes the wiring check (AUC %.3f, ε_lb %.3f)", tm, f.AUC, f.EpsilonLB)
+		}
 	}
-	// Ordered within the intervals: no adversary certifies (ε_lb, a 95%
-	// lower confidence bound) more than a stronger one's point estimate
-	// (Eq. 4). And the strongest adversary certifies more than the weakest.
-	for i := range lbs {
-		for j := i + 1; j < len(lbs); j++ {
-			if lbs[i] > points[j] {
-				t.Errorf("adversary %d certifies ε ≥ %.3f, above stronger adversary %d's estimate %.3f", i, lbs[i], j, points[j])
+	se := func(i int) float64 { return aucSE(aucs[i], 500, 500) }
+	for _, w := range []int{4, 5} {
+		for b := 0; b < 4; b++ {
+			if !(aucs[w]-aucs[b] > 1.96*math.Hypot(se(w), se(b))) {
+				t.Errorf("white-box adversary %d (AUC %.3f) not significantly above black-box %d (%.3f)", w, aucs[w], b, aucs[b])
 			}
 		}
 	}
-	if !(lbs[5] > lbs[0]) {
-		t.Errorf("malicious dataset %.3f not above API access %.3f", lbs[5], lbs[0])
+	if aucs[4]-aucs[5] > 1.96*math.Hypot(se(4), se(5)) {
+		t.Errorf("malicious dataset (AUC %.3f) significantly below the gradient canary (%.3f)", aucs[5], aucs[4])
 	}
+}
+
+// pointTrials reads one point's trials (repeat 0) in trial order.
+func pointTrials(t *testing.T, dir, id, score string) ([]float64, []bool) {
+	t.Helper()
+	parts, _ := filepath.Glob(filepath.Join(dir, "trials", "point="+id, "part-*.parquet"))
+	sort.Strings(parts)
+	var scores []float64
+	var worlds []bool
+	for _, p := range parts {
+		tb, err := pipeline.ReadParquet(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range tb.Col("trial").Values {
+			if tb.Col("repeat").Values[k] != int64(0) {
+				continue
+			}
+			scores = append(scores, tb.Col(score).Float(k))
+			worlds = append(worlds, tb.Col("world").Values[k] == int64(1))
+		}
+	}
+	return scores, worlds
 }
 
 // A crafter and distinguisher that need more than the threat model grants
