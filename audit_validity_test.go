@@ -3,7 +3,6 @@ package dpaudit
 import (
 	"math"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -45,7 +44,9 @@ func TestClaimVersusTraining(t *testing.T) {
 		matches bool
 		check   func(map[string]any) bool
 	}{
-		{"", 2, true, func(r map[string]any) bool { return r["claim_adjacency"] == "add_remove" && r["trained_sampling"] == "poisson" }},
+		{"", 2, true, func(r map[string]any) bool {
+			return r["claim_adjacency"] == "add_remove" && r["trained_sampling"] == "poisson"
+		}},
 		{"claim: {adjacency: replace}", 1, false, func(r map[string]any) bool {
 			return r["claim_adjacency"] == "replace" && r["trained_adjacency"] == "add_remove"
 		}},
@@ -176,5 +177,3 @@ func TestWiredCheckCatchesFlips(t *testing.T) {
 	}
 }
 
-// keep the imports of this file used when the long tests are skipped.
-var _ = slices.Contains[[]string]
