@@ -176,4 +176,3 @@ func TestWiredCheckCatchesFlips(t *testing.T) {
 		}
 	}
 }
-
