@@ -164,7 +164,8 @@ type Crafter struct {
 
 // CrafterRecord picks an existing record.
 type CrafterRecord struct {
-	Source string `yaml:"source" default:"pool" enum:"pool|train" doc:"pool: a record outside the training set (from the test split), added in world 1; train: a training record, removed in world 0."`
+	Source   string `yaml:"source" default:"pool" enum:"pool|train" doc:"pool: a record outside the training set (from the test split), added in world 1; train: a training record, removed in world 0."`
+	PerTrial bool   `yaml:"per_trial" default:"false" doc:"random_record only: draw a fresh pool record in every trial (Nasr et al.'s protocol: the average record's leakage). false: one record fixed for all trials (that record's leakage, which DP bounds for every record)."`
 }
 
 // CrafterConstant is a blank canary.

@@ -423,7 +423,7 @@ func runTrialShard(ctx context.Context, p shardParams, dataDir string, w *pipeli
 	tr := split.Train
 	game, err := attack.NewGame(attack.GameConfig{
 		Arch: p.Game.Arch, InShape: tr.Shape, Classes: tr.Classes, DPSGD: p.Game.DPSGD.learn(),
-		ClaimedNoiseMultiplier: p.Game.Claimed, X: tr.X, Y: tr.Y, Crafted: crafted, Distinguisher: dist,
+		ClaimedNoiseMultiplier: p.Game.Claimed, X: tr.X, Y: tr.Y, PoolX: split.Test.X, PoolY: split.Test.Y, Crafted: crafted, Distinguisher: dist,
 		Threat: attack.ThreatModels[p.Game.Threat], RandomInit: p.Game.RandomInit,
 	})
 	if err != nil {

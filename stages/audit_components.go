@@ -12,8 +12,11 @@ import (
 func crafterFor(c *spec.Crafter) (attack.Crafter, error) {
 	switch {
 	case c.RandomRecord != nil:
-		return attack.RandomRecord{Source: c.RandomRecord.Source}, nil
+		return attack.RandomRecord{Source: c.RandomRecord.Source, PerTrial: c.RandomRecord.PerTrial}, nil
 	case c.Mislabeled != nil:
+		if c.Mislabeled.PerTrial {
+			return nil, fmt.Errorf("mislabeled_record: per_trial is not implemented yet (random_record only)")
+		}
 		return attack.MislabeledRecord{Source: c.Mislabeled.Source}, nil
 	case c.Constant != nil:
 		return attack.ConstantInput{Value: float32(c.Constant.Value), Label: int32(c.Constant.Label)}, nil
