@@ -188,8 +188,9 @@ type CrafterStaticPoison struct {
 	Steps       int     `yaml:"steps" default:"100" check:">=1" doc:"Gradient-ascent steps on the poison's input."`
 	StepSize    float64 `yaml:"step_size" default:"0.1" check:">0" doc:"Ascent step size."`
 	StepRule    string  `yaml:"step_rule" default:"normalized" enum:"normalized|gradient" doc:"normalized: steps of fixed length along the gradient; gradient: plain gradient steps."`
-	FeatureMin  float64 `yaml:"feature_min" default:"0" doc:"Clamp the poison's features to [feature_min, feature_max] (equal values: no clamp)."`
-	FeatureMax  float64 `yaml:"feature_max" default:"1" doc:"See feature_min."`
+	Clamp       string  `yaml:"clamp" default:"data" enum:"data|box|none" doc:"Clamp of the poison's features after every step: data = to [min, max] of the normalised training features (the dataset's normalisation: [0, 1] for unit pixels, the z-score range when standardised); box = [feature_min, feature_max]; none = no clamp."`
+	FeatureMin  float64 `yaml:"feature_min" default:"0" doc:"With clamp: box, the lower end (equal values: no clamp)."`
+	FeatureMax  float64 `yaml:"feature_max" default:"1" doc:"With clamp: box, the upper end."`
 	ShadowData  string  `yaml:"shadow_data" default:"pool" enum:"pool|train" doc:"Data of the shadow models: the pool (test split) or the training set."`
 }
 
@@ -203,8 +204,9 @@ type CrafterAdaptivePoison struct {
 	WarmStart      bool    `yaml:"warm_start" default:"false" doc:"Start each step's descent from the previous poison instead of x = 0."`
 	IgnoreClipping bool    `yaml:"ignore_clipping" default:"false" doc:"Drop the clip from the virtual step (the paper's pseudo-code)."`
 	Method         string  `yaml:"method" default:"auto" enum:"auto|closed_form|finite_difference" doc:"Double backpropagation: closed form (logistic regression) or finite differences."`
-	FeatureMin     float64 `yaml:"feature_min" default:"0" doc:"Clamp the poison's features (equal values: no clamp)."`
-	FeatureMax     float64 `yaml:"feature_max" default:"1" doc:"See feature_min."`
+	Clamp          string  `yaml:"clamp" default:"data" enum:"data|box|none" doc:"Clamp of the poison's features (and of its static-poison query): data = [min, max] of the normalised training features; box = [feature_min, feature_max]; none = no clamp."`
+	FeatureMin     float64 `yaml:"feature_min" default:"0" doc:"With clamp: box, the lower end (equal values: no clamp)."`
+	FeatureMax     float64 `yaml:"feature_max" default:"1" doc:"With clamp: box, the upper end."`
 }
 
 // CrafterGradientCanary configures Crafter 4.

@@ -389,6 +389,7 @@ func runCraft(p craftParams, dataDir string, w *pipeline.Work) error {
 		return err
 	}
 	tr, te := split.Train, split.Test
+	c = withClamp(c, &p.Crafter, tr.X)
 	crafted, err := c.Craft(attack.CraftInput{
 		Arch: p.Arch, InShape: tr.Shape, Classes: tr.Classes, DPSGD: p.DPSGD.learn(),
 		X: tr.X, Y: tr.Y, PoolX: te.X, PoolY: te.Y, Seed: p.Seed, InitSeed: p.Init,
