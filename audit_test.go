@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/pipeline"
 )
 
@@ -104,12 +105,13 @@ func TestFindABugExampleIsFlagged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vs) != 1 || !(vs[0].EpsilonLB > vs[0].EpsilonAccountant) || vs[0].Method != "split" {
+	if len(vs) != 1 || !(vs[0].EpsilonLB > vs[0].EpsilonAccountant) || vs[0].Method != "split" ||
+		!strings.Contains(vs[0].Claim, "σ=1.627") || !strings.Contains(vs[0].Trained, "σ=0.6") || !strings.HasPrefix(vs[0].Familywise, "holm") {
 		t.Fatalf("violations %+v", vs)
 	}
 	// Without the bug there is none.
 	src, _ := os.ReadFile("examples/audit/find-a-bug.yaml")
-	honest := strings.Replace(string(src), "claimed_noise_multiplier: 1.6267", "claimed_noise_multiplier: 0", 1)
+	honest := strings.Replace(string(src), "  claim:\n    noise_multiplier: 1.6267\n", "", 1)
 	honest = strings.Replace(honest, "noise_multiplier: 0.6", "noise_multiplier: 1.6267", 1)
 	path := writeSpec(t, dir, "honest.yaml", honest)
 	_, res = runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
@@ -119,11 +121,20 @@ func TestFindABugExampleIsFlagged(t *testing.T) {
 }
 
 // The six adversaries of Nasr et al. on a small trained model at ε = 8 (a
-// large ε so that 1000 trials separate the strong adversaries): lower bounds
-// ordered from API access to the malicious dataset within the statistical
-// noise, all below the accountant's ε and below 4.91, the largest bound 250 +
-// 250 evaluation trials can give (two-sided CP, note §8 item 2 gives 4.9056
-// for 500 + 500; fewer evaluation trials give less).
+// large ε so that 1000 trials separate the strong adversaries), checked
+// for their wiring (issue 11): each adversary's AUC is above ½ at 95%
+// (one-sided, Hanley–McNeil) and its ε lower bound reaches a minimum, and
+// the same check on the same trials with the distinguisher's direction
+// flipped fails (so a flipped loss or watermark direction cannot pass
+// unnoticed). Every bound stays below the accountant's ε and below 4.91,
+// the largest bound 250 + 250 evaluation trials can give (two-sided CP,
+// note §8 item 2 gives 4.9056 for 500 + 500). The Fig. 1 ordering is
+// tested on AUCs with intervals (not on point estimates, which can be
+// +Inf): the white-box adversaries (gradient, malicious dataset) are
+// significantly above each black-box one, and the malicious dataset is
+// not significantly below the gradient canary. Within the black-box
+// group no order is asserted: on this setup the adaptive poison is not
+// above the intermediate one (measured AUC 0.608 vs 0.637).
 func TestSixAdversariesOrdering(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains 6 × 1000 small models")
@@ -149,28 +160,74 @@ sweep:
 `)
 	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results"), Jobs: 2})
 	tb, _ := pipeline.ReadParquet(res.Summary)
-	var lbs, points []float64
+	// Minimum ε_lb per adversary: about half of what seed 9 measured for
+	// the white-box ones (1.45, 1.47); the black-box adversaries' bounds
+	// are 0–0.3 at 1000 trials with a split and move with the crafted
+	// record, so only their direction is checked. API access is near
+	// chance (Nasr et al.: "not significantly better than random"; AUC
+	// 0.53 here), so its direction is checked on the point AUC (z = 0),
+	// the others' at 95% one-sided (z = 1.645).
+	minLB := []float64{0, 0, 0, 0, 0.7, 0.7}
+	z := []float64{0, 1.645, 1.645, 1.645, 1.645, 1.645}
+	var aucs []float64
 	for i := 0; i < tb.Rows(); i++ {
-		lb, acc := tb.Col("epsilon_lb").Float(i), tb.Col("epsilon_accountant").Float(i)
-		lbs, points = append(lbs, lb), append(points, tb.Col("epsilon_point").Float(i))
-		t.Logf("%-20s ε_lb %.3f  ε̂ %.3f  AUC %.3f  accountant %.3f", tb.Col("threat_model").Values[i], lb, points[i], tb.Col("auc").Float(i), acc)
+		lb, acc, a := tb.Col("epsilon_lb").Float(i), tb.Col("epsilon_accountant").Float(i), tb.Col("auc").Float(i)
+		aucs = append(aucs, a)
+		tm := tb.Col("threat_model").Values[i]
+		t.Logf("%-20s ε_lb %.3f  ε̂ %.3f  AUC %.3f  accountant %.3f", tm, lb, tb.Col("epsilon_point").Float(i), a, acc)
 		if !(lb <= acc) || lb > 4.91 || tb.Col("violation").Values[i] != false {
 			t.Errorf("row %d: ε_lb %v above the accountant's %v or the trial cap", i, lb, acc)
 		}
+		if !wired(a, 500, 500, lb, minLB[i], z[i]) {
+			t.Errorf("%s: AUC %.3f, ε_lb %.3f: wrong direction or too weak (minimum %.2f)", tm, a, lb, minLB[i])
+		}
+		// The same trials with the direction flipped must fail the check.
+		scores, worlds := pointTrials(t, res.Dir, tb.Col("point_id").Values[i].(string), tb.Col("audit_score").Values[i].(string))
+		o := audit.DefaultOptions()
+		o.LowerMeansWorld1 = tb.Col("distinguisher_kind").Values[i] == "watermark" // flipped: losses are low in world 1, watermark scores high
+		o.Seed = 1
+		f, err := audit.Estimate(scores, worlds, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wired(f.AUC, 500, 500, f.EpsilonLB, minLB[i], z[i]) {
+			t.Errorf("%s: flipped direction passes the wiring check (AUC %.3f, ε_lb %.3f)", tm, f.AUC, f.EpsilonLB)
+		}
 	}
-	// Ordered within the intervals: no adversary certifies (ε_lb, a 95%
-	// lower confidence bound) more than a stronger one's point estimate
-	// (Eq. 4). And the strongest adversary certifies more than the weakest.
-	for i := range lbs {
-		for j := i + 1; j < len(lbs); j++ {
-			if lbs[i] > points[j] {
-				t.Errorf("adversary %d certifies ε ≥ %.3f, above stronger adversary %d's estimate %.3f", i, lbs[i], j, points[j])
+	se := func(i int) float64 { return aucSE(aucs[i], 500, 500) }
+	for _, w := range []int{4, 5} {
+		for b := 0; b < 4; b++ {
+			if !(aucs[w]-aucs[b] > 1.96*math.Hypot(se(w), se(b))) {
+				t.Errorf("white-box adversary %d (AUC %.3f) not significantly above black-box %d (%.3f)", w, aucs[w], b, aucs[b])
 			}
 		}
 	}
-	if !(lbs[5] > lbs[0]) {
-		t.Errorf("malicious dataset %.3f not above API access %.3f", lbs[5], lbs[0])
+	if aucs[4]-aucs[5] > 1.96*math.Hypot(se(4), se(5)) {
+		t.Errorf("malicious dataset (AUC %.3f) significantly below the gradient canary (%.3f)", aucs[5], aucs[4])
 	}
+}
+
+// pointTrials reads one point's trials (repeat 0) in trial order.
+func pointTrials(t *testing.T, dir, id, score string) ([]float64, []bool) {
+	t.Helper()
+	parts, _ := filepath.Glob(filepath.Join(dir, "trials", "point="+id, "part-*.parquet"))
+	sort.Strings(parts)
+	var scores []float64
+	var worlds []bool
+	for _, p := range parts {
+		tb, err := pipeline.ReadParquet(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range tb.Col("trial").Values {
+			if tb.Col("repeat").Values[k] != int64(0) {
+				continue
+			}
+			scores = append(scores, tb.Col(score).Float(k))
+			worlds = append(worlds, tb.Col("world").Values[k] == int64(1))
+		}
+	}
+	return scores, worlds
 }
 
 // A crafter and distinguisher that need more than the threat model grants
@@ -262,7 +319,51 @@ audit: {threat_model: malicious_dataset, trials: 4000, threshold: bonferroni, bo
 	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
 	tb, _ := pipeline.ReadParquet(res.Summary)
 	th := tb.Col("threshold").Float(0)
-	if tb.Col("threshold_method").Values[0] != "bonferroni" || (th != 0.5 && th != 2 && th != 4 && !math.IsInf(th, 1)) {
+	if tb.Col("threshold_method").Values[0] != "bonferroni (fixed grid)" || (th != 0.5 && th != 2 && th != 4 && !math.IsInf(th, 1)) {
 		t.Fatalf("method %v, threshold %v not from the grid", tb.Col("threshold_method").Values[0], th)
+	}
+}
+
+// Bad audit blocks are positioned input errors (exit 2), all reported at
+// once: a claim no accountant here can analyse (and which accountant it
+// would need), repeats < 1, an unknown family-wise correction, a
+// Bonferroni grid of one threshold, both spellings of the claimed σ.
+func TestAuditClaimBadInput(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct{ name, audit, want string }{
+		{"shuffle claim", "claim: {sampling: shuffle}", "b.yaml:5:63: audit.claim.sampling: the claim (shuffled batches) cannot be accounted: accountant pld analyses Poisson subsampling"},
+		{"unknown sampling", "claim: {sampling: balls}", "audit.claim.sampling:"},
+		{"repeats", "repeats: 0", "b.yaml:5:54: audit.repeats: must be >= 1"},
+		{"familywise", "familywise: bonferroni", "b.yaml:5:57: audit.familywise:"},
+		{"grid", "threshold: bonferroni, bonferroni_grid: [1]", "audit.bonferroni_grid: needs at least 2 thresholds"},
+		{"both", "claimed_noise_multiplier: 1, claim: {noise_multiplier: 2}", "audit.claimed_noise_multiplier: give claim.noise_multiplier"},
+	}
+	for _, c := range cases {
+		path := writeSpec(t, dir, "b.yaml", fmt.Sprintf(`name: b
+dataset: {source: digits, classes: [0, 1]}
+model: {arch: logreg}
+dpsgd: {noise_multiplier: 1, sampling_rate: 0.05, steps: 10, sampling: poisson}
+audit: {threat_model: gradient, trials: 10, %s}
+crafter: {kind: gradient_canary}
+distinguisher: {kind: watermark}
+`, c.audit))
+		_, err := Load(path, Options{Store: filepath.Join(dir, "store")})
+		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an input error containing %q", c.name, err, c.want)
+		}
+	}
+	// Training with shuffled batches inherits a shuffle claim: the error
+	// points at dpsgd.sampling and says how to audit against Poisson.
+	path := writeSpec(t, dir, "s.yaml", `name: s
+dataset: {source: digits, classes: [0, 1]}
+model: {arch: logreg}
+dpsgd: {noise_multiplier: 1, sampling_rate: 0.05, steps: 10, sampling: shuffle}
+audit: {threat_model: gradient, trials: 10}
+crafter: {kind: gradient_canary}
+distinguisher: {kind: watermark}
+`)
+	_, err := Load(path, Options{Store: filepath.Join(dir, "store")})
+	if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), "dpsgd.sampling: the claim (shuffled batches)") || !strings.Contains(err.Error(), "audit.claim.sampling: poisson") {
+		t.Errorf("shuffled training without a claim: %v", err)
 	}
 }

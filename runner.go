@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -267,6 +268,11 @@ type Violation struct {
 	EpsilonAccountant float64
 	Confidence        float64
 	Method            string
+	// Claim and Trained describe what the implementation claimed (whose
+	// ε is EpsilonAccountant) and what was trained; Familywise names the
+	// correction over the run's points.
+	Claim, Trained, Familywise string
+	PValue                     float64
 }
 
 // Violations reads the summary of a finished run.
@@ -287,8 +293,18 @@ func Violations(summary string) ([]Violation, error) {
 		vi := Violation{PointIndex: t.Col("point_index").Values[i].(int64), PointID: t.Col("point_id").Values[i].(string),
 			EpsilonLB: t.Col("epsilon_lb").Float(i), EpsilonAccountant: t.Col("epsilon_accountant").Float(i),
 			Confidence: t.Col("epsilon_lb_confidence").Float(i)}
-		if m, ok := t.Col("threshold_method").Values[i].(string); ok {
-			vi.Method = m
+		str := func(col string) string {
+			if c := t.Col(col); c != nil {
+				if v, ok := c.Values[i].(string); ok {
+					return v
+				}
+			}
+			return ""
+		}
+		vi.Method, vi.Claim, vi.Trained, vi.Familywise = str("threshold_method"), str("claim_config"), str("trained_config"), str("violation_familywise")
+		vi.PValue = math.NaN()
+		if c := t.Col("violation_p_value"); c != nil && c.Values[i] != nil {
+			vi.PValue = c.Float(i)
 		}
 		out = append(out, vi)
 	}

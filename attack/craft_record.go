@@ -23,6 +23,12 @@ const (
 type RandomRecord struct {
 	// Source is SourcePool (default) or SourceTrain.
 	Source string
+	// PerTrial draws a fresh pool record in every trial (the paper's
+	// protocol: the bound then holds for the average record of the
+	// distribution). The default, one record fixed for all trials,
+	// measures the leakage of that one record, which is what a DP
+	// guarantee bounds for every record; SourcePool only.
+	PerTrial bool
 }
 
 // Kind implements Crafter.
@@ -35,7 +41,12 @@ func (RandomRecord) Access() Access { return Access{ObserveNothing, InsertRecord
 func (RandomRecord) Products() Products { return HasQuery }
 
 // Validate implements Crafter.
-func (c RandomRecord) Validate() error { return checkSource(c.Kind(), c.Source) }
+func (c RandomRecord) Validate() error {
+	if c.PerTrial && c.Source == SourceTrain {
+		return invalidf("%s: a fresh record per trial is drawn from the pool; source train removes one fixed record", c.Kind())
+	}
+	return checkSource(c.Kind(), c.Source)
+}
 
 // Craft implements Crafter.
 func (c RandomRecord) Craft(in CraftInput) (*Crafted, error) {
@@ -47,6 +58,10 @@ func (c RandomRecord) Craft(in CraftInput) (*Crafted, error) {
 		return nil, err
 	}
 	out.Target, out.Query = rec, rec
+	if c.PerTrial {
+		out.FreshFromPool = true
+		out.Notes = append(out.Notes, "a fresh pool record per trial (the record above is only an example)")
+	}
 	return out, nil
 }
 

@@ -160,6 +160,11 @@ type Crafted struct {
 	// Target is world 1's differing record (the initial poison for an
 	// adaptive attack).
 	Target *Record `json:"target,omitempty"`
+	// FreshFromPool draws Target (= Query) afresh in every trial, uniformly
+	// from GameConfig's pool, with the trial's stream: Crafter 1's
+	// protocol as written (a new sample of the distribution per trial).
+	// Target then holds only a representative record for the checks.
+	FreshFromPool bool `json:"fresh_from_pool,omitempty"`
 	// Target0 is world 0's differing record under Replace adjacency.
 	Target0 *Record `json:"target0,omitempty"`
 	// Query is the record a loss distinguisher scores.

@@ -29,6 +29,10 @@ type GameConfig struct {
 	// ignored when the crafter chose its own dataset).
 	X []float32
 	Y []int32
+	// PoolX, PoolY are the records a FreshFromPool crafter draws from (the
+	// craft's pool, the test split).
+	PoolX []float32
+	PoolY []int32
 	// TestX, TestY, if set, give each trial's test accuracy.
 	TestX []float32
 	TestY []int32
@@ -144,6 +148,12 @@ func NewGame(cfg GameConfig) (*Game, error) {
 	}
 	if c.Canary != nil {
 		g.canary = c.Canary.Dense()
+	}
+	if c.FreshFromPool {
+		D := m.InputSize()
+		if len(cfg.PoolY) == 0 || len(cfg.PoolX) != len(cfg.PoolY)*D {
+			return nil, invalidf("game: %s draws a fresh record per trial but the pool has %d records of %d features (%d values)", c.Kind, len(cfg.PoolY), D, len(cfg.PoolX))
+		}
 	}
 	sigma := cfg.DPSGD.NoiseMultiplier
 	if cfg.ClaimedNoiseMultiplier > 0 {
@@ -267,6 +277,17 @@ func (g *Game) RunTrial(world int, r *rand.Rand) (TrialResult, error) {
 		return TrialResult{}, invalidf("trial: nil random source")
 	}
 	c, d := g.cfg.Crafted, g.cfg.Distinguisher
+	info := g.info
+	if c.FreshFromPool {
+		// This trial's record: the stream's first draw, so the record
+		// depends on the trial only.
+		D := len(g.cfg.PoolX) / len(g.cfg.PoolY)
+		fresh := *c
+		fresh.Target = row(g.cfg.PoolX, g.cfg.PoolY, D, r.IntN(len(g.cfg.PoolY)))
+		fresh.Query = fresh.Target
+		c = &fresh
+		info.Crafted = c
+	}
 	var m *learn.Model
 	if g.init != nil {
 		m = g.init.Clone()
@@ -276,7 +297,7 @@ func (g *Game) RunTrial(world int, r *rand.Rand) (TrialResult, error) {
 			return TrialResult{}, fmt.Errorf("trial: model: %w", err)
 		}
 	}
-	scorer, err := d.NewScorer(g.info)
+	scorer, err := d.NewScorer(info)
 	if err != nil {
 		return TrialResult{}, err
 	}

@@ -37,6 +37,12 @@ func auc(res []TrialResult) float64 {
 			s0 = append(s0, r.Score())
 		}
 	}
+	return aucOf(s0, s1)
+}
+
+// aucOf is the Mann–Whitney AUC of world-1 scores s1 over world-0 scores
+// s0 (ties count ½); it sorts s0.
+func aucOf(s0, s1 []float64) float64 {
 	sort.Float64s(s0)
 	var wins float64
 	for _, v := range s1 {

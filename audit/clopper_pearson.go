@@ -17,7 +17,11 @@ const (
 	// (reference note §2.5) and it makes a bound built from two rates (FPR
 	// and FNR, Eq. 5) hold jointly with probability ≥ 1 − α by a union bound.
 	TwoSided Sides = iota
-	// OneSided: the bound alone misses with probability α.
+	// OneSided: a single rate's bound (ClopperPearsonUpper/Lower) alone
+	// misses with probability α. A bound built from two rates (Eq. 5, the
+	// GDP fit, Estimate) must still spend α/2 per rate for the pair to hold
+	// at 1 − α, so there OneSided gives the same numbers as TwoSided (see
+	// pairTail): a one-sided α per rate would claim a confidence it lacks.
 	OneSided
 )
 
@@ -43,6 +47,13 @@ func (s Sides) tail(confidence float64) float64 {
 	if s == OneSided {
 		return 1 - confidence
 	}
+	return (1 - confidence) / 2
+}
+
+// pairTail is the miss probability of each of the two rates' bounds in a
+// statistic that uses both (Eq. 5, the GDP fit): α/2 whatever the sides,
+// so the union bound keeps the pair at 1 − α.
+func (s Sides) pairTail(confidence float64) float64 {
 	return (1 - confidence) / 2
 }
 

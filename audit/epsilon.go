@@ -58,7 +58,7 @@ func EpsilonLowerBound(c Counts, delta, confidence float64, sides Sides) (float6
 	if err := sides.check(); err != nil {
 		return 0, err
 	}
-	tail := sides.tail(confidence)
+	tail := sides.pairTail(confidence)
 	fpHi := cpUpper(float64(c.FP), float64(c.N0), tail)
 	fnHi := cpUpper(float64(c.FN), float64(c.N1), tail)
 	return epsilonFromRates(fpHi, fnHi, delta), nil

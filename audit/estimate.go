@@ -30,6 +30,12 @@ type Options struct {
 	// GridSize is the size of the default Bonferroni grid (0 means
 	// DefaultGridSize).
 	GridSize int
+	// GridFromTrials builds the default Bonferroni grid from all trials and
+	// evaluates it on the same trials (jax_privacy's practice). The grid
+	// then depends on the data, so the result is labelled invalid (it
+	// cannot raise a violation); the default builds the grid from a seeded
+	// held-out share (SplitFraction of each world) and evaluates on the rest.
+	GridFromTrials bool
 	// LowerMeansWorld1 says low scores mean world 1 (e.g. a loss: Nasr et
 	// al.'s Distinguisher 1 guesses D′ when L ≤ τ). The rule becomes
 	// "score ≤ τ guesses world 1".
@@ -88,10 +94,14 @@ func (o Options) check() error {
 // Result is everything a summary row needs about one audit.
 type Result struct {
 	// Method is the method's label: "split", "posthoc (optimistic)" or
-	// "bonferroni".
+	// "bonferroni (…)" naming where the grid came from.
 	Method string
-	// Valid reports whether EpsilonLB holds at Confidence (false for
-	// posthoc, whose maximum over thresholds is optimistic).
+	// Family is the estimate family of EpsilonLB (FamilyEpsDeltaCP).
+	Family string
+	// Valid reports whether EpsilonLB holds at Confidence: true only for a
+	// procedure covered by a proof (split; Bonferroni on a grid that did
+	// not see the evaluated trials), false for posthoc and for Bonferroni
+	// with GridFromTrials.
 	Valid bool
 	// EpsilonLB is the Eq. 5 lower bound on ε at Threshold, on the
 	// evaluation trials.
@@ -139,6 +149,11 @@ type Result struct {
 	// maximising μ's lower bound, chosen by the same method) on the
 	// evaluation trials, at the same per-threshold level as EpsilonLB.
 	GDP GDPEstimate
+
+	// tests are the evaluation counts of every threshold the bound
+	// maximised over with a correction (one for split, the grid for
+	// Bonferroni), for PValue.
+	tests []Counts
 }
 
 // ViolatesClaim reports whether the audit proves that the mechanism is not
@@ -169,8 +184,9 @@ func Estimate(scores []float64, worlds []bool, o Options) (Result, error) {
 	}
 	all := newSortedScores(scores, worlds, nil)
 	r := Result{
-		Method:     o.Method.Label(),
-		Valid:      o.Method.Valid(),
+		Method:     o.label(),
+		Family:     FamilyEpsDeltaCP,
+		Valid:      o.valid(),
 		Rule:       "score >= threshold",
 		Confidence: o.Confidence,
 		Sides:      o.Sides,
@@ -189,6 +205,9 @@ func Estimate(scores []float64, worlds []bool, o Options) (Result, error) {
 	r.FPR, r.FNR = r.Counts.FPR(), r.Counts.FNR()
 	r.EpsilonPoint = epsilonFromRates(r.FPR, r.FNR, o.Delta)
 	r.Accuracy = r.Counts.Accuracy()
+	if r.Valid {
+		r.tests = sel.tests(r.Counts)
+	}
 
 	// The Gaussian-DP estimate at the threshold that maximises μ's lower
 	// bound, chosen the same way, at the per-threshold level the bound used.

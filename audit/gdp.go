@@ -56,7 +56,7 @@ func GDPFromCounts(c Counts, delta, confidence float64, sides Sides) (GDPEstimat
 	if err := sides.check(); err != nil {
 		return GDPEstimate{}, err
 	}
-	tail := sides.tail(confidence)
+	tail := sides.pairTail(confidence)
 	n0, n1 := float64(c.N0), float64(c.N1)
 	fp, fn := float64(c.FP), float64(c.FN)
 	g := GDPEstimate{

@@ -18,7 +18,7 @@ type selector struct {
 }
 
 func newSelector(scores []float64, worlds []bool, all sortedScores, o Options) *selector {
-	s := &selector{method: o.Method, tail: o.Sides.tail(o.Confidence), choose: all, eval: all}
+	s := &selector{method: o.Method, tail: o.Sides.pairTail(o.Confidence), choose: all, eval: all}
 	switch o.Method {
 	case Split:
 		choose, eval := splitTrials(worlds, o.SplitFraction, o.Seed)
@@ -27,8 +27,17 @@ func newSelector(scores []float64, worlds []bool, all sortedScores, o Options) *
 		s.selectionTrials, s.hypotheses = len(choose), 1
 	case Bonferroni:
 		s.grid = o.Grid
-		if s.grid == nil {
+		switch {
+		case s.grid != nil:
+		case o.GridFromTrials:
 			s.grid = defaultGrid(all, o.GridSize)
+		default:
+			// The grid comes from a held-out share, evaluated on the rest.
+			choose, eval := splitTrials(worlds, o.SplitFraction, o.Seed)
+			held := newSortedScores(scores, worlds, choose)
+			s.eval = newSortedScores(scores, worlds, eval)
+			s.grid = defaultGrid(held, o.GridSize)
+			s.selectionTrials = len(choose)
 		}
 		s.hypotheses = len(s.grid)
 		s.tail /= float64(s.hypotheses) // each of K tests at α/K
@@ -57,6 +66,20 @@ func splitTrials(worlds []bool, fraction float64, seed uint64) (choose, eval []i
 		eval = append(eval, ix[k:]...)
 	}
 	return choose, eval
+}
+
+// tests returns the evaluation counts of every hypothesis of a valid
+// method: the chosen threshold's for split, every grid threshold's for
+// Bonferroni.
+func (s *selector) tests(chosen Counts) []Counts {
+	if s.method != Bonferroni {
+		return []Counts{chosen}
+	}
+	out := make([]Counts, len(s.grid))
+	for i, t := range s.grid {
+		out[i] = s.eval.countsAt(t)
+	}
+	return out
 }
 
 // pick returns the threshold maximising f on CP upper bounds (on the

@@ -21,14 +21,33 @@ const (
 	// it is optimistic, and the result is labelled "posthoc (optimistic)".
 	// It reproduces paper-like numbers (note §6.3).
 	PostHoc Method = "posthoc"
-	// Bonferroni evaluates Eq. 5 on all trials at each of K thresholds of a
-	// fixed grid, each at miss probability α/K, and reports the maximum: a
-	// union bound makes the maximum valid at 1 − α.
+	// Bonferroni evaluates Eq. 5 at each of K thresholds of a grid, each at
+	// miss probability α/K, and reports the maximum: a union bound makes
+	// the maximum valid at 1 − α, provided the grid did not depend on the
+	// trials it is evaluated on. The grid is Options.Grid (fixed before the
+	// trials: evaluated on all of them), or by default built from a seeded
+	// held-out share of the trials (as Split's) and evaluated on the rest;
+	// Options.GridFromTrials builds it from all trials and evaluates it on
+	// them too, which is labelled invalid like PostHoc.
 	Bonferroni Method = "bonferroni"
 )
 
+// Estimate families: which procedure produced a number, so a reader can
+// tell which proof (if any) covers it (Result.Family).
+const (
+	// FamilyEpsDeltaCP: Eq. 5 of Nasr et al. with Clopper–Pearson bounds
+	// on the two error rates at one threshold (or a corrected scan).
+	FamilyEpsDeltaCP = "eps_delta_cp"
+	// FamilyGDPFit: μ of Gaussian DP fitted to (FPR, FNR); its ε assumes
+	// the mechanism's trade-off curve is Gaussian.
+	FamilyGDPFit = "gdp_fit"
+	// FamilyOneRun: Steinke, Nasr & Jagielski (2023), one training run.
+	FamilyOneRun = "one_run"
+)
+
 // Label is the method name a result row carries: "split",
-// "posthoc (optimistic)" or "bonferroni".
+// "posthoc (optimistic)" or "bonferroni" (see Options.label for the
+// Bonferroni grid's source).
 func (m Method) Label() string {
 	if m == PostHoc {
 		return "posthoc (optimistic)"
@@ -36,9 +55,29 @@ func (m Method) Label() string {
 	return string(m)
 }
 
-// Valid reports whether the method's bound holds at the stated confidence
-// (split and bonferroni do; posthoc does not).
+// Valid reports whether the method's bound can hold at the stated
+// confidence (split and bonferroni; Bonferroni only with a grid that did
+// not see the evaluated trials, see Options.valid).
 func (m Method) Valid() bool { return m == Split || m == Bonferroni }
+
+// label and valid say how a Bonferroni scan's grid was obtained, which
+// decides whether its bound is covered by the union bound.
+func (o Options) label() string {
+	if o.Method != Bonferroni {
+		return o.Method.Label()
+	}
+	switch {
+	case o.Grid != nil:
+		return "bonferroni (fixed grid)"
+	case o.GridFromTrials:
+		return "bonferroni (grid from the evaluated trials, optimistic)"
+	}
+	return "bonferroni (grid from a held-out split)"
+}
+
+func (o Options) valid() bool {
+	return o.Method.Valid() && !(o.Method == Bonferroni && o.Grid == nil && o.GridFromTrials)
+}
 
 func (m Method) check() error {
 	switch m {
@@ -57,8 +96,11 @@ const DefaultGridSize = 100
 // in each tail. Eq. 5 is largest at extreme thresholds (low FPR or low
 // FNR), which a uniform grid would barely sample. This follows common
 // practice (jax_privacy's auditing library also takes its Bonferroni
-// thresholds from the observed scores); a grid fixed before seeing any
-// score, passed as Options.Grid, is valid without that caveat.
+// thresholds from the observed scores). Built from the trials that are
+// then evaluated, the scan is not covered by the union bound (the grid saw
+// the data), so Estimate builds it from a held-out share by default; a
+// grid fixed before seeing any score, passed as Options.Grid, is valid and
+// uses every trial.
 func defaultGrid(s sortedScores, k int) []float64 {
 	pooled := make([]float64, 0, len(s.w0)+len(s.w1))
 	pooled = append(pooled, s.w0...)

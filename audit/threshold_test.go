@@ -2,6 +2,7 @@ package audit
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -140,7 +141,7 @@ func TestSplitDeterministicAndSeeded(t *testing.T) {
 	o.Seed = 42
 	a, _ := Estimate(scores, worlds, o)
 	b, _ := Estimate(scores, worlds, o)
-	if a != b {
+	if !reflect.DeepEqual(a, b) {
 		t.Errorf("same seed, different results:\n%+v\n%+v", a, b)
 	}
 	differs := false
@@ -196,12 +197,22 @@ func TestBonferroni(t *testing.T) {
 	if r.Hypotheses != 5 || math.Abs(r.EpsilonLB-want) > 1e-12 || !slices.Contains(o.Grid, r.Threshold) {
 		t.Errorf("five-point grid: ε_lb %v at τ = %v, want %v", r.EpsilonLB, r.Threshold, want)
 	}
-	// Default grid: 100 pooled-quantile thresholds, no more.
+	// Default grid: 100 pooled-quantile thresholds of a held-out half,
+	// evaluated on the other half: valid.
 	o.Grid = nil
 	r, _ = Estimate(scores, worlds, o)
-	if r.Hypotheses < 50 || r.Hypotheses > DefaultGridSize || r.Method != "bonferroni" || !r.Valid {
-		t.Errorf("default grid: %d hypotheses, method %q valid %v", r.Hypotheses, r.Method, r.Valid)
+	if r.Hypotheses < 50 || r.Hypotheses > DefaultGridSize || r.Method != "bonferroni (grid from a held-out split)" || !r.Valid ||
+		r.SelectionTrials != 1000 || r.Counts.N0+r.Counts.N1 != 1000 {
+		t.Errorf("default grid: %d hypotheses, method %q valid %v, %d selection trials, counts %+v", r.Hypotheses, r.Method, r.Valid, r.SelectionTrials, r.Counts)
 	}
+	// The grid from the evaluated trials saw the data: labelled invalid,
+	// no p-value, never a violation.
+	o.GridFromTrials = true
+	ft, _ := Estimate(scores, worlds, o)
+	if ft.Valid || ft.Method != "bonferroni (grid from the evaluated trials, optimistic)" || ft.ViolatesClaim(0) || !math.IsNaN(ft.PValue(0)) {
+		t.Errorf("grid from trials: %q valid %v", ft.Method, ft.Valid)
+	}
+	o.GridFromTrials = false
 	// Correcting for K tests costs: never above the post-hoc maximum.
 	o.Method = PostHoc
 	p, _ := Estimate(scores, worlds, o)
@@ -212,7 +223,7 @@ func TestBonferroni(t *testing.T) {
 
 func TestMethodLabels(t *testing.T) {
 	scores, worlds := gaussianShift(1, 0, 50, 1)
-	for m, want := range map[Method]string{Split: "split", PostHoc: "posthoc (optimistic)", Bonferroni: "bonferroni", "": "split"} {
+	for m, want := range map[Method]string{Split: "split", PostHoc: "posthoc (optimistic)", Bonferroni: "bonferroni (grid from a held-out split)", "": "split"} {
 		o := DefaultOptions()
 		o.Method = m
 		r, err := Estimate(scores, worlds, o)

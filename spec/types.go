@@ -166,7 +166,8 @@ type Crafter struct {
 
 // CrafterRecord picks an existing record.
 type CrafterRecord struct {
-	Source string `yaml:"source" default:"pool" enum:"pool|train" doc:"pool: a record outside the training set (from the test split), added in world 1; train: a training record, removed in world 0."`
+	Source   string `yaml:"source" default:"pool" enum:"pool|train" doc:"pool: a record outside the training set (from the test split), added in world 1; train: a training record, removed in world 0."`
+	PerTrial bool   `yaml:"per_trial" default:"false" doc:"random_record only: draw a fresh pool record in every trial (Nasr et al.'s protocol: the average record's leakage). false: one record fixed for all trials (that record's leakage, which DP bounds for every record)."`
 }
 
 // CrafterConstant is a blank canary.
@@ -189,8 +190,9 @@ type CrafterStaticPoison struct {
 	Steps       int     `yaml:"steps" default:"100" check:">=1" doc:"Gradient-ascent steps on the poison's input."`
 	StepSize    float64 `yaml:"step_size" default:"0.1" check:">0" doc:"Ascent step size."`
 	StepRule    string  `yaml:"step_rule" default:"normalized" enum:"normalized|gradient" doc:"normalized: steps of fixed length along the gradient; gradient: plain gradient steps."`
-	FeatureMin  float64 `yaml:"feature_min" default:"0" doc:"Clamp the poison's features to [feature_min, feature_max] (equal values: no clamp)."`
-	FeatureMax  float64 `yaml:"feature_max" default:"1" doc:"See feature_min."`
+	Clamp       string  `yaml:"clamp" default:"data" enum:"data|box|none" doc:"Clamp of the poison's features after every step: data = to [min, max] of the normalised training features (the dataset's normalisation: [0, 1] for unit pixels, the z-score range when standardised); box = [feature_min, feature_max]; none = no clamp."`
+	FeatureMin  float64 `yaml:"feature_min" default:"0" doc:"With clamp: box, the lower end (equal values: no clamp)."`
+	FeatureMax  float64 `yaml:"feature_max" default:"1" doc:"With clamp: box, the upper end."`
 	ShadowData  string  `yaml:"shadow_data" default:"pool" enum:"pool|train" doc:"Data of the shadow models: the pool (test split) or the training set."`
 }
 
@@ -204,8 +206,9 @@ type CrafterAdaptivePoison struct {
 	WarmStart      bool    `yaml:"warm_start" default:"false" doc:"Start each step's descent from the previous poison instead of x = 0."`
 	IgnoreClipping bool    `yaml:"ignore_clipping" default:"false" doc:"Drop the clip from the virtual step (the paper's pseudo-code)."`
 	Method         string  `yaml:"method" default:"auto" enum:"auto|closed_form|finite_difference" doc:"Double backpropagation: closed form (logistic regression) or finite differences."`
-	FeatureMin     float64 `yaml:"feature_min" default:"0" doc:"Clamp the poison's features (equal values: no clamp)."`
-	FeatureMax     float64 `yaml:"feature_max" default:"1" doc:"See feature_min."`
+	Clamp          string  `yaml:"clamp" default:"data" enum:"data|box|none" doc:"Clamp of the poison's features (and of its static-poison query): data = [min, max] of the normalised training features; box = [feature_min, feature_max]; none = no clamp."`
+	FeatureMin     float64 `yaml:"feature_min" default:"0" doc:"With clamp: box, the lower end (equal values: no clamp)."`
+	FeatureMax     float64 `yaml:"feature_max" default:"1" doc:"With clamp: box, the upper end."`
 }
 
 // CrafterGradientCanary configures Crafter 4.
@@ -260,14 +263,32 @@ type Audit struct {
 	ThreatModel            string    `yaml:"threat_model" required:"true" enum:"api_access|static_poison|intermediate_poison|adaptive_poison|gradient|malicious_dataset" doc:"What the adversary may do and see (Nasr et al. 2021, Table I); the crafter and distinguisher must fit in it."`
 	Trials                 int       `yaml:"trials" required:"true" check:">=4" doc:"Number of trials, alternating between the two worlds (trial i is in world i mod 2)."`
 	ShardSize              int       `yaml:"shard_size" default:"0" check:">=0" doc:"Trials per pipeline node; 0 = 64 for trained models, 65536 for the ideal mechanism. Results do not depend on it."`
-	Estimator              string    `yaml:"estimator" default:"clopper_pearson" enum:"clopper_pearson|one_run" doc:"clopper_pearson: the ε lower bound of Nasr et al. Eq. 5 (a GDP estimate is reported beside it); one_run: Steinke, Nasr & Jagielski (2023) on the trials as canaries (ideal mechanism only)."`
-	Confidence             float64   `yaml:"confidence" default:"0.95" check:">0,<1" doc:"Confidence level of the lower bound (two-sided Clopper–Pearson)."`
-	Threshold              string    `yaml:"threshold" default:"split" enum:"split|posthoc|bonferroni" doc:"split: choose the threshold on a seeded share of the trials, evaluate on the rest (valid); posthoc: maximise over thresholds on all trials (optimistic, labelled so); bonferroni: a corrected scan over a fixed grid."`
-	SplitFraction          float64   `yaml:"split_fraction" default:"0.5" check:">0,<1" doc:"Share of each world's trials used to choose the split threshold."`
-	BonferroniGrid         []float64 `yaml:"bonferroni_grid" doc:"Thresholds (in the score's units) scanned by threshold: bonferroni. Fix them before the trials run for a strictly valid bound; if absent, 100 thresholds at quantiles of the pooled scores of both worlds (label-blind, as jax_privacy does)."`
-	Accountant             string    `yaml:"accountant" default:"pld" enum:"pld|rdp" doc:"The accountant whose ε (epsilon_accountant) the lower bound is compared with."`
-	ClaimedNoiseMultiplier float64   `yaml:"claimed_noise_multiplier" default:"0" check:">=0" doc:"For testing auditors: train with dpsgd.noise_multiplier but tell the accountant and the distinguisher this σ (0 = the same). An honest audit must then report a violation."`
+	Estimator              string    `yaml:"estimator" default:"clopper_pearson" enum:"clopper_pearson|one_run" doc:"clopper_pearson: the ε lower bound of Nasr et al. Eq. 5 (estimate_family eps_delta_cp; a GDP estimate is reported beside it); one_run: Steinke, Nasr & Jagielski (2023) on the trials as canaries (ideal mechanism only)."`
+	Confidence             float64   `yaml:"confidence" default:"0.95" check:">0,<1" doc:"Confidence level of the lower bound (two-sided Clopper–Pearson, α/2 per error rate)."`
+	Threshold              string    `yaml:"threshold" default:"split" enum:"split|posthoc|bonferroni" doc:"split: choose the threshold on a seeded share of the trials, evaluate on the rest (valid); posthoc: maximise over thresholds on all trials (optimistic, labelled invalid, never a violation); bonferroni: a corrected scan over bonferroni_grid, or over a grid built from a seeded held-out share and evaluated on the rest (valid)."`
+	SplitFraction          float64   `yaml:"split_fraction" default:"0.5" check:">0,<1" doc:"Share of each world's trials used to choose the split threshold (or to build the default Bonferroni grid)."`
+	BonferroniGrid         []float64 `yaml:"bonferroni_grid" doc:"Thresholds (in the score's units, at least 2) scanned by threshold: bonferroni, fixed before the trials run, evaluated on all trials. If absent, 100 thresholds at quantiles of the pooled scores of a held-out share (split_fraction) of the trials, evaluated on the others."`
+	Accountant             string    `yaml:"accountant" default:"pld" enum:"pld|rdp|gdp" doc:"The accountant of the claim when claim.accountant is absent (epsilon_accountant is the claim's ε)."`
+	Claim                  *Claim    `yaml:"claim" doc:"What the implementation claims about itself, which the audit tests: accountant, noise multiplier, sampling, clipping, adjacency. Every absent key is the trained configuration (dpsgd block, the crafter's adjacency). A violation means ε_lb above this claim's ε."`
+	ClaimedNoiseMultiplier float64   `yaml:"claimed_noise_multiplier" default:"0" check:">=0" doc:"Deprecated spelling of claim.noise_multiplier (0 = absent); give one of the two."`
+	Familywise             string    `yaml:"familywise" default:"holm" enum:"holm|none" doc:"Correction of the violation flag over the points of the run: holm (Holm's step-down at 1 − confidence family-wise, on the points' p-values) or none (each point at its own confidence)."`
+	Repeats                int       `yaml:"repeats" default:"1" check:">=1" doc:"R: run the whole audit R times with derived seeds (repeat 0 is the audit of repeats: 1) and report the median, min and max of epsilon_lb over repeats, so seed noise is visible."`
 	RandomInit             bool      `yaml:"random_init" default:"false" doc:"Draw a fresh initial model per trial instead of one fixed θ_0 (the fixed start is the stronger audit)."`
+}
+
+// Claim is what a DP-SGD implementation asserts: the configuration its
+// accountant analyses. Each absent key is taken from what was trained, so
+// an empty claim audits the training against its own analysis; setting a
+// key audits an implementation that trains one way and accounts another
+// (shuffled batches accounted as Poisson, an under-noising bug).
+type Claim struct {
+	Accountant      string  `yaml:"accountant" enum:"pld|rdp|gdp" doc:"Accountant of the claimed ε; absent: audit.accountant."`
+	NoiseMultiplier float64 `yaml:"noise_multiplier" check:">0" doc:"σ the implementation claims; absent: dpsgd.noise_multiplier. The crafter and distinguisher are told this σ."`
+	Sampling        string  `yaml:"sampling" enum:"poisson|shuffle" doc:"Batch sampling the accountant assumes; absent: dpsgd.sampling. The accountants here analyse Poisson subsampling only."`
+	SamplingRate    float64 `yaml:"sampling_rate" check:">0,<=1" doc:"q the accountant assumes; absent: dpsgd.sampling_rate."`
+	Steps           int     `yaml:"steps" check:">=1" doc:"T the accountant assumes; absent: dpsgd.steps."`
+	Clip            string  `yaml:"clip" enum:"hard|soft" doc:"Clipping the accountant assumes; absent: dpsgd.clip. soft: sensitivity 1.11524·C (Guo et al.'s clip), accounted as σ/1.11524."`
+	Adjacency       string  `yaml:"adjacency" enum:"add_remove|replace" doc:"Neighbouring datasets of the claim; absent: the crafter's (add_remove for every membership crafter). replace: one record replaced by another, sensitivity 2C, accounted as σ/2."`
 }
 
 // Bound is one theoretical value computed per point.

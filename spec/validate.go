@@ -65,6 +65,10 @@ func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 	if exp.DPSGD == nil {
 		e.add(pos("audit"), "audit", "an audit needs a dpsgd block")
 	}
+	if a.BonferroniGrid != nil && len(a.BonferroniGrid) < 2 {
+		e.add(pos("audit.bonferroni_grid"), "audit.bonferroni_grid", "needs at least 2 thresholds, got %d (one threshold fixed in advance is threshold: split's job; a scan needs a grid)", len(a.BonferroniGrid))
+	}
+	validateClaim(exp, a, pos, e)
 	if exp.Model == nil {
 		e.add(pos("audit"), "audit", "an audit needs a model block ({arch: ideal} simulates the ideal mechanism)")
 		return
@@ -91,6 +95,33 @@ func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 		if !need.ok {
 			e.add(pos("audit"), "audit", "an audit of a trained model needs a %s block", need.name)
 		}
+	}
+}
+
+// validateClaim checks that the audit's claim can be accounted. Every
+// accountant here (pld, rdp, gdp) analyses Poisson subsampling, so a claim
+// of shuffled batches — given, or inherited from dpsgd.sampling — has no
+// accountant: the user must either claim poisson explicitly (auditing
+// shuffled training against the Poisson analysis, as implementations do)
+// or wait for a shuffling accountant.
+func validateClaim(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
+	c := a.Claim
+	if c != nil && c.NoiseMultiplier > 0 && a.ClaimedNoiseMultiplier > 0 {
+		e.add(pos("audit.claimed_noise_multiplier"), "audit.claimed_noise_multiplier", "give claim.noise_multiplier or the deprecated claimed_noise_multiplier, not both")
+	}
+	sampling, path := "", "audit.claim.sampling"
+	if c != nil {
+		sampling = c.Sampling
+	}
+	if sampling == "" && exp.DPSGD != nil && (exp.Model == nil || exp.Model.Ideal == nil) {
+		sampling, path = exp.DPSGD.Sampling, "dpsgd.sampling"
+	}
+	if sampling == "shuffle" {
+		acc := a.Accountant
+		if c != nil && c.Accountant != "" {
+			acc = c.Accountant
+		}
+		e.add(pos(path), path, "the claim (shuffled batches) cannot be accounted: accountant %s analyses Poisson subsampling; a shuffle claim needs an accountant for shuffled fixed-size batches (e.g. ABLQ_S of Chua et al. 2024), which dpaudit does not implement. To audit shuffled training against the Poisson analysis, set audit.claim.sampling: poisson", acc)
 	}
 }
 

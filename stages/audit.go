@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/dpaudit/dpaudit/attack"
 	"github.com/dpaudit/dpaudit/audit"
@@ -28,8 +29,8 @@ import (
 // has no craft node: its trials simulate the scalar observation stream.
 const (
 	craftVersion    = 1
-	trialsVersion   = 1
-	estimateVersion = 1
+	trialsVersion   = 2 // 2: the repeat column
+	estimateVersion = 2 // 2: claim vs trained, estimate families, p-values, repeats
 
 	// TrialsFile is a trial shard's output table.
 	TrialsFile = "trials.parquet"
@@ -64,10 +65,11 @@ type craftParams struct {
 }
 
 type shardParams struct {
-	Key   string    `json:"point_key"`
-	Game  auditGame `json:"game"`
-	First int       `json:"first"`
-	Count int       `json:"count"`
+	Key    string    `json:"point_key"`
+	Game   auditGame `json:"game"`
+	First  int       `json:"first"`
+	Count  int       `json:"count"`
+	Repeat int       `json:"repeat,omitempty"` // 0 keeps the key of an audit without repeats
 }
 
 type idealShardParams struct {
@@ -80,6 +82,7 @@ type idealShardParams struct {
 	RandomWorld bool    `json:"random_worlds"` // one-run audits: each canary in with probability ½
 	First       int     `json:"first"`
 	Count       int     `json:"count"`
+	Repeat      int     `json:"repeat,omitempty"`
 }
 
 // estimateParams is what the estimate depends on besides the trials.
@@ -95,11 +98,105 @@ type estimateParams struct {
 	LowerWorld1   bool      `json:"lower_means_world1"`
 	Seed          int64     `json:"seed"`
 	Trials        int       `json:"trials"`
-	// The accountant's claim: ε of the (claimed) mechanism at δ.
-	Accountant string  `json:"accountant"`
-	Sigma      float64 `json:"noise_multiplier"`
-	Sampling   float64 `json:"sampling_rate"`
-	Steps      int     `json:"steps"`
+	// Claim is what is audited (its ε is epsilon_accountant), Trained
+	// what ran.
+	Claim   mechanismConfig `json:"claim"`
+	Trained mechanismConfig `json:"trained"`
+	// Familywise is the correction the summary applies across points.
+	Familywise string `json:"familywise"`
+	// RepeatKeys are the trial keys of the repeats (RepeatKeys[0] = Key);
+	// the inputs are the repeats' shards, repeat by repeat, Shards each.
+	RepeatKeys []string `json:"repeat_keys,omitempty"`
+	Shards     int      `json:"shards"`
+}
+
+// mechanismConfig is a DP-SGD configuration as an accountant sees it: the
+// audit's claim, or what was trained (Accountant empty).
+type mechanismConfig struct {
+	Accountant      string  `json:"accountant,omitempty"`
+	NoiseMultiplier float64 `json:"noise_multiplier"`
+	Sampling        string  `json:"sampling"`
+	SamplingRate    float64 `json:"sampling_rate"`
+	Steps           int     `json:"steps"`
+	Clip            string  `json:"clip"`
+	Adjacency       string  `json:"adjacency"`
+}
+
+// softClipSensitivity is the soft clip's largest output norm in units of
+// C (learn.ClipSoft, Guo et al. 2022 §6.2).
+const softClipSensitivity = 1.11524
+
+// accountedSigma is the noise multiplier of the sensitivity-C mechanism
+// the claim is equivalent to: noise σC on a sum whose sensitivity is s·C
+// is the Gaussian mechanism with noise multiplier σ/s. Replace-one
+// adjacency moves the sum by up to 2C (one record out, another in); the
+// soft clip's outputs reach 1.11524·C.
+func (m mechanismConfig) accountedSigma() float64 {
+	s := 1.0
+	if m.Adjacency == "replace" {
+		s *= 2
+	}
+	if m.Clip == "soft" {
+		s *= softClipSensitivity
+	}
+	return m.NoiseMultiplier / s
+}
+
+// String is the configuration in one line, for violation messages.
+func (m mechanismConfig) String() string {
+	acc := ""
+	if m.Accountant != "" {
+		acc = m.Accountant + " accountant, "
+	}
+	return fmt.Sprintf("%sσ=%.4g, %s sampling q=%.4g, T=%d, %s clip, %s", acc, m.NoiseMultiplier, m.Sampling, m.SamplingRate, m.Steps, m.Clip, m.Adjacency)
+}
+
+func (m mechanismConfig) sameMechanism(o mechanismConfig) bool {
+	m.Accountant, o.Accountant = "", ""
+	return m == o
+}
+
+// claimOf resolves the audit's claim against the trained configuration:
+// every absent key is the trained one.
+func claimOf(a *spec.Audit, trained mechanismConfig) mechanismConfig {
+	c := trained
+	c.Accountant = a.Accountant
+	if a.ClaimedNoiseMultiplier > 0 {
+		c.NoiseMultiplier = a.ClaimedNoiseMultiplier
+	}
+	if cl := a.Claim; cl != nil {
+		if cl.Accountant != "" {
+			c.Accountant = cl.Accountant
+		}
+		if cl.NoiseMultiplier > 0 {
+			c.NoiseMultiplier = cl.NoiseMultiplier
+		}
+		if cl.Sampling != "" {
+			c.Sampling = cl.Sampling
+		}
+		if cl.SamplingRate > 0 {
+			c.SamplingRate = cl.SamplingRate
+		}
+		if cl.Steps > 0 {
+			c.Steps = cl.Steps
+		}
+		if cl.Clip != "" {
+			c.Clip = cl.Clip
+		}
+		if cl.Adjacency != "" {
+			c.Adjacency = cl.Adjacency
+		}
+	}
+	return c
+}
+
+// repeatKey is the trial key of repeat r: repeat 0 keeps the key of an
+// audit without repeats, so adding repeats reuses its trials.
+func repeatKey(key string, r int) string {
+	if r == 0 {
+		return key
+	}
+	return fmt.Sprintf("%s/repeat/%d", key, r)
 }
 
 func hashKey(v any) string {
@@ -111,24 +208,32 @@ func hashKey(v any) string {
 	return hex.EncodeToString(h[:8])
 }
 
-// auditStages builds the audit of one point.
+// auditStages builds the audit of one point: per repeat its trial shards
+// (and, for a trained model, its craft node), then one estimate node over
+// every repeat's shards.
 func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointStage, []*pipeline.Node, error) {
 	exp, a := pt.Exp, pt.Exp.Audit
 	d := exp.DPSGD
-	claimed := a.ClaimedNoiseMultiplier
-	if claimed == 0 {
-		claimed = d.NoiseMultiplier
+	// Every membership crafter of package attack declares add/remove
+	// adjacency (Crafted.Validate rejects a substitution that does not
+	// declare replace), and the ideal mechanism is the Poisson, hard-clip,
+	// add/remove game by construction.
+	trained := mechanismConfig{NoiseMultiplier: d.NoiseMultiplier, Sampling: d.Sampling, SamplingRate: d.SamplingRate,
+		Steps: d.Steps, Clip: d.Clip, Adjacency: string(attack.AddRemove)}
+	if exp.Model.Ideal != nil {
+		trained.Sampling, trained.Clip = "poisson", "hard"
 	}
+	claim := claimOf(a, trained)
+	repeats := max(a.Repeats, 1)
 	ep := estimateParams{
 		Estimator: a.Estimator, Method: a.Threshold, SplitFraction: a.SplitFraction, Grid: a.BonferroniGrid, Confidence: a.Confidence,
-		Delta: d.Delta, Seed: exp.Seed, Trials: a.Trials, Accountant: a.Accountant,
-		Sigma: claimed, Sampling: d.SamplingRate, Steps: d.Steps,
+		Delta: d.Delta, Seed: exp.Seed, Trials: a.Trials, Claim: claim, Trained: trained, Familywise: a.Familywise,
 	}
 	var shards []*pipeline.Node
 	var label string
 	if exp.Model.Ideal != nil {
 		sp := idealShardParams{Seed: exp.Seed, Sampling: d.SamplingRate, Steps: d.Steps, Sigma: d.NoiseMultiplier,
-			SigmaD: claimed, RandomWorld: a.Estimator == "one_run"}
+			SigmaD: claim.NoiseMultiplier, RandomWorld: a.Estimator == "one_run"}
 		form := "llr"
 		if exp.Distinguisher != nil && exp.Distinguisher.Watermark != nil {
 			form = exp.Distinguisher.Watermark.Form
@@ -140,44 +245,61 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		if size == 0 {
 			size = defaultIdealShard
 		}
-		for first, k := 0, 0; first < a.Trials; first, k = first+size, k+1 {
-			p := sp
-			p.First, p.Count = first, min(size, a.Trials-first)
-			shards = append(shards, g.Add(&pipeline.Node{
-				Kind: "trials", Version: trialsVersion, Params: p,
-				Label: fmt.Sprintf("%s trials %d–%d", label, p.First, p.First+p.Count-1),
-				Slot:  fmt.Sprintf("%s/trials/%d/%d", name, pt.Index, k),
-				Run:   func(ctx context.Context, w *pipeline.Work) error { return runIdealShard(ctx, p, w) },
-			}))
+		for r := range repeats {
+			rk := repeatKey(sp.Key, r)
+			ep.RepeatKeys = append(ep.RepeatKeys, rk)
+			for first, k := 0, 0; first < a.Trials; first, k = first+size, k+1 {
+				p := sp
+				p.Key, p.Repeat = rk, r
+				p.First, p.Count = first, min(size, a.Trials-first)
+				shards = append(shards, g.Add(&pipeline.Node{
+					Kind: "trials", Version: trialsVersion, Params: p,
+					Label: fmt.Sprintf("%s%s trials %d–%d", label, repeatLabel(r, repeats), p.First, p.First+p.Count-1),
+					Slot:  fmt.Sprintf("%s/trials/%d/%d%s", name, pt.Index, k, repeatSlot(r)),
+					Run:   func(ctx context.Context, w *pipeline.Work) error { return runIdealShard(ctx, p, w) },
+				}))
+			}
 		}
 	} else {
-		game, craft, err := auditGameFor(name, pt, env, claimed, g)
+		dist, err := distinguisherFor(exp.Distinguisher)
 		if err != nil {
-			return pointStage{}, nil, err
+			return pointStage{}, nil, &PathError{"distinguisher", err}
 		}
-		dist, _ := distinguisherFor(exp.Distinguisher)
-		key := hashKey(game)
-		ep.Key, ep.Score, ep.LowerWorld1 = key, dist.ScoreNames()[0], dist.LowerMeansWorld1()
 		label = fmt.Sprintf("%s/%s σ=%.4g q=%.4g T=%d", exp.Crafter.Kind, exp.Distinguisher.Kind, d.NoiseMultiplier, d.SamplingRate, d.Steps)
 		size := a.ShardSize
 		if size == 0 {
 			size = defaultShard
 		}
-		for first, k := 0, 0; first < a.Trials; first, k = first+size, k+1 {
-			p := shardParams{Key: key, Game: game, First: first, Count: min(size, a.Trials-first)}
-			shards = append(shards, g.Add(&pipeline.Node{
-				Kind: "trials", Version: trialsVersion, Params: p, Inputs: []*pipeline.Node{craft},
-				Label: fmt.Sprintf("%s trials %d–%d", label, p.First, p.First+p.Count-1),
-				Slot:  fmt.Sprintf("%s/trials/%d/%d", name, pt.Index, k),
-				Run: func(ctx context.Context, w *pipeline.Work) error {
-					return runTrialShard(ctx, p, env.DataDir, w)
-				},
-			}))
+		for r := range repeats {
+			game, craft, err := auditGameFor(name, pt, env, claim.NoiseMultiplier, r, g)
+			if err != nil {
+				return pointStage{}, nil, err
+			}
+			key := repeatKey(hashKey(game), r)
+			if r == 0 {
+				ep.Key, ep.Score, ep.LowerWorld1 = key, dist.ScoreNames()[0], dist.LowerMeansWorld1()
+			}
+			ep.RepeatKeys = append(ep.RepeatKeys, key)
+			for first, k := 0, 0; first < a.Trials; first, k = first+size, k+1 {
+				p := shardParams{Key: key, Game: game, First: first, Count: min(size, a.Trials-first), Repeat: r}
+				shards = append(shards, g.Add(&pipeline.Node{
+					Kind: "trials", Version: trialsVersion, Params: p, Inputs: []*pipeline.Node{craft},
+					Label: fmt.Sprintf("%s%s trials %d–%d", label, repeatLabel(r, repeats), p.First, p.First+p.Count-1),
+					Slot:  fmt.Sprintf("%s/trials/%d/%d%s", name, pt.Index, k, repeatSlot(r)),
+					Run: func(ctx context.Context, w *pipeline.Work) error {
+						return runTrialShard(ctx, p, env.DataDir, w)
+					},
+				}))
+			}
 		}
+	}
+	ep.Shards = len(shards) / repeats
+	if repeats == 1 {
+		ep.RepeatKeys = nil // the key of an audit without repeats
 	}
 	est := &pipeline.Node{
 		Kind: "estimate", Version: estimateVersion, Params: ep, Inputs: shards,
-		Label: fmt.Sprintf("%s (%d trials, %s)", label, a.Trials, a.Threshold),
+		Label: fmt.Sprintf("%s (%d trials, %s%s)", label, a.Trials, a.Threshold, repeatLabel(repeats-1, repeats)),
 		Slot:  fmt.Sprintf("%s/estimate/%d", name, pt.Index),
 		Run: func(ctx context.Context, w *pipeline.Work) error {
 			outs, err := runEstimate(ep, w.Inputs)
@@ -190,9 +312,25 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	return pointStage{node: est, columns: estimateColumns(ep.Estimator)}, shards, nil
 }
 
+func repeatLabel(r, repeats int) string {
+	if repeats == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" repeat %d/%d", r+1, repeats)
+}
+
+func repeatSlot(r int) string {
+	if r == 0 {
+		return ""
+	}
+	return fmt.Sprintf("/repeat/%d", r)
+}
+
 // auditGameFor checks the game of a trained model at compile time (threat
 // model, data, model) and adds its craft node.
-func auditGameFor(name string, pt spec.Point, env Env, claimed float64, g *pipeline.Graph) (auditGame, *pipeline.Node, error) {
+// Repeat r > 0 crafts again with seeds derived from r (the whole audit is
+// repeated); repeat 0 keeps the seeds of an audit without repeats.
+func auditGameFor(name string, pt spec.Point, env Env, claimed float64, repeat int, g *pipeline.Graph) (auditGame, *pipeline.Node, error) {
 	exp := pt.Exp
 	arch, flatten, err := archFor(exp.Model)
 	if err != nil {
@@ -230,12 +368,12 @@ func auditGameFor(name string, pt spec.Point, env Env, claimed float64, g *pipel
 	known.NoiseMultiplier = claimed
 	cp := craftParams{Data: data, Arch: arch, DPSGD: known, Crafter: *exp.Crafter}
 	ck := hashKey(cp)
-	cp.Seed = rng.Seed(uint64(exp.Seed), "craft", ck)
-	cp.Init = rng.Seed(uint64(exp.Seed), "init", ck)
+	cp.Seed = rng.Seed(uint64(exp.Seed), "craft", repeatKey(ck, repeat))
+	cp.Init = rng.Seed(uint64(exp.Seed), "init", repeatKey(ck, repeat))
 	craft := g.Add(&pipeline.Node{
 		Kind: "craft", Version: craftVersion, Params: cp,
 		Label: fmt.Sprintf("%s on %s %s", exp.Crafter.Kind, data.Source.Name, arch.Kind),
-		Slot:  fmt.Sprintf("%s/craft/%d", name, pt.Index),
+		Slot:  fmt.Sprintf("%s/craft/%d%s", name, pt.Index, repeatSlot(repeat)),
 		Run:   func(ctx context.Context, w *pipeline.Work) error { return runCraft(cp, env.DataDir, w) },
 	})
 	return game, craft, nil
@@ -251,6 +389,7 @@ func runCraft(p craftParams, dataDir string, w *pipeline.Work) error {
 		return err
 	}
 	tr, te := split.Train, split.Test
+	c = withClamp(c, &p.Crafter, tr.X)
 	crafted, err := c.Craft(attack.CraftInput{
 		Arch: p.Arch, InShape: tr.Shape, Classes: tr.Classes, DPSGD: p.DPSGD.learn(),
 		X: tr.X, Y: tr.Y, PoolX: te.X, PoolY: te.Y, Seed: p.Seed, InitSeed: p.Init,
@@ -285,7 +424,7 @@ func runTrialShard(ctx context.Context, p shardParams, dataDir string, w *pipeli
 	tr := split.Train
 	game, err := attack.NewGame(attack.GameConfig{
 		Arch: p.Game.Arch, InShape: tr.Shape, Classes: tr.Classes, DPSGD: p.Game.DPSGD.learn(),
-		ClaimedNoiseMultiplier: p.Game.Claimed, X: tr.X, Y: tr.Y, Crafted: crafted, Distinguisher: dist,
+		ClaimedNoiseMultiplier: p.Game.Claimed, X: tr.X, Y: tr.Y, PoolX: split.Test.X, PoolY: split.Test.Y, Crafted: crafted, Distinguisher: dist,
 		Threat: attack.ThreatModels[p.Game.Threat], RandomInit: p.Game.RandomInit,
 	})
 	if err != nil {
@@ -315,6 +454,7 @@ func runTrialShard(ctx context.Context, p shardParams, dataDir string, w *pipeli
 		canary[k], target[k], empty[k], batch[k] = int64(r.CanarySteps), int64(r.TargetSteps), int64(r.EmptyBatches), r.MeanBatchSize
 	}
 	t := &pipeline.Table{}
+	t.Add("repeat", pipeline.Int64, repeatColumn(p.Repeat, n))
 	t.Add("trial", pipeline.Int64, trial)
 	t.Add("world", pipeline.Int64, world)
 	for j, name := range names {
@@ -322,6 +462,20 @@ func runTrialShard(ctx context.Context, p shardParams, dataDir string, w *pipeli
 			return err
 		}
 	}
+	// The data's own clipped gradient mass on the canary's coordinates in
+	// the crafter's reference run (0 when nothing but noise competes with
+	// the canary; null without a gradient canary).
+	residual := make([]any, n)
+	if crafted.Canary != nil {
+		var m float64
+		for _, v := range crafted.Canary.Measure {
+			m += v
+		}
+		for k := range residual {
+			residual[k] = m
+		}
+	}
+	t.Add("canary_residual", pipeline.Float64, residual)
 	t.Add("canary_steps", pipeline.Int64, canary)
 	t.Add("target_steps", pipeline.Int64, target)
 	t.Add("empty_batches", pipeline.Int64, empty)
@@ -358,12 +512,40 @@ func runIdealShard(ctx context.Context, p idealShardParams, w *pipeline.Work) er
 		cols["projection"][k], cols["watermark"][k], cols["llr"][k] = res.Projection[k], res.Watermark[k], res.LLR[k]
 	}
 	t := &pipeline.Table{}
+	t.Add("repeat", pipeline.Int64, repeatColumn(p.Repeat, n))
 	t.Add("trial", pipeline.Int64, cols["trial"])
+	zeros := make([]any, n)
+	for k := range zeros {
+		zeros[k] = 0.0
+	}
+	t.Add("canary_residual", pipeline.Float64, zeros) // no data gradient by construction
 	t.Add("world", pipeline.Int64, cols["world"])
 	for _, c := range []string{"projection", "watermark", "llr"} {
 		t.Add(c, pipeline.Float64, cols[c])
 	}
 	return pipeline.WriteParquet(filepath.Join(w.Dir, TrialsFile), t)
+}
+
+func repeatColumn(r, n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = int64(r)
+	}
+	return out
+}
+
+// canaryResidual reads the canary_residual of a trial shard (nil when the
+// game has no gradient canary).
+func canaryResidual(dir string) (any, error) {
+	t, err := pipeline.ReadParquet(filepath.Join(dir, TrialsFile))
+	if err != nil {
+		return nil, err
+	}
+	c := t.Col("canary_residual")
+	if c == nil || len(c.Values) == 0 || c.Values[0] == nil {
+		return nil, nil
+	}
+	return c.Float(0), nil
 }
 
 // readTrials concatenates the shards' score column and world bits, in
@@ -394,88 +576,196 @@ func readTrials(dirs []string, score string, total int) ([]float64, []bool, erro
 	return scores, worlds, nil
 }
 
-// estimateColumns are the summary columns of an audit.
+// estimateColumns are the summary columns of an audit (the summary adds
+// violation and violation_familywise, see applyFamilywise).
 func estimateColumns(estimator string) []string {
+	head := []string{"audit_trials", "audit_score", "threshold_method", "epsilon_lb", "estimate_family", "estimate_valid", "epsilon_lb_confidence",
+		"audit_repeats", "epsilon_lb_median", "epsilon_lb_min", "epsilon_lb_max", "epsilon_lb_repeats"}
+	tail := []string{"epsilon_accountant",
+		"claim_accountant", "claim_noise_multiplier", "claim_sampling", "claim_sampling_rate", "claim_steps", "claim_clip", "claim_adjacency",
+		"trained_noise_multiplier", "trained_sampling", "trained_sampling_rate", "trained_steps", "trained_clip", "trained_adjacency",
+		"claim_matches_training", "claim_config", "trained_config", "violation_p_value", "violation_uncorrected", "familywise", "canary_residual"}
 	if estimator == "one_run" {
-		return []string{"audit_trials", "audit_score", "threshold_method", "epsilon_lb", "epsilon_lb_confidence",
-			"one_run_guesses", "one_run_correct", "epsilon_accountant", "violation"}
+		return slices.Concat(head, []string{"one_run_guesses", "one_run_correct"}, tail)
 	}
-	return []string{"audit_trials", "audit_score", "threshold_method", "epsilon_lb", "epsilon_lb_confidence", "epsilon_lb_valid",
-		"epsilon_point", "threshold", "fpr", "fnr", "fpr_upper", "fnr_upper", "attack_accuracy", "max_accuracy", "auc",
+	return slices.Concat(head, []string{"epsilon_point", "threshold", "fpr", "fnr", "fpr_upper", "fnr_upper", "attack_accuracy", "max_accuracy", "auc",
 		"tpr_at_fpr_0_1pct", "tpr_at_fpr_1pct", "gdp_mu", "gdp_mu_lo", "gdp_mu_hi",
-		"epsilon_gdp_estimate", "epsilon_gdp_estimate_lo", "epsilon_gdp_estimate_hi", "epsilon_accountant", "violation"}
+		"epsilon_gdp_estimate", "epsilon_gdp_estimate_lo", "epsilon_gdp_estimate_hi"}, tail)
 }
 
-func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
-	scores, worlds, err := readTrials(dirs, p.Score, p.Trials)
-	if err != nil {
-		return nil, err
+// claimEpsilon is the claim's ε at δ: its accountant on the
+// sensitivity-C equivalent of the claimed mechanism (+Inf without noise).
+func claimEpsilon(c mechanismConfig, delta float64) (float64, error) {
+	if c.NoiseMultiplier == 0 {
+		return math.Inf(1), nil
 	}
-	epsAcc := math.Inf(1)
-	if p.Sigma > 0 {
-		acc := privacy.AccountantPLD
-		if p.Accountant == "rdp" {
-			acc = privacy.AccountantRDP
-		}
-		epsAcc, err = privacy.Epsilon(acc, privacy.SampledGaussian{NoiseMultiplier: p.Sigma, SamplingRate: p.Sampling, Steps: p.Steps}, p.Delta, privacy.Options{})
-		if err != nil {
-			return nil, err
-		}
-	}
+	return privacy.Epsilon(privacy.Accountant(c.Accountant),
+		privacy.SampledGaussian{NoiseMultiplier: c.accountedSigma(), SamplingRate: c.SamplingRate, Steps: c.Steps}, delta, privacy.Options{})
+}
+
+// repeatEstimate is one repeat's estimate: the outputs specific to the
+// estimator, its ε lower bound and the p-value of the claim (NaN when the
+// estimate is not valid).
+type repeatEstimate struct {
+	outs      []Output
+	family    string
+	valid     bool
+	epsLB     float64
+	conf      float64
+	method    string
+	pValue    float64
+	violation bool
+}
+
+func estimateRepeat(p estimateParams, key string, scores []float64, worlds []bool, epsAcc float64) (repeatEstimate, error) {
 	if p.Estimator == "one_run" {
 		// Guesses fixed before looking at the scores: the top and bottom
 		// 5% of the canaries (10% guessed in all).
 		k := max(1, len(scores)/20)
 		r, err := audit.OneRun(scores, worlds, k, k, p.Delta, p.Confidence)
 		if err != nil {
-			return nil, err
+			return repeatEstimate{}, err
 		}
-		return []Output{
-			{"audit_trials", pipeline.Int64, int64(len(scores))},
-			{"audit_score", pipeline.String, p.Score},
-			{"threshold_method", pipeline.String, "one_run"},
-			{"epsilon_lb", pipeline.Float64, r.EpsilonLB},
-			{"epsilon_lb_confidence", pipeline.Float64, r.Confidence},
-			{"one_run_guesses", pipeline.Int64, int64(r.Guesses)},
-			{"one_run_correct", pipeline.Int64, int64(r.Correct)},
-			{"epsilon_accountant", pipeline.Float64, epsAcc},
-			{"violation", pipeline.Bool, r.EpsilonLB > epsAcc},
+		pv := 1.0
+		if !math.IsInf(epsAcc, 1) {
+			if pv, err = audit.OneRunPValue(r.Canaries, r.Guesses, r.Correct, epsAcc, p.Delta); err != nil {
+				return repeatEstimate{}, err
+			}
+		}
+		return repeatEstimate{
+			outs: []Output{
+				{"one_run_guesses", pipeline.Int64, int64(r.Guesses)},
+				{"one_run_correct", pipeline.Int64, int64(r.Correct)},
+			},
+			family: audit.FamilyOneRun, valid: true, epsLB: r.EpsilonLB, conf: r.Confidence, method: "one_run",
+			pValue: pv, violation: r.EpsilonLB > epsAcc,
 		}, nil
 	}
 	o := audit.DefaultOptions()
 	o.Delta, o.Confidence, o.SplitFraction, o.Grid = p.Delta, p.Confidence, p.SplitFraction, p.Grid
 	o.Method = map[string]audit.Method{"split": audit.Split, "posthoc": audit.PostHoc, "bonferroni": audit.Bonferroni}[p.Method]
-	o.Seed = rng.Seed(uint64(p.Seed), "audit", p.Key)
+	o.Seed = rng.Seed(uint64(p.Seed), "audit", key)
 	o.LowerMeansWorld1 = p.LowerWorld1
 	r, err := audit.Estimate(scores, worlds, o)
 	if err != nil {
+		return repeatEstimate{}, err
+	}
+	return repeatEstimate{
+		outs: []Output{
+			{"epsilon_point", pipeline.Float64, r.EpsilonPoint},
+			{"threshold", pipeline.Float64, r.Threshold},
+			{"fpr", pipeline.Float64, r.FPR},
+			{"fnr", pipeline.Float64, r.FNR},
+			{"fpr_upper", pipeline.Float64, r.FPRUpper},
+			{"fnr_upper", pipeline.Float64, r.FNRUpper},
+			{"attack_accuracy", pipeline.Float64, r.Accuracy},
+			{"max_accuracy", pipeline.Float64, r.MaxAccuracy},
+			{"auc", pipeline.Float64, r.AUC},
+			{"tpr_at_fpr_0_1pct", pipeline.Float64, r.TPRAtFPR1e3},
+			{"tpr_at_fpr_1pct", pipeline.Float64, r.TPRAtFPR1e2},
+			{"gdp_mu", pipeline.Float64, r.GDP.Mu},
+			{"gdp_mu_lo", pipeline.Float64, r.GDP.MuLower},
+			{"gdp_mu_hi", pipeline.Float64, r.GDP.MuUpper},
+			{"epsilon_gdp_estimate", pipeline.Float64, r.GDP.Epsilon},
+			{"epsilon_gdp_estimate_lo", pipeline.Float64, r.GDP.EpsilonLower},
+			{"epsilon_gdp_estimate_hi", pipeline.Float64, r.GDP.EpsilonUpper},
+		},
+		family: r.Family, valid: r.Valid, epsLB: r.EpsilonLB, conf: r.Confidence, method: r.Method,
+		pValue: r.PValue(epsAcc), violation: r.ViolatesClaim(epsAcc),
+	}, nil
+}
+
+func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
+	epsAcc, err := claimEpsilon(p.Claim, p.Delta)
+	if err != nil {
 		return nil, err
 	}
-	return []Output{
-		{"audit_trials", pipeline.Int64, int64(len(scores))},
+	keys := p.RepeatKeys
+	if len(keys) == 0 {
+		keys = []string{p.Key}
+	}
+	if len(dirs) != len(keys)*p.Shards {
+		return nil, fmt.Errorf("estimate: %d trial shards for %d repeats of %d shards", len(dirs), len(keys), p.Shards)
+	}
+	var reps []repeatEstimate
+	for r, key := range keys {
+		scores, worlds, err := readTrials(dirs[r*p.Shards:(r+1)*p.Shards], p.Score, p.Trials)
+		if err != nil {
+			return nil, err
+		}
+		re, err := estimateRepeat(p, key, scores, worlds, epsAcc)
+		if err != nil {
+			return nil, fmt.Errorf("repeat %d: %w", r, err)
+		}
+		reps = append(reps, re)
+	}
+	first := reps[0]
+	lbs := make([]float64, len(reps))
+	for r, re := range reps {
+		lbs[r] = re.epsLB
+	}
+	sorted := slices.Sorted(slices.Values(lbs))
+	median := sorted[len(sorted)/2]
+	if len(sorted)%2 == 0 {
+		median = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
+	}
+	list, _ := json.Marshal(lbs)
+	// One violation test over all repeats: Bonferroni over the R
+	// independent audits (for R = 1 the repeat's own test).
+	pv, violation := math.NaN(), false
+	if first.valid {
+		pv = 1.0
+		for _, re := range reps {
+			pv = math.Min(pv, re.pValue)
+		}
+		pv = math.Min(1, pv*float64(len(reps)))
+		violation = first.violation
+		if len(reps) > 1 {
+			violation = pv < 1-p.Confidence
+		}
+	}
+	outs := []Output{
+		{"audit_trials", pipeline.Int64, int64(p.Trials)},
 		{"audit_score", pipeline.String, p.Score},
-		{"threshold_method", pipeline.String, r.Method},
-		{"epsilon_lb", pipeline.Float64, r.EpsilonLB},
-		{"epsilon_lb_confidence", pipeline.Float64, r.Confidence},
-		{"epsilon_lb_valid", pipeline.Bool, r.Valid},
-		{"epsilon_point", pipeline.Float64, r.EpsilonPoint},
-		{"threshold", pipeline.Float64, r.Threshold},
-		{"fpr", pipeline.Float64, r.FPR},
-		{"fnr", pipeline.Float64, r.FNR},
-		{"fpr_upper", pipeline.Float64, r.FPRUpper},
-		{"fnr_upper", pipeline.Float64, r.FNRUpper},
-		{"attack_accuracy", pipeline.Float64, r.Accuracy},
-		{"max_accuracy", pipeline.Float64, r.MaxAccuracy},
-		{"auc", pipeline.Float64, r.AUC},
-		{"tpr_at_fpr_0_1pct", pipeline.Float64, r.TPRAtFPR1e3},
-		{"tpr_at_fpr_1pct", pipeline.Float64, r.TPRAtFPR1e2},
-		{"gdp_mu", pipeline.Float64, r.GDP.Mu},
-		{"gdp_mu_lo", pipeline.Float64, r.GDP.MuLower},
-		{"gdp_mu_hi", pipeline.Float64, r.GDP.MuUpper},
-		{"epsilon_gdp_estimate", pipeline.Float64, r.GDP.Epsilon},
-		{"epsilon_gdp_estimate_lo", pipeline.Float64, r.GDP.EpsilonLower},
-		{"epsilon_gdp_estimate_hi", pipeline.Float64, r.GDP.EpsilonUpper},
-		{"epsilon_accountant", pipeline.Float64, epsAcc},
-		{"violation", pipeline.Bool, r.ViolatesClaim(epsAcc)},
-	}, nil
+		{"threshold_method", pipeline.String, first.method},
+		{"epsilon_lb", pipeline.Float64, first.epsLB},
+		{"estimate_family", pipeline.String, first.family},
+		{"estimate_valid", pipeline.Bool, first.valid},
+		{"epsilon_lb_confidence", pipeline.Float64, first.conf},
+		{"audit_repeats", pipeline.Int64, int64(len(reps))},
+		{"epsilon_lb_median", pipeline.Float64, median},
+		{"epsilon_lb_min", pipeline.Float64, sorted[0]},
+		{"epsilon_lb_max", pipeline.Float64, sorted[len(sorted)-1]},
+		{"epsilon_lb_repeats", pipeline.String, string(list)},
+	}
+	outs = append(outs, first.outs...)
+	c, t := p.Claim, p.Trained
+	outs = append(outs,
+		Output{"epsilon_accountant", pipeline.Float64, epsAcc},
+		Output{"claim_accountant", pipeline.String, c.Accountant},
+		Output{"claim_noise_multiplier", pipeline.Float64, c.NoiseMultiplier},
+		Output{"claim_sampling", pipeline.String, c.Sampling},
+		Output{"claim_sampling_rate", pipeline.Float64, c.SamplingRate},
+		Output{"claim_steps", pipeline.Int64, int64(c.Steps)},
+		Output{"claim_clip", pipeline.String, c.Clip},
+		Output{"claim_adjacency", pipeline.String, c.Adjacency},
+		Output{"trained_noise_multiplier", pipeline.Float64, t.NoiseMultiplier},
+		Output{"trained_sampling", pipeline.String, t.Sampling},
+		Output{"trained_sampling_rate", pipeline.Float64, t.SamplingRate},
+		Output{"trained_steps", pipeline.Int64, int64(t.Steps)},
+		Output{"trained_clip", pipeline.String, t.Clip},
+		Output{"trained_adjacency", pipeline.String, t.Adjacency},
+		Output{"claim_matches_training", pipeline.Bool, c.sameMechanism(t)},
+		Output{"claim_config", pipeline.String, c.String()},
+		Output{"trained_config", pipeline.String, t.String()},
+		Output{"violation_p_value", pipeline.Float64, pv},
+		Output{"violation_uncorrected", pipeline.Bool, violation},
+		Output{"familywise", pipeline.String, p.Familywise},
+	)
+	residual, err := canaryResidual(dirs[0])
+	if err != nil {
+		return nil, err
+	}
+	outs = append(outs, Output{"canary_residual", pipeline.Float64, residual})
+	return outs, nil
 }

@@ -122,7 +122,7 @@ func Compile(name string, points []spec.Point, cols []spec.Column, env Env) (*Co
 }
 
 // reservedColumns are written by the summary itself.
-var reservedColumns = []string{"point_index", "point_id"}
+var reservedColumns = []string{"point_index", "point_id", "violation", "violation_familywise"}
 
 func checkClashes(outputs []string, cols []spec.Column) error {
 	seen := map[string]string{}

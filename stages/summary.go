@@ -8,11 +8,12 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/spec"
 )
 
-const summaryVersion = 1
+const summaryVersion = 2 // 2: violation with a family-wise correction
 
 // SummaryFile is the summary node's output file.
 const SummaryFile = "summary.parquet"
@@ -148,7 +149,57 @@ func buildSummary(p summaryParams, inputDirs []string) (*pipeline.Table, error) 
 			return nil, err
 		}
 	}
+	if err := applyFamilywise(t); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// applyFamilywise adds the columns violation and violation_familywise to
+// a summary with audits: a point is flagged when its own valid test
+// rejects the claim (violation_uncorrected) and, for audits with
+// familywise: holm, Holm's step-down over the p-values of all such points
+// of the run also rejects it, so the chance that any flag of the run is
+// false stays at 1 − confidence (the smallest α of those points).
+func applyFamilywise(t *pipeline.Table) error {
+	pc, uc, fc, cc := t.Col("violation_p_value"), t.Col("violation_uncorrected"), t.Col("familywise"), t.Col("epsilon_lb_confidence")
+	if pc == nil || uc == nil || fc == nil || cc == nil {
+		return nil
+	}
+	n := t.Rows()
+	var holmRows []int
+	var ps []float64
+	alpha := 1.0
+	for i := range n {
+		if fc.Values[i] == "holm" {
+			holmRows = append(holmRows, i)
+			p := math.NaN()
+			if pc.Values[i] != nil {
+				p = pc.Float(i)
+			}
+			ps = append(ps, p)
+			alpha = math.Min(alpha, 1-cc.Float(i))
+		}
+	}
+	rejected := map[int]bool{}
+	for k, r := range audit.Holm(ps, alpha) {
+		rejected[holmRows[k]] = r
+	}
+	viol, how := make([]any, n), make([]any, n)
+	for i := range n {
+		switch fc.Values[i] {
+		case "holm":
+			viol[i] = uc.Values[i] == true && rejected[i]
+			how[i] = fmt.Sprintf("holm over %d point(s), family-wise α = %.3g", len(holmRows), alpha)
+		case "none":
+			viol[i] = uc.Values[i] == true
+			how[i] = fmt.Sprintf("none (each point at its own α = %.3g)", 1-cc.Float(i))
+		}
+	}
+	if err := t.Add("violation", pipeline.Bool, viol); err != nil {
+		return err
+	}
+	return t.Add("violation_familywise", pipeline.String, how)
 }
 
 // paramColumn picks the column type of parameter values (which come from

@@ -88,10 +88,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if len(vs) > 0 {
 		fmt.Fprintf(stderr, "\n!!! PRIVACY VIOLATION: %d of %d point(s) of %s break their claimed guarantee !!!\n", len(vs), len(plan.Points), plan.Spec.Name)
 		for _, v := range vs {
-			fmt.Fprintf(stderr, "  point %d (%s): empirical ε lower bound %.4g > accountant ε %.4g (%.0f%% confidence, %s thresholds)\n",
-				v.PointIndex, v.PointID, v.EpsilonLB, v.EpsilonAccountant, 100*v.Confidence, v.Method)
+			fmt.Fprintf(stderr, "  point %d (%s): empirical ε lower bound %.4g > claimed ε %.4g (%.0f%% confidence, %s thresholds, p = %.3g)\n",
+				v.PointIndex, v.PointID, v.EpsilonLB, v.EpsilonAccountant, 100*v.Confidence, v.Method, v.PValue)
+			if v.Claim != "" {
+				fmt.Fprintf(stderr, "    claimed: %s\n    trained: %s\n", v.Claim, v.Trained)
+			}
+			if v.Familywise != "" {
+				fmt.Fprintf(stderr, "    family-wise correction: %s\n", v.Familywise)
+			}
 		}
-		fmt.Fprintf(stderr, "The training leaks more than the accountant says: the implementation or its analysis is wrong.\nTrials: %s/trials/point=<id>/\n", res.Dir)
+		fmt.Fprintf(stderr, "The training leaks more than the claim allows: the implementation or its analysis is wrong (only valid estimates flag; a violation proves the claim false at the stated confidence, not where the bug is).\nTrials: %s/trials/point=<id>/\n", res.Dir)
 		if rf.failOnViolation {
 			return silent{errViolation}
 		}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/dpaudit/dpaudit/audit"
+	"github.com/dpaudit/dpaudit/selftest"
+)
+
+// errSelftest ends a self-test in which a valid estimator failed its
+// coverage (exit 1).
+var errSelftest = errors.New("selftest failed: a valid estimator exceeded the true ε more often than its confidence allows")
+
+func cmdSelftest(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("selftest", "[flags]", "Null coverage of the membership-audit estimators: R honest audits of the ideal\nmechanism at its exact ε; how often each ε lower bound exceeded the true ε\n(with a 95% Clopper–Pearson interval on that rate) against the nominal\n1 − confidence, and the mean ε_lb as a fraction of the true ε (power).\nExit 1 if a valid estimator exceeds significantly more often than allowed.", stderr)
+	d := selftest.Default()
+	var trials, methods multiFlag
+	fs.Var(&trials, "trials", "trials per audit (comma-separated list; default 1000)")
+	fs.Var(&methods, "methods", "estimators (comma-separated; default all: "+strings.Join(selftest.Methods, ", ")+")")
+	fs.IntVar(&d.Repeats, "repeats", d.Repeats, "R: audits per trial count")
+	fs.Float64Var(&d.Epsilon, "epsilon", d.Epsilon, "the mechanism's true ε (σ is calibrated to it)")
+	fs.Float64Var(&d.Delta, "delta", d.Delta, "δ")
+	fs.Float64Var(&d.Confidence, "confidence", d.Confidence, "confidence of the lower bounds")
+	fs.Float64Var(&d.SamplingRate, "sampling-rate", d.SamplingRate, "q of the ideal mechanism (1: the Gaussian mechanism, exact ε)")
+	fs.IntVar(&d.Steps, "steps", d.Steps, "T of the ideal mechanism")
+	seed := fs.Uint64("seed", d.Seed, "seed of every stream")
+	fs.IntVar(&d.Workers, "j", 0, "parallel workers (0: all cores); results do not depend on it")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("dpaudit selftest: unexpected argument %q", pos[0])
+	}
+	d.Seed = *seed
+	if len(trials) > 0 {
+		d.Trials = nil
+		for _, t := range trials {
+			n, err := strconv.Atoi(t)
+			if err != nil {
+				return usagef("dpaudit selftest: --trials %q is not an integer", t)
+			}
+			d.Trials = append(d.Trials, n)
+		}
+	}
+	d.Methods = methods
+	rep, err := selftest.Run(d)
+	if err != nil {
+		if errors.Is(err, audit.ErrInvalid) {
+			return usagef("dpaudit %v", err)
+		}
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printSelftest(stdout, rep)
+	}
+	for _, r := range rep.Rows {
+		if r.Valid && !r.OK {
+			return errSelftest
+		}
+	}
+	return nil
+}
+
+func printSelftest(w io.Writer, rep selftest.Report) {
+	c := rep.Config
+	fmt.Fprintf(w, "ideal mechanism q=%g T=%d σ=%.5g: true ε = %.4g at δ = %g; %d audits per row, %.0f%% confidence (nominal exceedance ≤ %.3g)\n\n",
+		c.SamplingRate, c.Steps, rep.Sigma, rep.TrueEps, c.Delta, c.Repeats, 100*c.Confidence, 1-c.Confidence)
+	fmt.Fprintf(w, "%-8s %-18s %-13s %-6s %-34s %9s %17s %9s %9s %7s  %s\n", "trials", "estimator", "family", "valid", "assumes", "exceed", "rate 95% CI", "mean ε_lb", "median", "power", "coverage")
+	for _, r := range rep.Rows {
+		verdict := "ok"
+		switch {
+		case r.Valid && !r.OK:
+			verdict = "FAIL"
+		case !r.Valid && !r.OK:
+			verdict = "over (not valid: expected)"
+		case !r.Valid:
+			verdict = "ok here (no guarantee)"
+		}
+		fmt.Fprintf(w, "%-8d %-18s %-13s %-6v %-34s %4d/%-4d [%6.4f, %6.4f] %9.4f %9.4f %7.3f  %s\n",
+			r.Trials, r.Method, r.Family, r.Valid, r.Assumes, r.Exceed, r.Repeats, r.RateLo, r.RateHi, r.MeanLB, r.MedianLB, r.Power, verdict)
+	}
+	fmt.Fprintf(w, "\n%.2f s\n", rep.Elapsed.Seconds())
+}

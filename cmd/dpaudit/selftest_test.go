@@ -1,0 +1,30 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// dpaudit selftest prints the coverage table and exits 0 when every valid
+// estimator covers; bad flags are usage errors (exit 2).
+func TestSelftestCLI(t *testing.T) {
+	code, out, errs := cli(t, "selftest", "--repeats", "20", "--trials", "400", "--methods", "split,posthoc,gdp-point")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"true ε = 4", "split ", "posthoc ", "gdp-point", "eps_delta_cp", "gdp_fit"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, args := range [][]string{
+		{"selftest", "--repeats", "0"},
+		{"selftest", "--trials", "many"},
+		{"selftest", "--methods", "guess"},
+		{"selftest", "--confidence", "1"},
+	} {
+		if code, _, errs := cli(t, args...); code != 2 {
+			t.Errorf("%v: exit %d (%s), want 2", args, code, errs)
+		}
+	}
+}
