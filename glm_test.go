@@ -10,22 +10,7 @@ import (
 	"testing"
 
 	"github.com/dpaudit/dpaudit/datasets"
-	"github.com/dpaudit/dpaudit/pipeline"
 )
-
-// summaryRow reads row i of a run's summary as name → value.
-func summaryRow(t *testing.T, res *Result, i int) map[string]any {
-	t.Helper()
-	tb, err := pipeline.ReadParquet(res.Summary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	row := map[string]any{}
-	for _, c := range tb.Columns {
-		row[c.Name] = c.Values[i]
-	}
-	return row
-}
 
 // Output perturbation with tiny Gaussian noise on digits 0-vs-1: the GLM
 // attack is then in its locally linear regime, nearly unbiased, and Guo et
@@ -41,7 +26,7 @@ model: {arch: output_perturbation, lambda: 0.01, sigma: 1.0e-6}
 reconstruction: {attack: glm, releases: 30}
 `)
 	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
-	row := summaryRow(t, res, 0)
+	row := summaryRow(t, res.Summary, 0)
 	cols := trialTable(t, filepath.Join(dir, "results", "g"))
 	n := len(cols["sample_index"])
 	if n < 200 || row["glm_targets"] != int64(n) {
@@ -79,7 +64,7 @@ model: {arch: pnsgd, lambda: 0.01, epsilon: 1, normalize: l2_ball, learning_rate
 reconstruction: {attack: glm, releases: 3, targets: subset, target_count: 10}
 `)
 	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
-	row := summaryRow(t, res, 0)
+	row := summaryRow(t, res.Summary, 0)
 	if e := row["glm_epsilon"].(float64); math.Abs(e-1) > 1e-9 {
 		t.Errorf("ε of the first sample = %v, want 1", e)
 	}
@@ -139,7 +124,7 @@ dpsgd: {noise_multiplier: 2, sampling_rate: 0.01, steps: 200, clip: soft, clip_n
 train: {runs: 1, fil: {coordinates: 2, delta: 1.0e-9}}
 `)
 	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
-	row := summaryRow(t, res, 0)
+	row := summaryRow(t, res.Summary, 0)
 	if k := row["fil_kappa"].(float64); math.Abs(k-0.932244) > 1e-5 {
 		t.Errorf("κ = %v, want 0.932244 (F14)", k)
 	}
@@ -187,7 +172,7 @@ sweep:
   grid: {reconstruction.average: [1, 4]}
 `)
 	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
-	one, four := summaryRow(t, res, 0), summaryRow(t, res, 1)
+	one, four := summaryRow(t, res.Summary, 0), summaryRow(t, res.Summary, 1)
 	r := one["glm_mse"].(float64) / four["glm_mse"].(float64)
 	if math.Abs(r-4) > 1 {
 		t.Errorf("MSE(n=1)/MSE(n=4) = %v, want ≈ 4", r)
@@ -223,7 +208,7 @@ reconstruction: {attack: glm, releases: 20, targets: top_dfil, target_count: 300
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := summaryRow(t, res, 0)
+	row := summaryRow(t, res.Summary, 0)
 	if f := row["glm_fraction_respected"]; f != 1.0 {
 		t.Errorf("fraction of the top-dFIL samples respecting their bound = %v, want 1", f)
 	}
@@ -247,7 +232,7 @@ model: {arch: pnsgd, lambda: 0.01, epsilon: 1, privacy: mdp, normalize: l2_ball,
 reconstruction: {attack: glm, releases: 2}
 `)
 	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
-	row := summaryRow(t, res, 0)
+	row := summaryRow(t, res.Summary, 0)
 	if row["glm_epsilon_kind"] != "mdp_delta_first_sample" || row["glm_bound_minimax_mdp"] == nil || row["glm_bound_minimax_dp"] != nil {
 		t.Fatalf("kind %v, mdp bound %v, dp bound %v", row["glm_epsilon_kind"], row["glm_bound_minimax_mdp"], row["glm_bound_minimax_dp"])
 	}
