@@ -178,8 +178,8 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	est := &pipeline.Node{
 		Kind: "estimate", Version: estimateVersion, Params: ep, Inputs: shards,
 		SameCodeInputs: true, // never one estimate over shards of two builds
-		Label: fmt.Sprintf("%s (%d trials, %s)", label, a.Trials, a.Threshold),
-		Slot:  fmt.Sprintf("%s/estimate/%d", name, pt.Index),
+		Label:          fmt.Sprintf("%s (%d trials, %s)", label, a.Trials, a.Threshold),
+		Slot:           fmt.Sprintf("%s/estimate/%d", name, pt.Index),
 		Run: func(ctx context.Context, w *pipeline.Work) error {
 			outs, err := runEstimate(ep, w.Inputs)
 			if err != nil {
