@@ -120,6 +120,9 @@ func legacyEntry(name string) bool {
 	case "tmp", "slots", "memo", "leases", "quarantine":
 		return true
 	}
+	if strings.HasPrefix(name, MarkerFile+".tmp-") { // another process writing the marker
+		return true
+	}
 	if len(name) == 2 {
 		_, err := hex.DecodeString(name)
 		return err == nil
