@@ -110,6 +110,7 @@ func (l Local) Execute(ctx context.Context, steps []Step, s *Store, rep Reporter
 	// Poll; meanwhile the workers take other ready nodes.
 	var waiting []*Node
 	var retry <-chan time.Time
+	delay := s.poll() // doubles while nothing changes, up to maxPoll
 	told := map[string]bool{}
 	for done < run {
 		if stopping && inFlight == 0 {
@@ -138,11 +139,13 @@ func (l Local) Execute(ctx context.Context, steps []Step, s *Store, rep Reporter
 				}
 				waiting = append(waiting, r.n)
 				if retry == nil {
-					retry = time.After(s.poll())
+					retry = time.After(delay)
+					delay = min(2*delay, max(maxPoll, s.poll()))
 				}
 				continue
 			}
 			done++
+			delay = s.poll()
 			if r.err != nil {
 				if ctx.Err() != nil && errors.Is(r.err, ctx.Err()) {
 					stopping = true // interrupted, not failed
@@ -172,6 +175,9 @@ func (l Local) Execute(ctx context.Context, steps []Step, s *Store, rep Reporter
 	}
 	return nil
 }
+
+// maxPoll bounds the interval between retries of leased nodes.
+const maxPoll = time.Second
 
 type attemptResult struct {
 	n      *Node

@@ -37,7 +37,7 @@ import (
 const (
 	DefaultLeaseTimeout = 2 * time.Minute
 	DefaultHeartbeat    = 15 * time.Second
-	DefaultPoll         = 200 * time.Millisecond
+	DefaultPoll         = 20 * time.Millisecond // first retry; doubles up to 1 s
 )
 
 // LeaseInfo is the content of a lease file.

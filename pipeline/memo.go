@@ -105,7 +105,7 @@ func (s *Store) MemoPut(namespace string, args, v any) error {
 	if bad {
 		s.quarantineFile(p, fmt.Sprintf("memo %s/%s failed verification: %s", namespace, filepath.Base(p), why))
 	}
-	return writeAtomic(p, b)
+	return writeAtomicNoSync(p, b)
 }
 
 // quarantineFile moves one file to <root>/quarantine/ and reports why.

@@ -155,6 +155,9 @@ func (s *Store) Check() error {
 	}
 	var foreign []string
 	for _, e := range entries {
+		if e.Name() == MarkerFile {
+			return s.Check() // written by another process since we looked
+		}
 		if !legacyEntry(e.Name()) {
 			foreign = append(foreign, e.Name())
 		}
@@ -557,18 +560,33 @@ func (s *Store) writeSlot(n *Node) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(s.slotPath(n.slot()), b)
+	p := s.slotPath(n.slot())
+	if old, err := os.ReadFile(p); err == nil && string(old) == string(b) {
+		return nil // unchanged: a cached re-run writes nothing here
+	}
+	return writeAtomicNoSync(p, b)
 }
 
 // writeAtomic writes a small file through a unique temporary name and a
 // rename, creating its folder; concurrent writers of equal content are
-// harmless.
-func writeAtomic(p string, b []byte) error {
+// harmless. The data is fsynced before the rename.
+func writeAtomic(p string, b []byte) error { return writeAtomicOpt(p, b, true) }
+
+// writeAtomicNoSync is writeAtomic without fsync, for files whose loss in a
+// crash costs only a recomputation (slots, memos: a torn memo fails its
+// digest and is recomputed).
+func writeAtomicNoSync(p string, b []byte) error { return writeAtomicOpt(p, b, false) }
+
+func writeAtomicOpt(p string, b []byte, sync bool) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
 	tmp := p + ".tmp-" + ownerTag() + "-" + hex.EncodeToString(randBytes(4))
-	if err := writeFileSync(tmp, b); err != nil {
+	write := writeFileSync
+	if !sync {
+		write = func(p string, b []byte) error { return os.WriteFile(p, b, 0o644) }
+	}
+	if err := write(tmp, b); err != nil {
 		os.Remove(tmp)
 		return err
 	}
