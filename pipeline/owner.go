@@ -62,7 +62,7 @@ func pidAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// TempDead reports whether a temporary entry named by ownerTag belongs to a
+// tempStale reports whether a temporary entry named by ownerTag belongs to a
 // dead process of this machine (so it can go at once); entries of other
 // machines, or without an owner, are stale only after olderThan.
 func tempStale(name string, mod time.Time, now time.Time, olderThan time.Duration) bool {

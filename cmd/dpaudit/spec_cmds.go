@@ -130,6 +130,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 			Key    string          `json:"key"`
 			Status string          `json:"status"`
 			Reason string          `json:"reason,omitempty"`
+			Note   string          `json:"note,omitempty"`
 			Inputs []string        `json:"inputs,omitempty"`
 			Params json.RawMessage `json:"params"`
 		}
@@ -142,7 +143,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 			Nodes  []jsonStep `json:"nodes"`
 		}{Spec: path, Name: plan.Spec.Name, Points: len(plan.Points), Run: run, Cached: cached}
 		for _, st := range plan.Steps {
-			js := jsonStep{Kind: st.Node.Kind, Label: st.Node.Label, Key: st.Node.Key(), Status: string(st.Status), Reason: st.Reason, Params: st.Node.ParamsJSON()}
+			js := jsonStep{Kind: st.Node.Kind, Label: st.Node.Label, Key: st.Node.Key(), Status: string(st.Status), Reason: st.Reason, Note: st.Note, Params: st.Node.ParamsJSON()}
 			for _, in := range st.Node.Inputs {
 				js.Inputs = append(js.Inputs, in.Key())
 			}
@@ -157,6 +158,9 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 		reason := ""
 		if st.Reason != "" {
 			reason = " (" + st.Reason + ")"
+		}
+		if st.Note != "" {
+			reason += " [" + st.Note + "]"
 		}
 		fmt.Fprintf(stdout, "  %-6s %-10s %s  %s%s\n", st.Status, st.Node.Kind, st.Node.Key()[:12], st.Node.Label, reason)
 	}
