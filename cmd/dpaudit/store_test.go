@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,5 +72,57 @@ func TestStoreCommands(t *testing.T) {
 	os.WriteFile(filepath.Join(store, "dpaudit-store.json"), []byte(`{"format":"dpaudit-store","layout":7}`), 0o644)
 	if code, _, e := cli(t, "store", "du", "--store", store); code != 2 || !strings.Contains(e, "layout version 7") {
 		t.Fatalf("future layout: %d %s", code, e)
+	}
+}
+
+// The issue's reproducer, bounded: two dpaudit processes run one spec into
+// one store and one results folder at once (one of them forcing the trial
+// shards), 10 rounds. On main about 5% of such runs failed. Every run must
+// succeed, the results folder must be whole, and no temporary file or
+// lease may be left.
+func TestConcurrentProcessesShareStoreAndResults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the CLI as subprocesses")
+	}
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "bug.yaml")
+	os.WriteFile(spec, []byte("name: bug\nseed: 11\nmodel: {arch: ideal}\ndpsgd: {noise_multiplier: 0.6, sampling_rate: 0.1, steps: 50, delta: 1.0e-5}\naudit: {threat_model: malicious_dataset, trials: 1000, shard_size: 250, claimed_noise_multiplier: 1.6267}\n"), 0o644)
+	store, results := filepath.Join(dir, "s"), filepath.Join(dir, "r")
+	for round := 0; round < 10; round++ {
+		var cmds []*exec.Cmd
+		var outs []*bytes.Buffer
+		for i := 0; i < 2; i++ {
+			args := []string{"run", spec, "--store", store, "--results", results, "-j", "2"}
+			if i == 1 {
+				args = append(args, "--force", "trials")
+			}
+			cmd := exec.Command(os.Args[0], args...)
+			cmd.Env = append(os.Environ(), "DPAUDIT_TEST_AS_CLI=1")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds, outs = append(cmds, cmd), append(outs, &out)
+		}
+		for i, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("round %d, process %d: %v\n%s", round, i, err, outs[i])
+			}
+		}
+		if parts, _ := filepath.Glob(filepath.Join(results, "bug", "trials", "point=*", "*.parquet")); len(parts) != 4 {
+			t.Fatalf("round %d: %d trial parts", round, len(parts))
+		}
+	}
+	for _, d := range []string{results, filepath.Join(store, "tmp"), filepath.Join(store, "leases")} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			if e.Name() != "bug" {
+				t.Errorf("left in %s: %s", d, e.Name())
+			}
+		}
+	}
+	if code, out, _ := cli(t, "store", "verify", "--store", store); code != 0 {
+		t.Fatalf("store after concurrent runs: %s", out)
 	}
 }
