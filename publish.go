@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
+	"time"
 
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/stages"
@@ -61,7 +61,16 @@ func (p *Plan) publish(res *Result) error {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return fail(err)
 	}
-	tmp, err := os.MkdirTemp(root, "."+p.Spec.Name+".new-"+strconv.Itoa(os.Getpid())+"-*")
+	// Folders of publishes killed half-way, by dead processes of this host.
+	prefix := "." + p.Spec.Name + ".new-"
+	if old, _ := filepath.Glob(filepath.Join(root, prefix+"*")); len(old) > 0 {
+		for _, o := range old {
+			if st, err := os.Stat(o); err == nil && pipeline.StaleTemp(filepath.Base(o), prefix, st.ModTime(), 24*time.Hour) {
+				os.RemoveAll(o)
+			}
+		}
+	}
+	tmp, err := os.MkdirTemp(root, prefix+pipeline.OwnerTag()+".*")
 	if err != nil {
 		return fail(err)
 	}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -209,7 +211,16 @@ func TestHalfFailedPublishKeepsPreviousResults(t *testing.T) {
 		}
 	}
 	publishHook = nil
+	// A publish killed half-way by a process that is gone leaves its
+	// folder; the next publish of the name removes it.
+	cmd := exec.Command("true")
+	cmd.Run()
+	killed := filepath.Join(o.Results, ".small.new-"+fmt.Sprintf("p%d@%s.123", cmd.Process.Pid, strings.SplitN(pipeline.OwnerTag(), "@", 2)[1]))
+	os.MkdirAll(killed, 0o755)
 	_, res = runSpec(t, path, o)
+	if _, err := os.Stat(killed); !os.IsNotExist(err) {
+		t.Fatal("the folder of a dead publisher was not removed")
+	}
 	if parts, _ := filepath.Glob(filepath.Join(res.Dir, "trials", "point=*", "*.parquet")); len(parts) != 3 {
 		t.Fatalf("after a good publish: %d parts, want 3", len(parts))
 	}

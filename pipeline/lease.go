@@ -96,7 +96,8 @@ func (s *Store) leasePath(key string) string {
 	return filepath.Join(s.Root, "leases", key+".lease")
 }
 
-// readLease reads a lease file; ok is false when it vanished.
+// readLease reads a lease file; the error wraps fs.ErrNotExist when it
+// vanished, and is a JSON error when it is being written (or torn).
 func readLease(path string) (info *LeaseInfo, mod time.Time, err error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -126,7 +127,7 @@ func (s *Store) stale(li *LeaseInfo, mod time.Time) bool {
 	return now.Sub(li.Heartbeat) > s.leaseTimeout()
 }
 
-// TryLease takes the lease of key. It returns the held lease, or the
+// tryLease takes the lease of key. It returns the held lease, or the
 // holder's information when another live process holds it.
 func (s *Store) tryLease(key string) (*lease, *LeaseInfo, error) {
 	return s.tryLeaseAt(s.leasePath(key))

@@ -30,7 +30,18 @@ var hostOnce = sync.OnceValue(func() string {
 // hostname is this machine's name as written in leases and temp names.
 func hostname() string { return hostOnce() }
 
-// ownerTag names this process in temporary names: p<pid>@<host>.
+// OwnerTag names this process in temporary names: p<pid>@<host>. Names
+// that start with it can be judged by StaleTemp.
+func OwnerTag() string { return ownerTag() }
+
+// StaleTemp reports whether a temporary file or folder named
+// prefix + OwnerTag + "." + anything can be removed: its owner is a dead
+// process of this machine, or (other machines, or no owner) it is older
+// than olderThan.
+func StaleTemp(name, prefix string, mod time.Time, olderThan time.Duration) bool {
+	return tempStale(strings.TrimPrefix(name, prefix), mod, time.Now(), olderThan)
+}
+
 func ownerTag() string { return "p" + strconv.Itoa(os.Getpid()) + "@" + hostname() }
 
 // parseOwner reads the owner of a temporary name made by ownerTag.
@@ -47,7 +58,7 @@ func parseOwner(name string) (pid int, host string, ok bool) {
 		return 0, "", false
 	}
 	rest := name[at+1:]
-	if i := strings.IndexAny(rest, ".-"); i >= 0 {
+	if i := strings.IndexByte(rest, '.'); i >= 0 {
 		rest = rest[:i]
 	}
 	return pid, rest, true
