@@ -311,3 +311,34 @@ func TestUnwritableStoreCreatesNoResultsFolder(t *testing.T) {
 		t.Fatalf("foreign store: %v", err)
 	}
 }
+
+// --verify checks every cached node, not only those used or published: a
+// flipped byte in an accountant node (used by no node that runs) is found,
+// quarantined and recomputed; the summary, computed from good bytes, stays.
+func TestVerifyFlagChecksEveryNode(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "v.yaml", "name: v\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.01, steps: 100}\nbound: [{kind: accountant, accountants: [rdp]}]\n")
+	o := Options{Store: filepath.Join(dir, "s"), Results: filepath.Join(dir, "r")}
+	p, _ := runSpec(t, path, o)
+	acc := p.Steps[0].Node
+	if acc.Kind != "accountant" {
+		t.Fatalf("first node is %s", acc.Kind)
+	}
+	files, _ := filepath.Glob(filepath.Join(p.Store.Dir(acc.Key()), "values.json"))
+	if len(files) != 1 {
+		t.Fatal(files)
+	}
+	b, _ := os.ReadFile(files[0])
+	b[len(b)/2] ^= 1
+	os.WriteFile(files[0], b, 0o644)
+	if _, res := runSpec(t, path, o); res.Run != 0 {
+		t.Fatalf("without --verify: %d run", res.Run)
+	}
+	o.Verify = true
+	if _, res := runSpec(t, path, o); res.Run != 1 {
+		t.Fatalf("--verify: %d run, want the corrupt accountant node", res.Run)
+	}
+	if err := pipeline.NewStore(o.Store).Verify(acc.Key(), true); err != nil {
+		t.Fatal(err)
+	}
+}
