@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -151,8 +152,23 @@ func (p *Plan) buildResults(res *Result, dir string) error {
 }
 
 // publishNodeFile copies one output file of a node and checks the copy
-// against the node's meta, so a run never publishes unverified bytes.
+// against the node's meta, so a run never publishes unverified bytes. A
+// node that another process is replacing (--force) can be absent for a
+// moment where the file system cannot swap folders atomically: retry.
 func (p *Plan) publishNodeFile(n *pipeline.Node, name, dst string) error {
+	delay := 20 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		err := p.publishNodeFileOnce(n, name, dst)
+		if err == nil || !errors.Is(err, fs.ErrNotExist) || attempt == 6 {
+			return err
+		}
+		os.Remove(dst)
+		time.Sleep(delay)
+		delay *= 2
+	}
+}
+
+func (p *Plan) publishNodeFileOnce(n *pipeline.Node, name, dst string) error {
 	key := n.StoreKey()
 	m, err := p.Store.ReadMeta(key)
 	if err != nil {

@@ -347,6 +347,11 @@ func (s *Store) Quarantine(key string, why error) error {
 	if _, err := os.Stat(src); err != nil {
 		return nil
 	}
+	return s.quarantinePath(src, key, why)
+}
+
+// quarantinePath moves the folder src (a copy of node key) to the quarantine.
+func (s *Store) quarantinePath(src, key string, why error) error {
 	dst := filepath.Join(s.Root, "quarantine", key+"-"+hex.EncodeToString(randBytes(4)))
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
@@ -432,9 +437,10 @@ func hashFile(p string) (string, int64, error) {
 // fsync of the folder) and renames it to the node's place. Without replace,
 // if another process finished the same node first, its copy is kept
 // (identical by construction). With replace (--force, or a copy that
-// failed verification) the stored copy is moved aside and the new one put
-// in its place; the node is absent, never mixed, in between, and the lease
-// keeps other processes from recomputing it meanwhile.
+// failed verification) the new copy takes the place of the stored one:
+// in one atomic exchange where the file system has it (Linux
+// renameat2 RENAME_EXCHANGE), else by moving the old copy aside first, when
+// the node is briefly absent (never mixed) and readers retry.
 func (s *Store) commit(tmp string, m *Meta, replace bool) error {
 	files, err := sealDir(tmp)
 	if err != nil {
@@ -471,10 +477,24 @@ func (s *Store) commit(tmp string, m *Meta, replace bool) error {
 		if _, statErr := os.Stat(final); statErr != nil {
 			return err
 		}
-		switch vErr := s.Verify(m.Key, true); {
-		case vErr == nil && !replace:
+		vErr := s.Verify(m.Key, true)
+		if vErr == nil && !replace {
 			os.RemoveAll(tmp) // first finished copy wins
 			return nil
+		}
+		if !IsMissing(vErr) && renameExchange(tmp, final) == nil {
+			// Swapped in one step (Linux): readers see the old or the new
+			// folder at that path, never none. tmp now holds the old copy.
+			s.markVerified(m.Key)
+			syncDir(parent)
+			if vErr != nil {
+				s.quarantinePath(tmp, m.Key, vErr)
+			} else {
+				os.RemoveAll(tmp)
+			}
+			return nil
+		}
+		switch {
 		case vErr == nil || IsMissing(vErr):
 			// A good copy being replaced, or a leftover incomplete folder
 			// (no meta.json) from an old crash: move it out of the way.

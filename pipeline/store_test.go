@@ -464,3 +464,41 @@ func TestLeaseHeartbeat(t *testing.T) {
 		t.Fatal("a lease with a fresh heartbeat was reclaimed")
 	}
 }
+
+// A forced replacement swaps the folders in one step (Linux): a reader
+// polling the node never finds it absent.
+func TestForcedReplaceIsNeverAbsent(t *testing.T) {
+	s := initStore(t, t.TempDir())
+	n := &Node{Kind: "x", Version: 1, Params: map[string]any{}, Run: writeValue("v")}
+	if err := runNode(context.Background(), n, s, nopReporter{}, false); err != nil {
+		t.Fatal(err)
+	}
+	if renameExchange(t.TempDir(), t.TempDir()) != nil {
+		t.Skip("no atomic exchange here: replacement moves the old copy aside first")
+	}
+	stop := make(chan struct{})
+	missing := make(chan bool, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				missing <- false
+				return
+			default:
+			}
+			if !s.Has(n.Key()) {
+				missing <- true
+				return
+			}
+		}
+	}()
+	for range 30 {
+		if err := runNode(context.Background(), n, s, nopReporter{}, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	if <-missing {
+		t.Fatal("the node was absent during a forced replacement")
+	}
+}
