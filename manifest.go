@@ -30,6 +30,10 @@ type Manifest struct {
 	Store   string       `json:"store"`
 	Columns []string     `json:"columns"`
 	Points  []PointInfo  `json:"points"`
+	// Code is the code fingerprint in the node keys; StoreKeys are the
+	// store nodes this run used (what `dpaudit store gc` keeps).
+	Code      string   `json:"code_fingerprint"`
+	StoreKeys []string `json:"store_keys"`
 }
 
 // ManifestSpec identifies the spec file.
@@ -94,7 +98,7 @@ func gitCommit(dir string) (string, bool) {
 	return commit, err == nil && len(strings.TrimSpace(string(st))) > 0
 }
 
-func writeManifest(p *Plan, res *Result) error {
+func writeManifest(p *Plan, res *Result, path string) error {
 	m := Manifest{
 		Name:    p.Spec.Name,
 		Seed:    p.Points[0].Exp.Seed,
@@ -103,6 +107,10 @@ func writeManifest(p *Plan, res *Result) error {
 		Ended:   res.Finished.UTC(),
 		Seconds: res.Finished.Sub(res.Started).Seconds(),
 		Store:   p.Store.Root,
+		Code:    pipeline.CodeFingerprint(),
+	}
+	for _, st := range p.Steps {
+		m.StoreKeys = append(m.StoreKeys, st.Node.StoreKey())
 	}
 	abs, _ := filepath.Abs(p.Spec.File)
 	m.Spec = ManifestSpec{Path: p.Spec.File, SHA256: p.Spec.SHA256}
@@ -132,11 +140,19 @@ func writeManifest(p *Plan, res *Result) error {
 	if err != nil {
 		return err
 	}
-	tmp := res.Manifest + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, res.Manifest)
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // jsonSafe replaces non-finite floats, which JSON cannot hold, by the

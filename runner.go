@@ -17,6 +17,7 @@ import (
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/spec"
 	"github.com/dpaudit/dpaudit/stages"
+	"golang.org/x/sys/unix"
 )
 
 // Version of dpaudit.
@@ -45,6 +46,12 @@ type Options struct {
 	AllowLarge bool     // allow sweeps above MaxPoints
 	MaxPoints  int      // 0 = spec.DefaultMaxPoints
 	DataDir    string   // MNIST and Fashion-MNIST; default datasets.DefaultDataDir()
+	// Verify checks the SHA-256 of every cached node of the plan, not only
+	// of those used as inputs or published.
+	Verify bool
+	// ReuseAcrossVersions reuses nodes computed by another code fingerprint
+	// when everything else is equal (for a change known to be neutral).
+	ReuseAcrossVersions bool
 }
 
 // DefaultStore is $DPAUDIT_STORE, else .dpaudit/store in the working directory.
@@ -94,6 +101,9 @@ func Load(path string, o Options) (*Plan, error) {
 		}
 	}
 	store := pipeline.NewStore(o.Store)
+	if err := store.Check(); err != nil {
+		return nil, &InputError{err}
+	}
 	memo := stages.NewMemo(store)
 	s, err := spec.Load(path, spec.Options{
 		Functions:   stages.Functions(memo),
@@ -117,7 +127,7 @@ func Load(path string, o Options) (*Plan, error) {
 		return nil, &InputError{fmt.Errorf("%s: %w", path, err)}
 	}
 	force := func(n *pipeline.Node) bool { return contains(o.Force, n.Kind) }
-	steps := pipeline.Plan(c.Graph, store, force)
+	steps := pipeline.PlanWith(c.Graph, store, pipeline.PlanOptions{Force: force, ReuseAcrossVersions: o.ReuseAcrossVersions})
 	return &Plan{Spec: s, Points: points, Columns: cols, Compiled: c, Steps: steps, Store: store, Options: o, memo: memo}, nil
 }
 
@@ -145,11 +155,17 @@ type Result struct {
 }
 
 // Execute runs what the plan says must run and collects the results. The
-// results directory is checked for writability before anything runs.
+// results and store folders are checked for writability before anything
+// (even an empty results/<name>/) is created. Cached nodes that are
+// published or used as inputs are verified first (all of them with
+// Options.Verify); a node that fails is quarantined and recomputed.
 func (p *Plan) Execute(ctx context.Context, rep pipeline.Reporter) (*Result, error) {
 	dir := p.ResultsDir()
-	if err := checkWritable(dir); err != nil {
+	if err := checkWritable(p.Options.Results); err != nil {
 		return nil, &InputError{fmt.Errorf("results directory %s is not writable: %w", dir, err)}
+	}
+	if err := checkWritable(p.Store.Root); err != nil {
+		return nil, &InputError{fmt.Errorf("store %s is not writable: %w", p.Store.Root, err)}
 	}
 	if err := p.Store.Init(); err != nil {
 		return nil, &InputError{err}
@@ -159,104 +175,46 @@ func (p *Plan) Execute(ctx context.Context, rep pipeline.Reporter) (*Result, err
 		return nil, err
 	}
 	res := &Result{Dir: dir, Started: time.Now()}
+	published := map[*pipeline.Node]bool{p.Compiled.Summary: true}
+	for _, shards := range p.Compiled.Trials {
+		for _, n := range shards {
+			published[n] = true
+		}
+	}
+	p.Steps = pipeline.VerifySteps(p.Steps, p.Store, func(n *pipeline.Node) bool { return p.Options.Verify || published[n] })
 	res.Run, res.Cached = pipeline.Counts(p.Steps)
 	if err := (pipeline.Local{Jobs: p.Options.Jobs}).Execute(ctx, p.Steps, p.Store, rep); err != nil {
 		return nil, err
 	}
 	pipeline.RecordSlots(p.Steps, p.Store)
 	res.Finished = time.Now()
-	if err := p.collect(res); err != nil {
+	if err := p.publish(res); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// checkWritable creates dir and writes a probe file in it.
+// checkWritable checks, creating nothing, that dir exists and is writable,
+// or that its nearest existing ancestor is a writable folder.
 func checkWritable(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".probe-*")
-	if err != nil {
-		return err
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
-
-// collect copies the summary table out of the store, publishes the trial
-// tables, and writes the manifest.
-func (p *Plan) collect(res *Result) error {
-	src := filepath.Join(p.Store.Dir(p.Compiled.Summary.Key()), stages.SummaryFile)
-	res.Summary = filepath.Join(res.Dir, stages.SummaryFile)
-	if err := copyAtomic(src, res.Summary); err != nil {
-		return err
-	}
-	if err := p.publishTrials(res.Dir); err != nil {
-		return err
-	}
-	res.Manifest = filepath.Join(res.Dir, "manifest.json")
-	return writeManifest(p, res)
-}
-
-func copyAtomic(src, dst string) error {
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), dst)
-}
-
-// publishTrials writes trials/point=<id>/part-<k>.parquet (Hive
-// partitioning) for every audited point, replacing the previous run's
-// folder as a whole so no stale partition survives a changed sweep. Files
-// are hard links into the store when it is on the same file system.
-func (p *Plan) publishTrials(dir string) error {
-	final := filepath.Join(dir, "trials")
-	if len(p.Compiled.Trials) == 0 {
-		return os.RemoveAll(final)
-	}
-	tmp, err := os.MkdirTemp(dir, ".trials-*")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	for id, shards := range p.Compiled.Trials {
-		pd := filepath.Join(tmp, "point="+id)
-		if err := os.MkdirAll(pd, 0o755); err != nil {
+	d := filepath.Clean(dir)
+	for {
+		st, err := os.Stat(d)
+		if err == nil {
+			if !st.IsDir() {
+				return fmt.Errorf("%s is not a folder", d)
+			}
+			return unix.Access(d, unix.W_OK|unix.X_OK)
+		}
+		if !os.IsNotExist(err) {
 			return err
 		}
-		for k, n := range shards {
-			src := filepath.Join(p.Store.Dir(n.Key()), stages.TrialsFile)
-			dst := filepath.Join(pd, fmt.Sprintf("part-%05d.parquet", k))
-			if err := os.Link(src, dst); err != nil {
-				if err := copyAtomic(src, dst); err != nil {
-					return err
-				}
-			}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return err
 		}
+		d = parent
 	}
-	old := filepath.Join(dir, ".trials-old")
-	os.RemoveAll(old)
-	if err := os.Rename(final, old); err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		return err
-	}
-	return os.RemoveAll(old)
 }
 
 // Violation is a point whose empirical lower bound exceeds the

@@ -56,10 +56,12 @@ func (l Local) Execute(ctx context.Context, steps []Step, s *Store, rep Reporter
 		rep = nopReporter{}
 	}
 	toRun := map[*Node]bool{}
+	replace := map[*Node]bool{}
 	var order []*Node
 	for _, st := range steps {
 		if st.Status == Run {
 			toRun[st.Node] = true
+			replace[st.Node] = st.replaces()
 			order = append(order, st.Node)
 		}
 	}
@@ -87,11 +89,7 @@ func (l Local) Execute(ctx context.Context, steps []Step, s *Store, rep Reporter
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type result struct {
-		n   *Node
-		err error
-	}
-	results := make(chan result)
+	results := make(chan attemptResult)
 	work := make(chan *Node)
 	var wg sync.WaitGroup
 	for w := 0; w < jobs; w++ {
@@ -99,11 +97,7 @@ func (l Local) Execute(ctx context.Context, steps []Step, s *Store, rep Reporter
 		go func() {
 			defer wg.Done()
 			for n := range work {
-				rep.NodeStarted(n)
-				start := time.Now()
-				err := runNode(ctx, n, s, rep)
-				rep.NodeFinished(n, time.Since(start), err)
-				results <- result{n, err}
+				results <- attempt(ctx, n, replace[n], s, rep)
 			}
 		}()
 	}
@@ -112,6 +106,12 @@ func (l Local) Execute(ctx context.Context, steps []Step, s *Store, rep Reporter
 	inFlight, done := 0, 0
 	ctxDone := ctx.Done()
 	stopping := false
+	// Nodes leased by another process wait here and are retried every
+	// Poll; meanwhile the workers take other ready nodes.
+	var waiting []*Node
+	var retry <-chan time.Time
+	delay := s.poll() // doubles while nothing changes, up to maxPoll
+	told := map[string]bool{}
 	for done < run {
 		if stopping && inFlight == 0 {
 			break
@@ -125,9 +125,27 @@ func (l Local) Execute(ctx context.Context, steps []Step, s *Store, rep Reporter
 		case sendCh <- next:
 			ready = ready[1:]
 			inFlight++
+		case <-retry:
+			retry = nil
+			ready = append(ready, waiting...)
+			waiting = nil
 		case r := <-results:
 			inFlight--
+			if r.holder != nil {
+				owner := fmt.Sprintf("pid %d on host %s", r.holder.Pid, r.holder.Host)
+				if !told[owner] {
+					told[owner] = true
+					s.notify("waiting for %s %s (and any other node) computed by %s; working on other nodes meanwhile", r.n.Kind, r.n.Label, r.holder)
+				}
+				waiting = append(waiting, r.n)
+				if retry == nil {
+					retry = time.After(delay)
+					delay = min(2*delay, max(maxPoll, s.poll()))
+				}
+				continue
+			}
 			done++
+			delay = s.poll()
 			if r.err != nil {
 				if ctx.Err() != nil && errors.Is(r.err, ctx.Err()) {
 					stopping = true // interrupted, not failed
@@ -158,15 +176,91 @@ func (l Local) Execute(ctx context.Context, steps []Step, s *Store, rep Reporter
 	return nil
 }
 
+// maxPoll bounds the interval between retries of leased nodes.
+const maxPoll = time.Second
+
+type attemptResult struct {
+	n      *Node
+	err    error
+	holder *LeaseInfo // another process holds the node's lease
+}
+
+// attempt computes n unless another process has finished it (then it is
+// picked up) or holds its lease (then the holder is returned and the
+// scheduler retries later). A forced node (replace) is computed regardless
+// of a stored copy, which it replaces.
+func attempt(ctx context.Context, n *Node, replace bool, s *Store, rep Reporter) attemptResult {
+	key := n.Key()
+	pickUp := func() bool {
+		if replace {
+			return false
+		}
+		err := s.Verify(key, true)
+		if err != nil && !IsMissing(err) {
+			s.Quarantine(key, err)
+		}
+		if err == nil {
+			rep.NodeStarted(n)
+			rep.NodeFinished(n, 0, nil)
+		}
+		return err == nil
+	}
+	if err := ctx.Err(); err != nil {
+		return attemptResult{n: n, err: err}
+	}
+	if pickUp() {
+		return attemptResult{n: n}
+	}
+	l, holder, err := s.tryLease(key)
+	if err != nil {
+		return attemptResult{n: n, err: fmt.Errorf("lease: %w", err)}
+	}
+	if holder != nil {
+		return attemptResult{n: n, holder: holder}
+	}
+	defer l.release()
+	if pickUp() { // finished by another process between the check and the lease
+		return attemptResult{n: n}
+	}
+	rep.NodeStarted(n)
+	start := time.Now()
+	err = runNode(ctx, n, s, rep, replace)
+	rep.NodeFinished(n, time.Since(start), err)
+	return attemptResult{n: n, err: err}
+}
+
 // runNode computes one node into a temporary directory and commits it.
-func runNode(ctx context.Context, n *Node, s *Store, rep Reporter) (err error) {
+func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	w := &Work{Node: n, warn: func(msg string) { rep.Warning(n, msg) }}
+	codes := map[string]bool{}
+	for _, in := range n.Inputs {
+		k := in.StoreKey()
+		// Never consume unverified bytes (a no-op for inputs already
+		// checked by this process).
+		if err := s.Verify(k, true); err != nil {
+			if !IsMissing(err) {
+				s.Quarantine(k, err)
+			}
+			return fmt.Errorf("input %s %s: %w; run again to recompute it", in.Kind, in.Label, err)
+		}
+		if n.SameCodeInputs {
+			if m, err := s.ReadMeta(k); err == nil {
+				codes[m.Code] = true
+			}
+		}
+		w.Inputs = append(w.Inputs, s.Dir(k))
+	}
+	if len(codes) > 1 {
+		return fmt.Errorf("inputs were computed by %d different code versions (--reuse-across-versions mixed old and new nodes); rerun without --reuse-across-versions", len(codes))
 	}
 	tmp, err := s.tempDir(n.Key())
 	if err != nil {
 		return err
 	}
+	w.Dir = tmp
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v", r)
@@ -175,10 +269,6 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter) (err error) {
 			os.RemoveAll(tmp)
 		}
 	}()
-	w := &Work{Node: n, Dir: tmp, warn: func(msg string) { rep.Warning(n, msg) }}
-	for _, in := range n.Inputs {
-		w.Inputs = append(w.Inputs, s.Dir(in.Key()))
-	}
 	if n.Run == nil {
 		return errors.New("node has no Run function")
 	}
@@ -190,9 +280,9 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter) (err error) {
 		return err
 	}
 	finished := time.Now()
-	m := &Meta{Key: n.Key(), Kind: n.Kind, Version: n.Version, Label: n.Label, Params: n.ParamsJSON(),
-		Inputs: w.inputKeys(), Started: started.UTC(), Finished: finished.UTC(), Seconds: finished.Sub(started).Seconds()}
-	if err := s.commit(tmp, m); err != nil {
+	m := &Meta{Key: n.Key(), Kind: n.Kind, Version: n.Version, Code: codeFingerprint, Label: n.Label, Params: n.ParamsJSON(),
+		Inputs: w.inputKeys(), Started: started.UTC(), Finished: finished.UTC(), Seconds: finished.Sub(started).Seconds(), Owner: ownerTag()}
+	if err := s.commit(tmp, m, replace); err != nil {
 		return err
 	}
 	return s.writeSlot(n)
@@ -201,7 +291,7 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter) (err error) {
 func (w *Work) inputKeys() []string {
 	var keys []string
 	for _, in := range w.Node.Inputs {
-		keys = append(keys, in.Key())
+		keys = append(keys, in.StoreKey())
 	}
 	return keys
 }

@@ -27,9 +27,38 @@ type Node struct {
 	Slot string
 	// Run does the work, writing output files into w.Dir.
 	Run func(ctx context.Context, w *Work) error
+	// SameCodeInputs makes the node refuse inputs computed by different
+	// code fingerprints (e.g. an estimate over trial shards), which only
+	// --reuse-across-versions can bring together.
+	SameCodeInputs bool
 
 	key    string
 	params json.RawMessage
+	alias  string // store key of an equal node from another code version (reuse across versions)
+}
+
+// codeFingerprint identifies the code that computes nodes; it is part of
+// every key (see SetCodeFingerprint).
+var codeFingerprint string
+
+// SetCodeFingerprint sets the fingerprint of the code that computes nodes
+// (a hash of the sources of the stages and the packages they use), made
+// part of every node key and memo address so that a change in the
+// numerics never serves results of the old code. Call it once, before
+// building graphs.
+func SetCodeFingerprint(fp string) { codeFingerprint = fp }
+
+// CodeFingerprint returns the fingerprint set by SetCodeFingerprint.
+func CodeFingerprint() string { return codeFingerprint }
+
+// StoreKey is where the node's outputs live: its key, or the key of an
+// equal node computed by another code version when the plan reused it
+// (--reuse-across-versions).
+func (n *Node) StoreKey() string {
+	if n.alias != "" {
+		return n.alias
+	}
+	return n.Key()
 }
 
 // Work is what a running node gets.
@@ -51,14 +80,15 @@ func (w *Work) Warnf(format string, args ...any) {
 // Input returns the output directory of input i.
 func (w *Work) Input(i int) string { return w.Inputs[i] }
 
-// Key is the content key: hash(kind, version, canonical params, input keys).
+// Key is the content key: hash(kind, version, code fingerprint, canonical
+// params, input keys).
 func (n *Node) Key() string {
 	if n.key != "" {
 		return n.key
 	}
 	p := n.ParamsJSON()
 	h := sha256.New()
-	fmt.Fprintf(h, "dpaudit-node/v1\x00%s\x00%d\x00", n.Kind, n.Version)
+	fmt.Fprintf(h, "dpaudit-node/v2\x00%s\x00%d\x00%s\x00", n.Kind, n.Version, codeFingerprint)
 	h.Write(p)
 	for _, in := range n.Inputs {
 		h.Write([]byte{0})

@@ -1,44 +1,183 @@
 package pipeline
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
 	"time"
 )
 
 // Store is the content-addressed cache of node outputs:
 // <root>/<key[:2]>/<key>/ holds the node's files and meta.json. A node is
-// written into <root>/tmp/ and renamed into place, so a killed run leaves
-// either a finished node or nothing.
+// written into <root>/tmp/, its files and folder are fsynced, meta.json
+// (with the size and SHA-256 of every file) is written last, and the folder
+// is renamed into place: a killed run leaves either a finished node or
+// nothing, and a finished node can always be checked against its meta.
+//
+// Other folders: leases/ (one lock file per node being computed, see
+// lease.go), quarantine/ (nodes and memos that failed verification),
+// memo/ (small cached computations), slots/ (what each slot computed last,
+// to explain plans), and the layout marker dpaudit-store.json.
+//
+// The zero values of the tuning fields are the defaults; a Store must not
+// be copied after first use.
 type Store struct {
 	Root string
+
+	// Clock is the time used by leases (nil: time.Now); tests inject it.
+	Clock func() time.Time
+	// LeaseTimeout is how old a lease's heartbeat may get before another
+	// process reclaims it (0: DefaultLeaseTimeout).
+	LeaseTimeout time.Duration
+	// Heartbeat is how often a held lease is refreshed (0: DefaultHeartbeat).
+	Heartbeat time.Duration
+	// Poll is how often a process retries a node leased by another
+	// (0: DefaultPoll).
+	Poll time.Duration
+	// Notify receives store events the user should see (a node that failed
+	// verification, a lease held by another process). Nil: only Notices.
+	Notify func(msg string)
+
+	mu       sync.Mutex
+	verified map[string]bool   // keys whose digests were checked by this process
+	memoBad  map[string]string // memo files that failed verification → why
+	notices  []string
+}
+
+// Layout is the store layout this code writes. A store with a larger
+// layout was written by a newer, incompatible dpaudit and is refused.
+const Layout = 2
+
+// MarkerFile marks a folder as a dpaudit store.
+const MarkerFile = "dpaudit-store.json"
+
+type marker struct {
+	Format string `json:"format"`
+	Layout int    `json:"layout"`
+}
+
+// FileSum is the size and digest of one output file.
+type FileSum struct {
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
 }
 
 // Meta describes a finished node; it is the last file written, so its
-// presence marks the node as complete.
+// presence marks the node as complete, and Files lets any reader check the
+// node's bytes.
 type Meta struct {
-	Key      string          `json:"key"`
-	Kind     string          `json:"kind"`
-	Version  int             `json:"version"`
-	Label    string          `json:"label"`
-	Params   json.RawMessage `json:"params"`
-	Inputs   []string        `json:"inputs"`
-	Started  time.Time       `json:"started"`
-	Finished time.Time       `json:"finished"`
-	Seconds  float64         `json:"seconds"`
+	Key      string             `json:"key"`
+	Kind     string             `json:"kind"`
+	Version  int                `json:"version"`
+	Code     string             `json:"code,omitempty"` // fingerprint of the code that computed it
+	Label    string             `json:"label"`
+	Params   json.RawMessage    `json:"params"`
+	Inputs   []string           `json:"inputs"`
+	Files    map[string]FileSum `json:"files"`
+	Started  time.Time          `json:"started"`
+	Finished time.Time          `json:"finished"`
+	Seconds  float64            `json:"seconds"`
+	Owner    string             `json:"owner,omitempty"` // pid@host that computed it
 }
 
 // NewStore names a store without touching the disk (plans and validation
 // must write nothing); call Init before running nodes.
 func NewStore(root string) *Store { return &Store{Root: root} }
 
-// Init creates the store directory if needed and checks it is writable.
+// NotAStoreError is a folder that holds files but is no dpaudit store.
+type NotAStoreError struct {
+	Root    string
+	Entries []string
+}
+
+func (e *NotAStoreError) Error() string {
+	return fmt.Sprintf("store %s is not a dpaudit store (it holds %s and no %s); refusing to write into it: choose an empty or new folder", e.Root, strings.Join(e.Entries, ", "), MarkerFile)
+}
+
+// LayoutError is a store written by a newer dpaudit.
+type LayoutError struct {
+	Root  string
+	Found int
+}
+
+func (e *LayoutError) Error() string {
+	return fmt.Sprintf("store %s has layout version %d; this dpaudit reads layout %d: upgrade dpaudit or use another store", e.Root, e.Found, Layout)
+}
+
+// legacyEntry reports whether name is something a layout-1 store (before the
+// marker existed) holds.
+func legacyEntry(name string) bool {
+	switch name {
+	case "tmp", "slots", "memo", "leases", "quarantine":
+		return true
+	}
+	if strings.HasPrefix(name, MarkerFile+".tmp-") { // another process writing the marker
+		return true
+	}
+	if len(name) == 2 {
+		_, err := hex.DecodeString(name)
+		return err == nil
+	}
+	return false
+}
+
+// Check reads (never writes) whether Root can be used as a store: missing,
+// empty, a dpaudit store of a layout this code reads, or a layout-1 store
+// (which Init upgrades by writing the marker; its nodes have no digests and
+// are recomputed).
+func (s *Store) Check() error {
+	b, err := os.ReadFile(filepath.Join(s.Root, MarkerFile))
+	if err == nil {
+		var m marker
+		if json.Unmarshal(b, &m) != nil || m.Format != "dpaudit-store" {
+			return &NotAStoreError{Root: s.Root, Entries: []string{MarkerFile + " (unreadable)"}}
+		}
+		if m.Layout > Layout {
+			return &LayoutError{Root: s.Root, Found: m.Layout}
+		}
+		return nil
+	}
+	entries, err := os.ReadDir(s.Root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store %s: %w", s.Root, err)
+	}
+	var foreign []string
+	for _, e := range entries {
+		if e.Name() == MarkerFile {
+			return s.Check() // written by another process since we looked
+		}
+		if !legacyEntry(e.Name()) {
+			foreign = append(foreign, e.Name())
+		}
+	}
+	if len(foreign) > 0 {
+		sort.Strings(foreign)
+		if len(foreign) > 3 {
+			foreign = append(foreign[:3], "…")
+		}
+		return &NotAStoreError{Root: s.Root, Entries: foreign}
+	}
+	return nil
+}
+
+// Init checks the store (see Check), creates it if needed, writes the
+// layout marker and checks it is writable.
 func (s *Store) Init() error {
+	if err := s.Check(); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Join(s.Root, "tmp"), 0o755); err != nil {
 		return fmt.Errorf("store %s: %w", s.Root, err)
 	}
@@ -48,16 +187,184 @@ func (s *Store) Init() error {
 	}
 	probe.Close()
 	os.Remove(probe.Name())
+	mp := filepath.Join(s.Root, MarkerFile)
+	if _, err := os.Stat(mp); err != nil {
+		b, _ := json.Marshal(marker{Format: "dpaudit-store", Layout: Layout})
+		if err := writeAtomic(mp, append(b, '\n')); err != nil {
+			return err
+		}
+		syncDir(s.Root)
+	}
 	return nil
 }
 
 // Dir is where the outputs of key live.
 func (s *Store) Dir(key string) string { return filepath.Join(s.Root, key[:2], key) }
 
-// Has reports whether key is complete in the store.
+// Has reports whether key is complete in the store: its meta is readable,
+// has digests, and every file has the recorded size. (Digests are checked
+// by Verify, when the node is used.)
 func (s *Store) Has(key string) bool {
-	_, err := os.Stat(filepath.Join(s.Dir(key), "meta.json"))
-	return err == nil
+	return s.checkSizes(key) == nil
+}
+
+// errMissing is a node that is not in the store at all.
+var errMissing = errors.New("not in the store")
+
+// checkSizes is the cheap check done on every read.
+func (s *Store) checkSizes(key string) error {
+	m, err := s.ReadMeta(key)
+	if errors.Is(err, fs.ErrNotExist) {
+		return errMissing
+	}
+	if err != nil {
+		return &CorruptError{Key: key, File: "meta.json", Found: err.Error()}
+	}
+	if m.Files == nil {
+		return &CorruptError{Key: key, Kind: m.Kind, File: "meta.json", Expected: "file digests", Found: "none (written by an older dpaudit)"}
+	}
+	dir := s.Dir(key)
+	for name, sum := range m.Files {
+		st, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil {
+			return &CorruptError{Key: key, Kind: m.Kind, File: name, Expected: fmt.Sprintf("%d bytes", sum.Size), Found: "missing"}
+		}
+		if st.Size() != sum.Size {
+			return &CorruptError{Key: key, Kind: m.Kind, File: name, Expected: fmt.Sprintf("%d bytes", sum.Size), Found: fmt.Sprintf("%d bytes", st.Size())}
+		}
+	}
+	return nil
+}
+
+// CorruptError is a stored node (or memo) whose bytes differ from its meta.
+type CorruptError struct {
+	Key, Kind, File string
+	Expected, Found string
+}
+
+func (e *CorruptError) Error() string {
+	what := "node " + short(e.Key)
+	if e.Kind != "" {
+		what = e.Kind + " " + what
+	}
+	if e.Expected == "" {
+		return fmt.Sprintf("%s: %s: %s", what, e.File, e.Found)
+	}
+	return fmt.Sprintf("%s: %s: expected %s, found %s", what, e.File, e.Expected, e.Found)
+}
+
+func short(key string) string {
+	if len(key) > 12 {
+		return key[:12]
+	}
+	return key
+}
+
+// Verify checks a finished node: sizes always, SHA-256 digests too when
+// full. A node verified in full once by this process is not hashed again.
+// It returns nil, errMissing-wrapping errors for absent nodes, or a
+// *CorruptError.
+func (s *Store) Verify(key string, full bool) error {
+	if full {
+		s.mu.Lock()
+		ok := s.verified[key]
+		s.mu.Unlock()
+		if ok {
+			return nil
+		}
+	}
+	if err := s.checkSizes(key); err != nil {
+		return err
+	}
+	if !full {
+		return nil
+	}
+	m, err := s.ReadMeta(key)
+	if err != nil {
+		return &CorruptError{Key: key, File: "meta.json", Found: err.Error()}
+	}
+	names := make([]string, 0, len(m.Files))
+	for name := range m.Files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		sum := m.Files[name]
+		got, n, err := hashFile(filepath.Join(s.Dir(key), filepath.FromSlash(name)))
+		if err != nil {
+			return &CorruptError{Key: key, Kind: m.Kind, File: name, Found: err.Error()}
+		}
+		if n != sum.Size || got != sum.SHA256 {
+			return &CorruptError{Key: key, Kind: m.Kind, File: name, Expected: "sha256 " + sum.SHA256, Found: "sha256 " + got}
+		}
+	}
+	s.markVerified(key)
+	return nil
+}
+
+func (s *Store) markVerified(key string) {
+	s.mu.Lock()
+	if s.verified == nil {
+		s.verified = map[string]bool{}
+	}
+	s.verified[key] = true
+	s.mu.Unlock()
+}
+
+func (s *Store) forgetVerified(key string) {
+	s.mu.Lock()
+	delete(s.verified, key)
+	s.mu.Unlock()
+}
+
+// IsMissing reports whether a Verify error means the node is simply absent.
+func IsMissing(err error) bool { return errors.Is(err, errMissing) }
+
+// notify records a store event and passes it to Notify.
+func (s *Store) notify(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	s.mu.Lock()
+	s.notices = append(s.notices, msg)
+	f := s.Notify
+	s.mu.Unlock()
+	if f != nil {
+		f(msg)
+	}
+}
+
+// Notices returns the store events of this process so far.
+func (s *Store) Notices() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.notices...)
+}
+
+// Quarantine moves a node's folder aside to <root>/quarantine/, so that it
+// is recomputed and can still be inspected. why is reported.
+func (s *Store) Quarantine(key string, why error) error {
+	s.forgetVerified(key)
+	src := s.Dir(key)
+	if _, err := os.Stat(src); err != nil {
+		return nil
+	}
+	return s.quarantinePath(src, key, why)
+}
+
+// quarantinePath moves the folder src (a copy of node key) to the quarantine.
+func (s *Store) quarantinePath(src, key string, why error) error {
+	dst := filepath.Join(s.Root, "quarantine", key+"-"+hex.EncodeToString(randBytes(4)))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if err := os.Rename(src, dst); err != nil {
+		if os.IsNotExist(err) {
+			return nil // another process moved it first
+		}
+		return err
+	}
+	syncDir(filepath.Dir(src))
+	s.notify("%v; moved to %s, it will be recomputed", why, dst)
+	return nil
 }
 
 // ReadMeta reads the meta.json of a finished node.
@@ -70,17 +377,76 @@ func (s *Store) ReadMeta(key string) (*Meta, error) {
 	return &m, json.Unmarshal(b, &m)
 }
 
-// tempDir makes a fresh temporary directory for a node being computed.
+// tempDir makes a fresh temporary directory for a node being computed. Its
+// name carries the owner (pid and host) so that a later run can remove the
+// folders of dead processes at once.
 func (s *Store) tempDir(key string) (string, error) {
-	var r [6]byte
-	rand.Read(r[:])
-	d := filepath.Join(s.Root, "tmp", key[:16]+"-"+hex.EncodeToString(r[:]))
+	d := filepath.Join(s.Root, "tmp", ownerTag()+"."+key[:16]+"."+hex.EncodeToString(randBytes(6)))
 	return d, os.MkdirAll(d, 0o755)
 }
 
-// commit writes meta.json into tmp and renames tmp to the node's place.
-// If another process finished the same node first, its copy is kept.
-func (s *Store) commit(tmp string, m *Meta) error {
+// sealDir fsyncs every file under dir and returns their sizes and digests
+// (names relative, with '/').
+func sealDir(dir string) (map[string]FileSum, error) {
+	files := map[string]FileSum{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == "meta.json" {
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		h := sha256.New()
+		n, err := io.Copy(h, f)
+		if err != nil {
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)] = FileSum{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}
+		return nil
+	})
+	return files, err
+}
+
+func hashFile(p string) (string, int64, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", n, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// commit seals tmp (fsync of data, digests into meta.json written last,
+// fsync of the folder) and renames it to the node's place. Without replace,
+// if another process finished the same node first, its copy is kept
+// (identical by construction). With replace (--force, or a copy that
+// failed verification) the new copy takes the place of the stored one:
+// in one atomic exchange where the file system has it (Linux
+// renameat2 RENAME_EXCHANGE), else by moving the old copy aside first, when
+// the node is briefly absent (never mixed) and readers retry.
+func (s *Store) commit(tmp string, m *Meta, replace bool) error {
+	files, err := sealDir(tmp)
+	if err != nil {
+		return err
+	}
+	m.Files = files
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -88,29 +454,65 @@ func (s *Store) commit(tmp string, m *Meta) error {
 	if err := writeFileSync(filepath.Join(tmp, "meta.json"), b); err != nil {
 		return err
 	}
-	final := s.Dir(m.Key)
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+	if err := syncDir(tmp); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, final); err != nil {
-		if s.Has(m.Key) {
-			os.RemoveAll(tmp)
+	final := s.Dir(m.Key)
+	parent := filepath.Dir(final)
+	if _, err := os.Stat(parent); err != nil {
+		if err := os.MkdirAll(parent, 0o755); err != nil {
+			return err
+		}
+		syncDir(s.Root)
+	}
+	for attempt := 0; ; attempt++ {
+		err := os.Rename(tmp, final)
+		if err == nil {
+			s.markVerified(m.Key)
+			return syncDir(parent)
+		}
+		if attempt >= 3 {
+			return err
+		}
+		if _, statErr := os.Stat(final); statErr != nil {
+			return err
+		}
+		vErr := s.Verify(m.Key, true)
+		if vErr == nil && !replace {
+			os.RemoveAll(tmp) // first finished copy wins
 			return nil
 		}
-		// A leftover incomplete directory (no meta.json) from an old crash.
-		if _, statErr := os.Stat(final); statErr == nil {
-			if err := os.RemoveAll(final); err != nil {
+		if !IsMissing(vErr) && renameExchange(tmp, final) == nil {
+			// Swapped in one step (Linux): readers see the old or the new
+			// folder at that path, never none. tmp now holds the old copy.
+			s.markVerified(m.Key)
+			syncDir(parent)
+			if vErr != nil {
+				s.quarantinePath(tmp, m.Key, vErr)
+			} else {
+				os.RemoveAll(tmp)
+			}
+			return nil
+		}
+		switch {
+		case vErr == nil || IsMissing(vErr):
+			// A good copy being replaced, or a leftover incomplete folder
+			// (no meta.json) from an old crash: move it out of the way.
+			old := filepath.Join(s.Root, "tmp", ownerTag()+".old."+hex.EncodeToString(randBytes(6)))
+			if err := os.Rename(final, old); err != nil && !os.IsNotExist(err) {
 				return err
 			}
-			return os.Rename(tmp, final)
+			os.RemoveAll(old)
+		default:
+			if err := s.Quarantine(m.Key, vErr); err != nil {
+				return err
+			}
 		}
-		return err
 	}
-	return nil
 }
 
 func writeFileSync(path string, b []byte) error {
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
@@ -125,15 +527,18 @@ func writeFileSync(path string, b []byte) error {
 	return f.Close()
 }
 
-// CleanTemp removes temporary directories left by killed runs.
-func (s *Store) CleanTemp(olderThan time.Duration) {
-	entries, _ := os.ReadDir(filepath.Join(s.Root, "tmp"))
-	for _, e := range entries {
-		info, err := e.Info()
-		if err == nil && time.Since(info.ModTime()) > olderThan {
-			os.RemoveAll(filepath.Join(s.Root, "tmp", e.Name()))
-		}
+// syncDir fsyncs a directory so that renames and new entries in it survive
+// a crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
 	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
 }
 
 // slotRecord remembers what a slot last computed, to explain plans.
@@ -141,6 +546,7 @@ type slotRecord struct {
 	Key     string          `json:"key"`
 	Kind    string          `json:"kind"`
 	Version int             `json:"version"`
+	Code    string          `json:"code,omitempty"`
 	Params  json.RawMessage `json:"params"`
 	Inputs  []string        `json:"inputs"`
 }
@@ -163,72 +569,50 @@ func (s *Store) readSlot(slot string) *slotRecord {
 }
 
 func (s *Store) writeSlot(n *Node) error {
-	r := slotRecord{Key: n.Key(), Kind: n.Kind, Version: n.Version, Params: n.ParamsJSON()}
+	if n.alias != "" {
+		return nil // reused across versions: the slot keeps the old record
+	}
+	r := slotRecord{Key: n.Key(), Kind: n.Kind, Version: n.Version, Code: codeFingerprint, Params: n.ParamsJSON()}
 	for _, in := range n.Inputs {
-		r.Inputs = append(r.Inputs, in.Key())
+		r.Inputs = append(r.Inputs, in.StoreKey())
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	return writeAtomic(s.slotPath(n.slot()), b)
+	p := s.slotPath(n.slot())
+	if old, err := os.ReadFile(p); err == nil && string(old) == string(b) {
+		return nil // unchanged: a cached re-run writes nothing here
+	}
+	return writeAtomicNoSync(p, b)
 }
 
-// writeAtomic writes a small file through a temporary name and a rename,
-// creating its folder; concurrent writers of equal content are harmless.
-func writeAtomic(p string, b []byte) error {
+// writeAtomic writes a small file through a unique temporary name and a
+// rename, creating its folder; concurrent writers of equal content are
+// harmless. The data is fsynced before the rename.
+func writeAtomic(p string, b []byte) error { return writeAtomicOpt(p, b, true) }
+
+// writeAtomicNoSync is writeAtomic without fsync, for files whose loss in a
+// crash costs only a recomputation (slots, memos: a torn memo fails its
+// digest and is recomputed).
+func writeAtomicNoSync(p string, b []byte) error { return writeAtomicOpt(p, b, false) }
+
+func writeAtomicOpt(p string, b []byte, sync bool) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	tmp := p + ".tmp" + hex.EncodeToString(randBytes(4))
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	tmp := p + ".tmp-" + ownerTag() + "-" + hex.EncodeToString(randBytes(4))
+	write := writeFileSync
+	if !sync {
+		write = func(p string, b []byte) error { return os.WriteFile(p, b, 0o644) }
+	}
+	if err := write(tmp, b); err != nil {
+		os.Remove(tmp)
 		return err
 	}
-	return os.Rename(tmp, p)
-}
-
-func randBytes(n int) []byte {
-	b := make([]byte, n)
-	rand.Read(b)
-	return b
-}
-
-// Memos cache small JSON-able computations under (namespace, args), e.g.
-// noise calibrations made while expanding a sweep. Reads never write, so a
-// plan stays side-effect free; the caller puts new entries after the spec
-// has validated.
-
-func (s *Store) memoPath(namespace string, args any) (string, error) {
-	ab, err := canonicalJSON(args)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.Sum256(append([]byte(namespace+"\x00"), ab...))
-	return filepath.Join(s.Root, "memo", namespace, hex.EncodeToString(h[:16])+".json"), nil
-}
-
-// MemoGet reads a memo into out; it reports whether one was found.
-func (s *Store) MemoGet(namespace string, args, out any) bool {
-	p, err := s.memoPath(namespace, args)
-	if err != nil {
-		return false
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return false
-	}
-	return json.Unmarshal(b, out) == nil
-}
-
-// MemoPut stores a memo (atomically; concurrent writers write equal content).
-func (s *Store) MemoPut(namespace string, args, v any) error {
-	p, err := s.memoPath(namespace, args)
-	if err != nil {
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
 		return err
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return writeAtomic(p, b)
+	return nil
 }

@@ -299,8 +299,9 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	}
 	est := &pipeline.Node{
 		Kind: "estimate", Version: estimateVersion, Params: ep, Inputs: shards,
-		Label: fmt.Sprintf("%s (%d trials, %s%s)", label, a.Trials, a.Threshold, repeatLabel(repeats-1, repeats)),
-		Slot:  fmt.Sprintf("%s/estimate/%d", name, pt.Index),
+		SameCodeInputs: true, // never one estimate over shards of two builds
+		Label:          fmt.Sprintf("%s (%d trials, %s%s)", label, a.Trials, a.Threshold, repeatLabel(repeats-1, repeats)),
+		Slot:           fmt.Sprintf("%s/estimate/%d", name, pt.Index),
 		Run: func(ctx context.Context, w *pipeline.Work) error {
 			outs, err := runEstimate(ep, w.Inputs)
 			if err != nil {

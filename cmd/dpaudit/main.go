@@ -40,6 +40,7 @@ func init() {
 		{"calibrate", "the noise multiplier that reaches a target (ε, δ)", cmdCalibrate},
 		{"bound", "theoretical bounds: reconstruction (rero), MSE (mse_rdp, minimax_mse), belief", cmdBound},
 		{"data", "fetch and list real data sets (MNIST, Fashion-MNIST)", cmdData},
+		{"store", "verify, garbage-collect (gc) and measure (du) the node store", cmdStore},
 		{"selftest", "null coverage of the audit estimators on the ideal mechanism at its exact ε", cmdSelftest},
 		{"show", "print a result table (summary.parquet) in the terminal", cmdShow},
 		{"version", "print the version and build information", cmdVersion},

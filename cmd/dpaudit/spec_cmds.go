@@ -26,6 +26,8 @@ type runnerFlags struct {
 	allowLarge      bool
 	maxPoints       int
 	failOnViolation bool
+	verify          bool
+	reuse           bool
 }
 
 func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
@@ -34,15 +36,18 @@ func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
 	fs.Var(&r.force, "force", "recompute nodes of this kind and what depends on them (repeatable: accountant, summary)")
 	fs.BoolVar(&r.allowLarge, "allow-large", false, "allow sweeps of more than --max-points points")
 	fs.IntVar(&r.maxPoints, "max-points", spec.DefaultMaxPoints, "largest sweep accepted without --allow-large")
+	fs.BoolVar(&r.reuse, "reuse-across-versions", false, "reuse stored nodes computed by another dpaudit code version when all else is equal (only for code changes you know are numerically neutral)")
 	if withRun {
 		fs.StringVar(&r.results, "results", "results", "results root; tables go to DIR/<name>/")
 		fs.IntVar(&r.jobs, "j", runtime.NumCPU(), "nodes run in parallel")
+		fs.BoolVar(&r.verify, "verify", false, "check the SHA-256 of every cached node of the plan (by default only those used as inputs or published)")
 		fs.BoolVar(&r.failOnViolation, "fail-on-violation", false, "exit with code 3 when an audit finds a privacy violation (for CI gates)")
 	}
 }
 
 func (r *runnerFlags) options() dpaudit.Options {
-	return dpaudit.Options{Store: r.store, Results: r.results, Jobs: r.jobs, Force: r.force, AllowLarge: r.allowLarge, MaxPoints: r.maxPoints, DataDir: r.dataDir}
+	return dpaudit.Options{Store: r.store, Results: r.results, Jobs: r.jobs, Force: r.force, AllowLarge: r.allowLarge, MaxPoints: r.maxPoints, DataDir: r.dataDir,
+		Verify: r.verify, ReuseAcrossVersions: r.reuse}
 }
 
 func oneSpec(name string, pos []string) (string, error) {
@@ -71,6 +76,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	plan.Store.Notify = func(msg string) { fmt.Fprintf(stderr, "store: %s\n", msg) }
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := plan.Execute(ctx, pipeline.NewReporter(stderr))
@@ -106,7 +112,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 }
 
 func cmdPlan(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("plan", "SPEC.yaml [flags]", "Lists every node of the spec's graph with 'cached' or 'run' and why\n(new, parameters changed, input changed, stage version changed, forced).\nWrites nothing.", stderr)
+	fs := newFlags("plan", "SPEC.yaml [flags]", "Lists every node of the spec's graph with 'cached' or 'run' and why\n(new, parameters changed, input changed, stage version changed, code changed,\nforced, failed verification).\nWrites nothing.", stderr)
 	var rf runnerFlags
 	rf.register(fs, false)
 	asJSON := fs.Bool("json", false, "print JSON for scripts")
@@ -130,6 +136,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 			Key    string          `json:"key"`
 			Status string          `json:"status"`
 			Reason string          `json:"reason,omitempty"`
+			Note   string          `json:"note,omitempty"`
 			Inputs []string        `json:"inputs,omitempty"`
 			Params json.RawMessage `json:"params"`
 		}
@@ -142,7 +149,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 			Nodes  []jsonStep `json:"nodes"`
 		}{Spec: path, Name: plan.Spec.Name, Points: len(plan.Points), Run: run, Cached: cached}
 		for _, st := range plan.Steps {
-			js := jsonStep{Kind: st.Node.Kind, Label: st.Node.Label, Key: st.Node.Key(), Status: string(st.Status), Reason: st.Reason, Params: st.Node.ParamsJSON()}
+			js := jsonStep{Kind: st.Node.Kind, Label: st.Node.Label, Key: st.Node.Key(), Status: string(st.Status), Reason: st.Reason, Note: st.Note, Params: st.Node.ParamsJSON()}
 			for _, in := range st.Node.Inputs {
 				js.Inputs = append(js.Inputs, in.Key())
 			}
@@ -157,6 +164,9 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 		reason := ""
 		if st.Reason != "" {
 			reason = " (" + st.Reason + ")"
+		}
+		if st.Note != "" {
+			reason += " [" + st.Note + "]"
 		}
 		fmt.Fprintf(stdout, "  %-6s %-10s %s  %s%s\n", st.Status, st.Node.Kind, st.Node.Key()[:12], st.Node.Label, reason)
 	}
