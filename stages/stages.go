@@ -99,6 +99,20 @@ func Compile(name string, points []spec.Point, cols []spec.Column, env Env) (*Co
 				return nil, fmt.Errorf("bound[%d] kind %q has no stage", b, bound.Kind)
 			}
 		}
+		if pt.Exp.Reconstruction != nil {
+			st, shards, err := reconstructionStages(name, pt, env, g)
+			if err != nil {
+				return nil, err
+			}
+			stagesOfPoint = append(stagesOfPoint, st...)
+			// A point with a membership audit as well keeps its rows in
+			// trials/point=<id>/; the reconstruction rows go one level down.
+			key := pt.ID
+			if pt.Exp.Audit != nil {
+				key += "/reconstruction"
+			}
+			trials[key] = shards
+		}
 		var colNames []string
 		for _, st := range stagesOfPoint {
 			colNames = append(colNames, st.columns...)

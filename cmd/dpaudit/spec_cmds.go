@@ -92,9 +92,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 				v.PointIndex, v.PointID, v.EpsilonLB, v.EpsilonAccountant, 100*v.Confidence, v.Method)
 		}
 		fmt.Fprintf(stderr, "The training leaks more than the accountant says: the implementation or its analysis is wrong.\nTrials: %s/trials/point=<id>/\n", res.Dir)
-		if rf.failOnViolation {
-			return silent{errViolation}
-		}
+	}
+	if err := reportReconViolations(res.Summary, plan, res.Dir, rf.failOnViolation, stderr); err != nil {
+		return err
+	}
+	if len(vs) > 0 && rf.failOnViolation {
+		return silent{errViolation}
 	}
 	return nil
 }
