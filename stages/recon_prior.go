@@ -408,7 +408,7 @@ func runReconEstimate(p reconEstimateParams, shards []string, boundDir string) (
 			}
 			target := gc.Values[i].(int64)
 			for _, r := range recon.Rules {
-				if t.Col("guess_"+r.String()).Values[i].(int64) == target {
+				if t.Col("guess_" + r.String()).Values[i].(int64) == target {
 					correct[r]++
 				}
 			}
