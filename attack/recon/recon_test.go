@@ -47,6 +47,35 @@ func TestStepLLR(t *testing.T) {
 	}
 }
 
+// The log-likelihood kept as a folded product equals the plain sum of
+// per-step terms (Appendix G's s_z).
+func TestEvidenceLogLikelihood(t *testing.T) {
+	const n, T, q, sigma = 3, 400, 0.05, 0.3
+	e, err := NewEvidence(n, T, q, sigma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rng.New(2, "test", "llr")
+	want := make([]float64, n)
+	for step := 0; step < T; step++ {
+		dots, sq := make([]float64, n), make([]float64, n)
+		for i := range dots {
+			dots[i], sq[i] = 3*r.NormFloat64(), r.Float64()
+			want[i] += math.Log(1 - q + q*math.Exp((2*dots[i]-sq[i])/(2*sigma*sigma)))
+		}
+		if err := e.Observe(dots, sq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make([]float64, n)
+	e.Scores(RuleLogLikelihood, got, make([]float64, T))
+	for i := range got {
+		if math.Abs(got[i]-want[i]) > 1e-9*math.Max(1, math.Abs(want[i])) {
+			t.Errorf("candidate %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
 func TestDecide(t *testing.T) {
 	d := Decide([]float64{1, 3, 2, 3}, 2)
 	if d.Guess != 1 || d.Rank != 2 || d.Margin != -1 {

@@ -103,6 +103,11 @@ type Evidence struct {
 	t        int       // steps observed so far
 	d        []float64 // steps × n, row t = step t
 	sum, llr []float64
+	// The log-likelihood is kept as llr + log(prod): one Exp per step and
+	// candidate instead of an Expm1 and a Log1p (twice as fast); the
+	// product is folded into llr whenever it leaves [1e-150, 1e150], and
+	// its rounding costs ~T·1e-16 relative.
+	prod []float64
 }
 
 // NewEvidence prepares the evidence of n candidates over at most steps
@@ -116,7 +121,15 @@ func NewEvidence(n, steps int, q, sigma float64) (*Evidence, error) {
 		return nil, invalidf("evidence needs steps ≥ 1, q in (0, 1] and σ > 0, got %d, %v, %v", steps, q, sigma)
 	}
 	return &Evidence{n: n, steps: steps, q: q, inv2s2: 1 / (2 * sigma * sigma), k: TopSteps(q, steps),
-		d: make([]float64, steps*n), sum: make([]float64, n), llr: make([]float64, n)}, nil
+		d: make([]float64, steps*n), sum: make([]float64, n), llr: make([]float64, n), prod: ones(n)}, nil
+}
+
+func ones(n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = 1
+	}
+	return x
 }
 
 // Reset clears the evidence for a new trial.
@@ -124,6 +137,9 @@ func (e *Evidence) Reset() {
 	e.t = 0
 	clear(e.sum)
 	clear(e.llr)
+	for i := range e.prod {
+		e.prod[i] = 1
+	}
 }
 
 // Observe adds one step: dots[i] = d_{t,i}, sq[i] = n_{t,i}.
@@ -141,7 +157,17 @@ func (e *Evidence) Observe(dots, sq []float64) error {
 		}
 		row[i] = d
 		e.sum[i] += d
-		e.llr[i] += stepLLR((2*d-sq[i])*e.inv2s2, e.q)
+		z := (2*d - sq[i]) * e.inv2s2
+		if z > 30 || e.q == 1 {
+			e.llr[i] += stepLLR(z, e.q)
+			continue
+		}
+		p := e.prod[i] * (1 - e.q + e.q*math.Exp(z))
+		if p > 1e150 || p < 1e-150 {
+			e.llr[i] += math.Log(p)
+			p = 1
+		}
+		e.prod[i] = p
 	}
 	e.t++
 	return nil
@@ -153,7 +179,9 @@ func (e *Evidence) Scores(r Rule, dst []float64, scratch []float64) {
 	case RuleSum:
 		copy(dst, e.sum)
 	case RuleLogLikelihood:
-		copy(dst, e.llr)
+		for i, l := range e.llr {
+			dst[i] = l + math.Log(e.prod[i])
+		}
 	case RuleTopSteps:
 		if e.k >= e.t {
 			copy(dst, e.sum)
