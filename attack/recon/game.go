@@ -17,8 +17,9 @@ const (
 	// PriorPool draws the n candidates uniformly without replacement from
 	// the pool (records of the data distribution that are not in D₋).
 	PriorPool PriorSource = iota
-	// PriorUniformNoise draws uniform-noise candidates whose mean pairwise
-	// distance matches the pool's (Hayes et al. Fig. 9), with random labels.
+	// PriorUniformNoise draws uniform-noise candidates in [0, 1] whose mean
+	// pairwise distance matches the pool's (Hayes et al. Fig. 9: "the same
+	// intra-sample distance statistics"), with random labels.
 	PriorUniformNoise
 )
 
@@ -67,7 +68,7 @@ type Game struct {
 	cfg      Config
 	init     *learn.Model
 	inSize   int
-	noiseMid float32 // uniform-noise prior: features mid + scale·(u − ½)
+	noiseMid float32 // uniform-noise prior: features mid + noiseSc·(u − ½)
 	noiseSc  float32
 }
 
@@ -138,19 +139,15 @@ func CheckPriorSize(n, pool int, src PriorSource) error {
 	return nil
 }
 
-// noiseScale matches uniform noise to the pool: the mean pairwise
-// distance of 256 seeded pool pairs equals that of mid + s·(U − ½) with U
-// uniform on [0,1]^D, E‖U − U′‖² = D/6; the pool's mean feature is mid.
+// noiseScale matches uniform noise to the pool: candidates are ½ + s·(U − ½)
+// with U uniform on [0,1]^D, whose expected squared distance is s²·D/6;
+// s makes that distance the mean pairwise distance of 256 seeded pool
+// pairs, capped at 1 so that features stay in the pixel range [0, 1].
 func noiseScale(X []float32, D int, seed uint64) (float32, float32) {
 	N := len(X) / D
 	if N < 2 {
 		return 0.5, 1
 	}
-	var mean float64
-	for _, v := range X {
-		mean += float64(v)
-	}
-	mean /= float64(len(X))
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	var dist float64
 	const pairs = 256
@@ -167,7 +164,7 @@ func noiseScale(X []float32, D int, seed uint64) (float32, float32) {
 		dist += math.Sqrt(s)
 	}
 	dist /= pairs
-	return float32(mean), float32(dist / math.Sqrt(float64(D)/6))
+	return 0.5, float32(math.Min(1, dist/math.Sqrt(float64(D)/6)))
 }
 
 // drawPrior fills candX, candY with a fresh prior and returns the pool

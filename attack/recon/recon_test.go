@@ -311,3 +311,37 @@ func TestGameBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A uniform-noise prior (Hayes et al. Fig. 9) has the pool's mean pairwise
+// distance, stays in the pixel range, and the attack still works on it.
+func TestUniformNoisePrior(t *testing.T) {
+	s := digits(t)
+	g, err := NewGame(Config{
+		Arch: learn.Arch{Kind: learn.KindMLP, Hidden: []int{10}, Activation: learn.ELU}, InShape: s.Train.Shape, Classes: 10,
+		DPSGD: learn.DPSGD{ClipNorm: 1, NoiseMultiplier: 0.5, SamplingRate: 1, Steps: 10, LearningRate: 0.5},
+		X:     s.Train.X[:199*64], Y: s.Train.Y[:199], PoolX: s.Test.X, PoolY: s.Test.Y,
+		PriorSize: 8, Prior: PriorUniformNoise, Observe: attack.ObserveGradients, InitSeed: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(g.noiseSc > 0 && g.noiseMid-g.noiseSc/2 >= -1e-6 && g.noiseMid+g.noiseSc/2 <= 1+1e-6) {
+		t.Fatalf("noise prior mid %v scale %v leaves [0, 1]", g.noiseMid, g.noiseSc)
+	}
+	k := 0
+	for i := 0; i < 30; i++ {
+		o, err := g.RunTrialIndex(1, "noise", i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Record != -1 {
+			t.Fatalf("noise prior has pool record %d", o.Record)
+		}
+		if o.Decisions[RuleSum].Guess == o.Target {
+			k++
+		}
+	}
+	if k < 24 {
+		t.Errorf("σ = 0.5: %d/30 correct on a noise prior, want ≥ 80%%", k)
+	}
+}
