@@ -23,8 +23,9 @@ import (
 // else an implicit one whose columns join the row — and one estimate node
 // that reads both and flags rero_violation.
 const (
-	reconTrialsVersion   = 1
-	reconEstimateVersion = 1
+	reconTrialsVersion      = 2 // 2: candidates' inner products without materialising their gradients
+	reconIdealTrialsVersion = 1
+	reconEstimateVersion    = 1
 
 	defaultReconShard      = 32
 	defaultReconIdealShard = 1 << 16
@@ -152,7 +153,7 @@ func priorAwareStages(name string, pt spec.Point, env Env, g *pipeline.Graph) ([
 			s := sp
 			s.First, s.Count = first, min(size, p.Trials-first)
 			shards = append(shards, g.Add(&pipeline.Node{
-				Kind: "trials", Version: reconTrialsVersion, Params: s,
+				Kind: "trials", Version: reconIdealTrialsVersion, Params: s,
 				Label: fmt.Sprintf("%s trials %d–%d", label, s.First, s.First+s.Count-1),
 				Slot:  fmt.Sprintf("%s/recon_trials/%d/%d", name, pt.Index, k),
 				Run:   func(ctx context.Context, w *pipeline.Work) error { return runReconIdealShard(ctx, s, w) },

@@ -242,28 +242,40 @@ func (g *Game) RunTrial(r *rand.Rand) (Outcome, error) {
 	tX := candX[o.Target*D : (o.Target+1)*D]
 	targetIndex := len(cfg.Y)
 
-	// Per step: the candidates' gradients G (n×P, later scaled to their
-	// clipped values), the known sum K_t, and, for the model-only view, the
-	// step's parameters to invert the update from at the next step.
-	G, norms := make([]float32, n*P), make([]float64, n)
+	// Per step: the target's clipped gradient (for the harness's K_t), the
+	// known sum K_t, ḡ_t, and for the model-only view θ_t, kept until θ_{t+1}
+	// shows the update. The candidates' inner products ⟨∇ℓ(θ_t, z_i), ḡ_t⟩
+	// come from one batched call that never materialises their gradients.
+	gT, normT := make([]float32, P), make([]float64, 1)
 	known, resid := make([]float32, P), make([]float32, P)
-	dots32 := make([]float32, n)
+	raw, norms := make([]float64, n), make([]float64, n)
 	dots, sq := make([]float64, n), make([]float64, n)
-	var prev, vel []float64 // intermediate_models: θ_t and the inverted momentum buffer
+	var prev []float64   // intermediate_models: θ_t
+	var prev32 []float32 // the same, for the scratch model
+	var vel []float64    // the inverted momentum buffer
+	var mt *learn.Model  // scratch model at θ_t
 	inverting := cfg.Observe < attack.ObserveGradients
 	if inverting {
-		prev, vel = make([]float64, P), make([]float64, P)
+		prev, prev32, vel = make([]float64, P), make([]float32, P), make([]float64, P)
+		mt = g.init.Clone()
 	}
 	var normSum float64
 	pending := false
 	lr, mu, wd := cfg.DPSGD.LearningRate, cfg.DPSGD.Momentum, cfg.DPSGD.WeightDecay
 	norm := 0.0 // the update's divisor q·N, public
 
-	// score turns ḡ_t (resid) and the candidates' clipped G into evidence.
-	score := func() error {
-		gemm.Sgemm(false, false, n, 1, P, 1, G, P, resid, 1, 0, dots32, 1)
-		for i := range dots {
-			dots[i] = float64(dots32[i]) * invC2
+	// score turns ḡ_t (resid) into evidence with the model at θ_t.
+	score := func(at *learn.Model) error {
+		if err := at.PerExampleGradientDots(candX, candY, resid, raw, norms); err != nil {
+			return fmt.Errorf("candidates' gradients: %w", err)
+		}
+		for i := range raw {
+			c := 1.0
+			if norms[i] > C {
+				c = C / norms[i]
+			}
+			dots[i] = c * raw[i] * invC2
+			sq[i] = c * c * norms[i] * norms[i] * invC2
 		}
 		return ev.Observe(dots, sq)
 	}
@@ -276,8 +288,12 @@ func (g *Game) RunTrial(r *rand.Rand) (Outcome, error) {
 			vel[k] = v
 			resid[k] = float32(s) - known[k]
 		}
-		return score()
+		if err := mt.SetParams(prev32); err != nil {
+			return err
+		}
+		return score(mt)
 	}
+	tY := []int32{candY[o.Target]}
 	h := &learn.Hooks{
 		Target:   &learn.Record{X: tX, Y: candY[o.Target]},
 		CleanSum: true,
@@ -288,25 +304,22 @@ func (g *Game) RunTrial(r *rand.Rand) (Outcome, error) {
 					return err
 				}
 			}
-			if err := m.PerExampleGradients(candX, candY, G, norms); err != nil {
-				return fmt.Errorf("candidates' gradients: %w", err)
-			}
-			for i := 0; i < n; i++ {
-				c := 1.0
-				if norms[i] > C {
-					c = C / norms[i]
-				}
-				gemm.Scal(float32(c), G[i*P:(i+1)*P])
-				sq[i] = c * c * norms[i] * norms[i] * invC2
-			}
-			normSum += math.Sqrt(sq[o.Target] / invC2)
 			// The harness's K_t (see above): clean sum minus the target's part.
+			if err := m.PerExampleGradients(tX, tY, gT, normT); err != nil {
+				return fmt.Errorf("target's gradient: %w", err)
+			}
+			cT := 1.0
+			if normT[0] > C {
+				cT = C / normT[0]
+			}
+			normSum += cT * normT[0]
 			copy(known, s.ClippedSum)
 			if len(s.Batch) > 0 && s.Batch[len(s.Batch)-1] == targetIndex {
 				o.TargetSteps++
-				gemm.Axpy(-1, G[o.Target*P:(o.Target+1)*P], known)
+				gemm.Axpy(float32(-cT), gT, known)
 			}
 			if inverting {
+				copy(prev32, s.Params)
 				for k, p := range s.Params {
 					prev[k] = float64(p)
 				}
@@ -316,7 +329,7 @@ func (g *Game) RunTrial(r *rand.Rand) (Outcome, error) {
 			for k := range resid {
 				resid[k] = s.NoisySum[k] - known[k]
 			}
-			return score()
+			return score(m)
 		},
 	}
 	if _, err := learn.Train(m, cfg.X, cfg.Y, cfg.DPSGD, r, h); err != nil {

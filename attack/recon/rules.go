@@ -15,7 +15,7 @@
 //
 //   - RuleSum, Algorithm 2 (full batch): O_i = Σ_t d_{t,i}.
 //   - RuleTopSteps, Algorithm 3 (mini-batch, Appendix F): the sum of the
-//     k = max(1, round(qT)) largest d_{t,i} over t.
+//     k = ⌈qT⌉ largest d_{t,i} over t.
 //   - RuleLogLikelihood, Appendix G: s_i = Σ_t ln(1 − q + q·exp((2d_{t,i} −
 //     n_{t,i})/(2σ²))), the log-likelihood ratio of the steps given z_i
 //     (‖ḡ − g‖² − ‖ḡ‖² = n − 2d in units of C²). With a non-uniform prior
@@ -73,11 +73,11 @@ func ParseRule(s string) (Rule, error) {
 	return 0, invalidf("unknown rule %q (want sum, top_steps or log_likelihood)", s)
 }
 
-// TopSteps is Algorithm 3's k: the expected number of steps that sample
-// the target, qT, rounded, at least 1 (the paper leaves the rounding open;
-// qT is an integer in all its settings).
+// TopSteps is Algorithm 3's k = ⌈qT⌉, the expected number of steps that
+// sample the target, at least 1 (the paper leaves the rounding open; qT is
+// an integer in all its settings). The 1e-9 keeps 0.07·100 = 7.000…01 at 7.
 func TopSteps(q float64, steps int) int {
-	return max(1, int(math.Round(q*float64(steps))))
+	return max(1, int(math.Ceil(q*float64(steps)-1e-9)))
 }
 
 // stepLLR is ln(1 − q + q·e^z), the log-likelihood ratio of one step, in
