@@ -60,6 +60,10 @@ type Config struct {
 	Observe attack.Observation
 	// InitSeed gives θ_0, fixed for the point and known to the adversary.
 	InitSeed uint64
+	// Inversion, if set, also runs the gradient-based prior-oblivious attack
+	// (Eq. 1) on every trial and converts it by nearest candidate. It needs
+	// the privatised sums (ObserveGradients) and input gradients.
+	Inversion *Inversion
 }
 
 // Game is a validated Config, read-only after NewGame, so trials may run
@@ -119,6 +123,14 @@ func NewGame(cfg Config) (*Game, error) {
 	for _, y := range cfg.PoolY {
 		if y < 0 || int(y) >= cfg.Classes {
 			return nil, invalidf("pool label %d outside 0…%d", y, cfg.Classes-1)
+		}
+	}
+	if v := cfg.Inversion; v != nil {
+		if err := v.Validate(); err != nil {
+			return nil, err
+		}
+		if cfg.Observe != attack.ObserveGradients {
+			return nil, invalidf("gradient inversion reads the privatised sums: use threat model gradient")
 		}
 	}
 	g := &Game{cfg: cfg, init: m, inSize: D}
@@ -294,6 +306,10 @@ func (g *Game) RunTrial(r *rand.Rand) (Outcome, error) {
 		return score(mt)
 	}
 	tY := []int32{candY[o.Target]}
+	var iv *inverter
+	if cfg.Inversion != nil {
+		iv = newInverter(*cfg.Inversion, g.init, C, cfg.DPSGD.Steps, candY[o.Target])
+	}
 	h := &learn.Hooks{
 		Target:   &learn.Record{X: tX, Y: candY[o.Target]},
 		CleanSum: true,
@@ -329,6 +345,9 @@ func (g *Game) RunTrial(r *rand.Rand) (Outcome, error) {
 			for k := range resid {
 				resid[k] = s.NoisySum[k] - known[k]
 			}
+			if iv != nil {
+				iv.record(s.Params, resid)
+			}
 			return score(m)
 		},
 	}
@@ -341,6 +360,14 @@ func (g *Game) RunTrial(r *rand.Rand) (Outcome, error) {
 		}
 	}
 	o.TargetGradNorm = normSum / float64(cfg.DPSGD.Steps)
+	if iv != nil {
+		z, err := iv.run(r)
+		if err != nil {
+			return Outcome{}, fmt.Errorf("gradient inversion: %w", err)
+		}
+		d, mse := nearest(z, candX, n, o.Target)
+		o.Inversion = &InversionOutcome{Decision: d, MSE: mse}
+	}
 	ev.decideAll(&o, make([]float64, n), make([]float64, cfg.DPSGD.Steps))
 	return o, nil
 }

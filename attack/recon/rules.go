@@ -279,6 +279,16 @@ type Outcome struct {
 	// Record is the target's index in the pool the prior was drawn from
 	// (−1 for a synthetic prior).
 	Record int
+	// Inversion is the gradient-based attack's outcome, when it ran.
+	Inversion *InversionOutcome
+}
+
+// InversionOutcome is the prior-oblivious attack's result: the nearest
+// candidate's decision (scores are minus L2 distances to ẑ) and the mean
+// squared error per feature between ẑ and the target.
+type InversionOutcome struct {
+	Decision Decision
+	MSE      float64
 }
 
 // decideAll fills o.Decisions from the evidence.
