@@ -182,6 +182,29 @@ bound: [{kind: accountant, accountants: [pld]}, {kind: rero, prior_size: 4}]
 	}
 }
 
+// The gradient-based attack (Eq. 1) runs end to end on the same trials as
+// the prior-aware rules, which it does not beat (Hayes et al. Fig. 8).
+func TestReconInversionEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "inv.yaml", `name: inv
+seed: 1
+dataset: {source: digits, train_size: 100}
+model: {arch: mlp, hidden: [10], activation: elu}
+dpsgd: {noise_multiplier: 0.5, sampling_rate: 1, steps: 5, clip_norm: 1, learning_rate: 0.5}
+reconstruction: {attack: gradient_inversion, prior_size: 8, trials: 100, steps: 30}
+`)
+	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "s"), Results: filepath.Join(dir, "r")})
+	r := summaryRow(t, res)
+	s, pa := r["reconstruction_success"].(float64), r["reconstruction_success_sum"].(float64)
+	t.Logf("inversion %v, prior-aware %v, MSE %v, bound %v", s, pa, r["recon_mean_inversion_mse"], r["rero_gamma"])
+	if r["recon_attack"] != "gradient_inversion" || r["recon_rule"] != "inversion" || !(s > 0.3) || !(pa >= s-0.05) || r["rero_violation"] != false {
+		t.Fatalf("row %v", r)
+	}
+	if m, ok := r["recon_mean_inversion_mse"].(float64); !ok || !(m > 0 && m < 0.5) {
+		t.Fatalf("inversion MSE %v", r["recon_mean_inversion_mse"])
+	}
+}
+
 // Bad input is a positioned error, exit code 2, nothing written.
 func TestReconBadInput(t *testing.T) {
 	base := `name: bad
@@ -210,6 +233,19 @@ reconstruction: {attack: prior_aware, %s}
 		}
 		if _, err := os.Stat(o.Store); !os.IsNotExist(err) {
 			t.Errorf("case %d: the store was created", i)
+		}
+	}
+	for i, c := range []struct{ spec, want string }{
+		{"model: {arch: ideal}\ndpsgd: {noise_multiplier: 1, sampling_rate: 1, steps: 10}\nreconstruction: {attack: gradient_inversion}\n",
+			"reconstruction.attack: the gradient inversion optimises an input"},
+		{"dataset: {source: digits}\nmodel: {arch: mlp, hidden: [4]}\ndpsgd: {noise_multiplier: 1, sampling_rate: 1, steps: 10}\nreconstruction: {attack: gradient_inversion, threat_model: intermediate_models}\n",
+			"reconstruction.threat_model: the gradient inversion reads"},
+	} {
+		dir := t.TempDir()
+		path := writeSpec(t, dir, "bad.yaml", "name: bad\n"+c.spec)
+		_, err := Load(path, Options{Store: filepath.Join(dir, "s"), Results: filepath.Join(dir, "r")})
+		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), "bad.yaml:") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("inversion case %d: got %v, want a positioned %q", i, err, c.want)
 		}
 	}
 }

@@ -5,6 +5,10 @@ package spec
 // values are checked per point and skipped in the template. What needs the
 // data (pool size, q·|D|) is checked by the stage.
 func validateReconstruction(exp *Experiment, r *Reconstruction, root *Node, pos func(string) Pos, e *errs) {
+	if v := r.Inversion; v != nil {
+		validateInversion(exp, v, root, pos, e)
+		return
+	}
 	p := r.PriorAware
 	if p == nil {
 		return // other attacks validate themselves
@@ -43,5 +47,27 @@ func validateReconstruction(exp *Experiment, r *Reconstruction, root *Node, pos 
 	}
 	if ideal && p.ThreatModel == "intermediate_models" {
 		report("reconstruction.threat_model", "the ideal mechanism releases privatised gradients only: use threat_model gradient")
+	}
+}
+
+// validateInversion checks the gradient-inversion block.
+func validateInversion(exp *Experiment, v *ReconInversion, root *Node, pos func(string) Pos, e *errs) {
+	report := func(path, format string, args ...any) { e.add(pos(path), path, format, args...) }
+	if exp.DPSGD == nil {
+		report("reconstruction", "a reconstruction audit needs a dpsgd block")
+	}
+	switch {
+	case exp.Model == nil:
+		report("reconstruction", "the gradient inversion needs a trained model block")
+	case exp.Model.Ideal != nil:
+		report("reconstruction.attack", "the gradient inversion optimises an input through the model's input gradients; the ideal mechanism has no model (use attack prior_aware)")
+	case exp.Dataset == nil:
+		report("reconstruction", "a reconstruction audit of a trained model needs a dataset block")
+	}
+	if n, ok := number(root, "reconstruction.trials"); ok && n < 100 {
+		report("reconstruction.trials", "must be ≥ 100, got %s: with fewer trials the success interval is wider than ±0.1 and says little next to the bound", fmtNum(n))
+	}
+	if v.ThreatModel != "" && v.ThreatModel != "gradient" {
+		report("reconstruction.threat_model", "the gradient inversion reads every privatised gradient sum: it needs threat model gradient, got %s", v.ThreatModel)
 	}
 }

@@ -29,6 +29,7 @@ const (
 
 	defaultReconShard      = 32
 	defaultReconIdealShard = 1 << 16
+	defaultInversionShard  = 8
 )
 
 func init() {
@@ -36,6 +37,7 @@ func init() {
 		implemented["reconstruction"] = map[string]bool{}
 	}
 	implemented["reconstruction"]["prior_aware"] = true
+	implemented["reconstruction"]["gradient_inversion"] = true
 }
 
 // reconGame is everything a trained reconstruction trial depends on.
@@ -48,6 +50,8 @@ type reconGame struct {
 	Prior       string     `json:"prior"`
 	Threat      string     `json:"threat_model"`
 	Seed        int64      `json:"seed"`
+	// Inversion, if set, runs the gradient-based attack on every trial.
+	Inversion *recon.Inversion `json:"inversion,omitempty"`
 }
 
 type reconShardParams struct {
@@ -72,6 +76,7 @@ type reconIdealShardParams struct {
 
 type reconEstimateParams struct {
 	Key        string  `json:"point_key"`
+	Attack     string  `json:"attack"`
 	Trials     int     `json:"trials"`
 	PriorSize  int     `json:"prior_size"`
 	Rule       string  `json:"rule"`
@@ -86,7 +91,7 @@ var reconColumns = []string{"recon_attack", "recon_rule", "recon_trials", "recon
 	"reconstruction_success", "reconstruction_success_lo", "reconstruction_success_hi", "reconstruction_confidence",
 	"reconstruction_baseline", "reconstruction_advantage", "reconstruction_advantage_lo", "reconstruction_advantage_hi",
 	"reconstruction_success_sum", "reconstruction_success_top_steps", "reconstruction_success_log_likelihood",
-	"reconstruction_success_exact", "recon_mean_rank", "recon_mean_target_steps", "recon_mean_clipped_grad_norm", "rero_violation"}
+	"reconstruction_success_exact", "recon_mean_rank", "recon_mean_target_steps", "recon_mean_clipped_grad_norm", "recon_mean_inversion_mse", "rero_violation"}
 
 // reconThreat maps the spec's threat model to what the adversary observes.
 var reconThreat = map[string]attack.Observation{
@@ -99,14 +104,29 @@ var reconThreat = map[string]attack.Observation{
 // point stages, and the trial shards to publish.
 func reconstructionStages(name string, pt spec.Point, env Env, g *pipeline.Graph) ([]pointStage, []*pipeline.Node, error) {
 	r := pt.Exp.Reconstruction
-	if r.PriorAware == nil {
-		return nil, nil, &PathError{"reconstruction.attack", fmt.Errorf("attack %q has no stage", r.Attack)}
+	switch {
+	case r.PriorAware != nil:
+		return priorAwareStages(name, pt, r.PriorAware, nil, env, g)
+	case r.Inversion != nil:
+		// The same game, with the gradient inversion run on every trial and
+		// reported; the prior-aware rules are recorded beside it.
+		v := r.Inversion
+		p := &spec.ReconPriorAware{PriorSize: v.PriorSize, Trials: v.Trials, Rule: "inversion", Prior: "pool",
+			Geometry: "orthogonal", ThreatModel: v.ThreatModel, ShardSize: v.ShardSize, Confidence: v.Confidence,
+			ClaimedNoiseMultiplier: v.ClaimedNoiseMultiplier}
+		if p.ShardSize == 0 {
+			p.ShardSize = defaultInversionShard
+		}
+		inv := &recon.Inversion{Steps: v.Steps, LearningRate: v.LearningRate, Restarts: v.Restarts}
+		return priorAwareStages(name, pt, p, inv, env, g)
 	}
-	return priorAwareStages(name, pt, env, g)
+	return nil, nil, &PathError{"reconstruction.attack", fmt.Errorf("attack %q has no stage", r.Attack)}
 }
 
-func priorAwareStages(name string, pt spec.Point, env Env, g *pipeline.Graph) ([]pointStage, []*pipeline.Node, error) {
-	exp, p := pt.Exp, pt.Exp.Reconstruction.PriorAware
+// priorAwareStages builds the game of p (and, with inv, the gradient
+// inversion on the same trials).
+func priorAwareStages(name string, pt spec.Point, p *spec.ReconPriorAware, inv *recon.Inversion, env Env, g *pipeline.Graph) ([]pointStage, []*pipeline.Node, error) {
+	exp := pt.Exp
 	d := exp.DPSGD
 	if err := recon.CheckThreat(reconThreat[p.ThreatModel]); err != nil {
 		return nil, nil, &PathError{"reconstruction.threat_model", err}
@@ -122,7 +142,7 @@ func priorAwareStages(name string, pt spec.Point, env Env, g *pipeline.Graph) ([
 			rule = "top_steps"
 		}
 	}
-	ep := reconEstimateParams{Trials: p.Trials, PriorSize: p.PriorSize, Rule: rule,
+	ep := reconEstimateParams{Attack: pt.Exp.Reconstruction.Attack, Trials: p.Trials, PriorSize: p.PriorSize, Rule: rule,
 		TopSteps: recon.TopSteps(d.SamplingRate, d.Steps), Confidence: p.Confidence}
 	var shards []*pipeline.Node
 	var label string
@@ -160,7 +180,7 @@ func priorAwareStages(name string, pt spec.Point, env Env, g *pipeline.Graph) ([
 			}))
 		}
 	} else {
-		game, err := reconGameFor(pt, env, claimed, rule)
+		game, err := reconGameFor(pt, p, inv, env, claimed, rule)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -186,7 +206,7 @@ func priorAwareStages(name string, pt spec.Point, env Env, g *pipeline.Graph) ([
 
 	// The bound of the same (σ_claimed, q, T, κ = 1/|π|).
 	var stages []pointStage
-	bound, err := reconBound(name, pt, claimed)
+	bound, err := reconBound(name, pt, p, claimed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -213,8 +233,8 @@ func priorAwareStages(name string, pt spec.Point, env Env, g *pipeline.Graph) ([
 // reconBound returns the rero node the success is compared with: the
 // spec's rero entry when there is one (its columns are already in the row,
 // so the returned stage has none), else an implicit exact bound.
-func reconBound(name string, pt spec.Point, claimed float64) (pointStage, error) {
-	exp, p := pt.Exp, pt.Exp.Reconstruction.PriorAware
+func reconBound(name string, pt spec.Point, p *spec.ReconPriorAware, claimed float64) (pointStage, error) {
+	exp := pt.Exp
 	kappa := 1 / float64(p.PriorSize)
 	for b, entry := range exp.Bound {
 		if entry.Rero == nil {
@@ -252,8 +272,8 @@ func reconBound(name string, pt spec.Point, claimed float64) (pointStage, error)
 }
 
 // reconGameFor checks a trained reconstruction game at compile time.
-func reconGameFor(pt spec.Point, env Env, claimed float64, rule string) (reconGame, error) {
-	exp, p := pt.Exp, pt.Exp.Reconstruction.PriorAware
+func reconGameFor(pt spec.Point, p *spec.ReconPriorAware, inv *recon.Inversion, env Env, claimed float64, rule string) (reconGame, error) {
+	exp := pt.Exp
 	arch, flatten, err := archFor(exp.Model)
 	if err != nil {
 		return reconGame{}, &PathError{"model.arch", err}
@@ -292,8 +312,13 @@ func reconGameFor(pt spec.Point, env Env, claimed float64, rule string) (reconGa
 	if p.ThreatModel == "intermediate_models" && d.LearningRate == 0 {
 		return reconGame{}, &PathError{"reconstruction.threat_model", fmt.Errorf("%w: with learning rate 0 the models never change, so the update cannot be inverted", recon.ErrInvalid)}
 	}
+	if inv != nil {
+		if err := inv.Validate(); err != nil {
+			return reconGame{}, &PathError{"reconstruction", err}
+		}
+	}
 	return reconGame{Data: data, Arch: arch, DPSGD: trainConfig(d), AttackSigma: claimed, PriorSize: p.PriorSize,
-		Prior: p.Prior, Threat: p.ThreatModel, Seed: exp.Seed}, nil
+		Prior: p.Prior, Threat: p.ThreatModel, Seed: exp.Seed, Inversion: inv}, nil
 }
 
 // newReconGame builds the game of a shard: D₋ is the training split
@@ -312,7 +337,7 @@ func newReconGame(gp reconGame, key, dataDir string) (*recon.Game, error) {
 	return recon.NewGame(recon.Config{
 		Arch: gp.Arch, InShape: tr.Shape, Classes: tr.Classes, DPSGD: gp.DPSGD.learn(), AttackSigma: gp.AttackSigma,
 		X: tr.X[:n*tr.D], Y: tr.Y[:n], PoolX: te.X, PoolY: te.Y, PriorSize: gp.PriorSize, Prior: src,
-		Observe: reconThreat[gp.Threat], InitSeed: rng.Seed(uint64(gp.Seed), "init", key),
+		Observe: reconThreat[gp.Threat], InitSeed: rng.Seed(uint64(gp.Seed), "init", key), Inversion: gp.Inversion,
 	})
 }
 
@@ -381,28 +406,37 @@ func writeReconTrials(dir string, first int, out []recon.Outcome) error {
 	}
 	t.Add("target_steps", pipeline.Int64, steps)
 	t.Add("target_clipped_grad_norm", pipeline.Float64, gnorm)
+	if n > 0 && out[0].Inversion != nil {
+		ig, ir, im, mse := col(), col(), col(), col()
+		for k, o := range out {
+			d := o.Inversion.Decision
+			ig[k], ir[k], im[k], mse[k] = int64(d.Guess), int64(d.Rank), d.Margin, o.Inversion.MSE
+		}
+		t.Add("guess_inversion", pipeline.Int64, ig)
+		t.Add("rank_inversion", pipeline.Int64, ir)
+		t.Add("margin_inversion", pipeline.Float64, im)
+		t.Add("inversion_mse", pipeline.Float64, mse)
+	}
 	return pipeline.WriteParquet(filepath.Join(dir, TrialsFile), t)
 }
 
 // runReconEstimate turns the shards into success rates with their
 // Clopper–Pearson interval and compares them with the bound's values.
 func runReconEstimate(p reconEstimateParams, shards []string, boundDir string) ([]Output, error) {
-	primary, err := recon.ParseRule(p.Rule)
-	if err != nil {
-		return nil, err
-	}
 	var correct [3]int
-	var rankSum, stepSum, normSum float64
-	normN, total := 0, 0
+	var primaryCorrect int
+	var rankSum, stepSum, normSum, mseSum float64
+	normN, mseN, total := 0, 0, 0
 	for _, d := range shards {
 		t, err := pipeline.ReadParquet(filepath.Join(d, TrialsFile))
 		if err != nil {
 			return nil, err
 		}
-		tc, gc := t.Col("trial"), t.Col("target")
-		if tc == nil || gc == nil {
-			return nil, fmt.Errorf("%s: not a reconstruction trial table", d)
+		tc, gc, pc, rc := t.Col("trial"), t.Col("target"), t.Col("guess_"+p.Rule), t.Col("rank_"+p.Rule)
+		if tc == nil || gc == nil || pc == nil || rc == nil {
+			return nil, fmt.Errorf("%s: not a reconstruction trial table with rule %s", d, p.Rule)
 		}
+		mc := t.Col("inversion_mse")
 		for i := range tc.Values {
 			if tc.Values[i].(int64) != int64(total) {
 				return nil, fmt.Errorf("%s: trial %v out of order (want %d)", d, tc.Values[i], total)
@@ -413,11 +447,18 @@ func runReconEstimate(p reconEstimateParams, shards []string, boundDir string) (
 					correct[r]++
 				}
 			}
-			rankSum += float64(t.Col("rank_" + p.Rule).Values[i].(int64))
+			if pc.Values[i].(int64) == target {
+				primaryCorrect++
+			}
+			rankSum += float64(rc.Values[i].(int64))
 			stepSum += float64(t.Col("target_steps").Values[i].(int64))
 			if v := t.Col("target_clipped_grad_norm").Values[i]; v != nil {
 				normSum += v.(float64)
 				normN++
+			}
+			if mc != nil {
+				mseSum += mc.Float(i)
+				mseN++
 			}
 			total++
 		}
@@ -425,7 +466,7 @@ func runReconEstimate(p reconEstimateParams, shards []string, boundDir string) (
 	if total != p.Trials {
 		return nil, fmt.Errorf("found %d reconstruction trials, want %d", total, p.Trials)
 	}
-	k := correct[primary]
+	k := primaryCorrect
 	lo, err := audit.ClopperPearsonLower(k, total, p.Confidence, audit.TwoSided)
 	if err != nil {
 		return nil, err
@@ -450,9 +491,12 @@ func runReconEstimate(p reconEstimateParams, shards []string, boundDir string) (
 	if math.IsNaN(gammaHi) {
 		return nil, fmt.Errorf("%s: the rero bound has no rero_gamma_hi", boundDir)
 	}
-	meanNorm := math.NaN()
+	meanNorm, meanMSE := math.NaN(), math.NaN()
 	if normN > 0 {
 		meanNorm = normSum / float64(normN)
+	}
+	if mseN > 0 {
+		meanMSE = mseSum / float64(mseN)
 	}
 	var exact any
 	if p.Exact != nil {
@@ -460,7 +504,7 @@ func runReconEstimate(p reconEstimateParams, shards []string, boundDir string) (
 	}
 	rate := func(r recon.Rule) float64 { return float64(correct[r]) / float64(total) }
 	return []Output{
-		{"recon_attack", pipeline.String, "prior_aware"},
+		{"recon_attack", pipeline.String, p.Attack},
 		{"recon_rule", pipeline.String, p.Rule},
 		{"recon_trials", pipeline.Int64, int64(total)},
 		{"recon_prior_size", pipeline.Int64, int64(p.PriorSize)},
@@ -480,6 +524,7 @@ func runReconEstimate(p reconEstimateParams, shards []string, boundDir string) (
 		f64("recon_mean_rank", rankSum/float64(total)),
 		f64("recon_mean_target_steps", stepSum/float64(total)),
 		f64("recon_mean_clipped_grad_norm", orNull(meanNorm)),
+		f64("recon_mean_inversion_mse", orNull(meanMSE)),
 		{"rero_violation", pipeline.Bool, lo > gammaHi},
 	}, nil
 }
