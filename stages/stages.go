@@ -52,7 +52,9 @@ type Compiled struct {
 	Summary *pipeline.Node
 	// Trials lists each audited point's trial shards (by point id) in
 	// trial order; their TrialsFile tables are published as
-	// trials/point=<id>/part-<k>.parquet.
+	// trials/point=<id>/part-<k>.parquet. A point with a membership audit
+	// and a reconstruction audit lists the latter under
+	// "<id>/reconstruction" (trials/point=<id>/reconstruction/part-<k>).
 	Trials map[string][]*pipeline.Node
 }
 
