@@ -436,7 +436,16 @@ func runReconEstimate(p reconEstimateParams, shards []string, boundDir string) (
 		if tc == nil || gc == nil || pc == nil || rc == nil {
 			return nil, fmt.Errorf("%s: not a reconstruction trial table with rule %s", d, p.Rule)
 		}
-		mc := t.Col("inversion_mse")
+		mc, sc, nc := t.Col("inversion_mse"), t.Col("target_steps"), t.Col("target_clipped_grad_norm")
+		var rules [3]*pipeline.Column
+		for _, r := range recon.Rules {
+			if rules[r] = t.Col("guess_" + r.String()); rules[r] == nil {
+				return nil, fmt.Errorf("%s: no guess_%s column", d, r)
+			}
+		}
+		if sc == nil || nc == nil {
+			return nil, fmt.Errorf("%s: not a reconstruction trial table", d)
+		}
 		for i := range tc.Values {
 			if tc.Values[i].(int64) != int64(total) {
 				return nil, fmt.Errorf("%s: trial %v out of order (want %d)", d, tc.Values[i], total)
@@ -451,8 +460,8 @@ func runReconEstimate(p reconEstimateParams, shards []string, boundDir string) (
 				primaryCorrect++
 			}
 			rankSum += float64(rc.Values[i].(int64))
-			stepSum += float64(t.Col("target_steps").Values[i].(int64))
-			if v := t.Col("target_clipped_grad_norm").Values[i]; v != nil {
+			stepSum += float64(sc.Values[i].(int64))
+			if v := nc.Values[i]; v != nil {
 				normSum += v.(float64)
 				normN++
 			}
