@@ -349,7 +349,7 @@ func pointID(tree *Node) string {
 
 // executionOnly are spec paths that change how a point is computed but not
 // what: they are left out of the point's identity.
-var executionOnly = map[string]bool{"audit.shard_size": true}
+var executionOnly = map[string]bool{"audit.shard_size": true, "reconstruction.shard_size": true}
 
 // writeCanonical serialises a resolved tree with sorted keys and exact
 // float text (including ±Inf, which JSON cannot hold).

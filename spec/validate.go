@@ -55,6 +55,10 @@ func validate(exp *Experiment, root *Node, e *errs) {
 	if a := exp.Audit; a != nil {
 		validateAudit(exp, a, pos, e)
 	}
+	if r := exp.Reconstruction; r != nil {
+		validateReconstruction(exp, r, root, pos, e)
+	}
+
 	validateGLM(exp, root, pos, e)
 }
 

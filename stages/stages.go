@@ -53,7 +53,9 @@ type Compiled struct {
 	Summary *pipeline.Node
 	// Trials lists each audited point's trial shards (by point id) in
 	// trial order; their TrialsFile tables are published as
-	// trials/point=<id>/part-<k>.parquet.
+	// trials/point=<id>/part-<k>.parquet. A point with a membership audit
+	// and a reconstruction audit lists the latter under
+	// "<id>/reconstruction" (trials/point=<id>/reconstruction/part-<k>).
 	Trials map[string][]*pipeline.Node
 }
 
@@ -107,6 +109,20 @@ func Compile(name string, points []spec.Point, cols []spec.Column, env Env) (*Co
 			default:
 				return nil, fmt.Errorf("bound[%d] kind %q has no stage", b, bound.Kind)
 			}
+		}
+		if r := pt.Exp.Reconstruction; r != nil && r.GLM == nil {
+			st, shards, err := reconstructionStages(name, pt, env, g)
+			if err != nil {
+				return nil, err
+			}
+			stagesOfPoint = append(stagesOfPoint, st...)
+			// A point with a membership audit as well keeps its rows in
+			// trials/point=<id>/; the reconstruction rows go one level down.
+			key := pt.ID
+			if pt.Exp.Audit != nil {
+				key += "/reconstruction"
+			}
+			trials[key] = shards
 		}
 		var colNames []string
 		for _, st := range stagesOfPoint {

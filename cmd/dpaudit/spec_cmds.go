@@ -104,9 +104,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		fmt.Fprintf(stderr, "The training leaks more than the claim allows: the implementation or its analysis is wrong (only valid estimates flag; a violation proves the claim false at the stated confidence, not where the bug is).\nTrials: %s/trials/point=<id>/\n", res.Dir)
-		if rf.failOnViolation {
-			return silent{errViolation}
-		}
+	}
+	if err := reportReconViolations(res.Summary, plan, res.Dir, rf.failOnViolation, stderr); err != nil {
+		return err
+	}
+	if len(vs) > 0 && rf.failOnViolation {
+		return silent{errViolation}
 	}
 	return nil
 }
