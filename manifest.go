@@ -3,7 +3,6 @@ package dpaudit
 import (
 	"encoding/json"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -14,22 +13,29 @@ import (
 	"time"
 
 	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // Manifest is results/<name>/manifest.json: what was run, from which spec,
 // with which code, and how much came from the cache.
 type Manifest struct {
-	Name    string       `json:"name"`
-	Spec    ManifestSpec `json:"spec"`
-	Seed    int64        `json:"seed"`
-	Dpaudit BuildInfo    `json:"dpaudit"`
-	Started time.Time    `json:"started"`
-	Ended   time.Time    `json:"ended"`
-	Seconds float64      `json:"seconds"`
-	Nodes   NodeCounts   `json:"nodes"`
-	Store   string       `json:"store"`
-	Columns []string     `json:"columns"`
-	Points  []PointInfo  `json:"points"`
+	Name        string       `json:"name"`
+	Description string       `json:"description,omitempty"`
+	Spec        ManifestSpec `json:"spec"`
+	Seed        int64        `json:"seed"`
+	Dpaudit     BuildInfo    `json:"dpaudit"`
+	Started     time.Time    `json:"started"`
+	Ended       time.Time    `json:"ended"`
+	Seconds     float64      `json:"seconds"`
+	Nodes       NodeCounts   `json:"nodes"`
+	Store       string       `json:"store"`
+	Columns     []string     `json:"columns"`
+	Points      []PointInfo  `json:"points"`
+	// Report is the spec's report block, so that dpaudit report can
+	// redraw the figures from the folder alone; Figures, what was drawn.
+	Report  *spec.Report        `json:"report,omitempty"`
+	Figures []stages.FigureInfo `json:"figures,omitempty"`
 }
 
 // ManifestSpec identifies the spec file.
@@ -96,13 +102,16 @@ func gitCommit(dir string) (string, bool) {
 
 func writeManifest(p *Plan, res *Result) error {
 	m := Manifest{
-		Name:    p.Spec.Name,
-		Seed:    p.Points[0].Exp.Seed,
-		Dpaudit: Build(),
-		Started: res.Started.UTC(),
-		Ended:   res.Finished.UTC(),
-		Seconds: res.Finished.Sub(res.Started).Seconds(),
-		Store:   p.Store.Root,
+		Name:        p.Spec.Name,
+		Seed:        p.Points[0].Exp.Seed,
+		Dpaudit:     Build(),
+		Started:     res.Started.UTC(),
+		Ended:       res.Finished.UTC(),
+		Seconds:     res.Finished.Sub(res.Started).Seconds(),
+		Store:       p.Store.Root,
+		Report:      p.Points[0].Exp.Report,
+		Figures:     res.Figures,
+		Description: p.Points[0].Exp.Description,
 	}
 	abs, _ := filepath.Abs(p.Spec.File)
 	m.Spec = ManifestSpec{Path: p.Spec.File, SHA256: p.Spec.SHA256}
@@ -132,11 +141,7 @@ func writeManifest(p *Plan, res *Result) error {
 	if err != nil {
 		return err
 	}
-	tmp := res.Manifest + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, res.Manifest)
+	return writeFileAtomic(res.Manifest, append(b, '\n'))
 }
 
 // jsonSafe replaces non-finite floats, which JSON cannot hold, by the

@@ -81,7 +81,7 @@ type Plan struct {
 }
 
 // KnownKinds are the node kinds --force accepts.
-var KnownKinds = []string{"accountant", "rero", "rero_comparator", "mse_rdp", "minimax_mse", "belief", "train_run", "train", "craft", "trials", "estimate", "summary"}
+var KnownKinds = []string{"accountant", "rero", "rero_comparator", "mse_rdp", "minimax_mse", "belief", "train_run", "train", "craft", "trials", "estimate", "summary", "figure"}
 
 // Load reads, validates and expands a spec, compiles its graph and plans
 // it against the store. Spec problems come back as spec.Errors.
@@ -115,6 +115,9 @@ func Load(path string, o Options) (*Plan, error) {
 		}
 		return nil, &InputError{fmt.Errorf("%s: %w", path, err)}
 	}
+	if err := checkReport(s, points, c); err != nil {
+		return nil, err
+	}
 	force := func(n *pipeline.Node) bool { return contains(o.Force, n.Kind) }
 	steps := pipeline.Plan(c.Graph, store, force)
 	return &Plan{Spec: s, Points: points, Columns: cols, Compiled: c, Steps: steps, Store: store, Options: o, memo: memo}, nil
@@ -137,6 +140,8 @@ type Result struct {
 	Dir      string
 	Summary  string
 	Manifest string
+	Figures  []stages.FigureInfo // drawn into Dir/figures
+	Report   string              // Dir/report.html
 	Run      int
 	Cached   int
 	Started  time.Time
@@ -194,8 +199,17 @@ func (p *Plan) collect(res *Result) error {
 	if err := p.publishTrials(res.Dir); err != nil {
 		return err
 	}
+	figs, err := p.publishFigures(res.Dir)
+	if err != nil {
+		return err
+	}
+	res.Figures = figs
 	res.Manifest = filepath.Join(res.Dir, "manifest.json")
-	return writeManifest(p, res)
+	if err := writeManifest(p, res); err != nil {
+		return err
+	}
+	res.Report, err = writeReportPage(res.Dir)
+	return err
 }
 
 func copyAtomic(src, dst string) error {
@@ -203,7 +217,7 @@ func copyAtomic(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp*")
+	f, err := pipeline.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp*")
 	if err != nil {
 		return err
 	}
@@ -227,7 +241,7 @@ func (p *Plan) publishTrials(dir string) error {
 	if len(p.Compiled.Trials) == 0 {
 		return os.RemoveAll(final)
 	}
-	tmp, err := os.MkdirTemp(dir, ".trials-*")
+	tmp, err := pipeline.MkdirTemp(dir, ".trials-*")
 	if err != nil {
 		return err
 	}

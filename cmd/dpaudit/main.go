@@ -41,6 +41,7 @@ func init() {
 		{"bound", "theoretical bounds: reconstruction (rero), MSE (mse_rdp, minimax_mse), belief", cmdBound},
 		{"data", "fetch and list real data sets (MNIST, Fashion-MNIST)", cmdData},
 		{"show", "print a result table (summary.parquet) in the terminal", cmdShow},
+		{"report", "redraw a results folder's figures from its tables and write report.html", cmdReport},
 		{"version", "print the version and build information", cmdVersion},
 	}
 }
