@@ -31,6 +31,7 @@ type Manifest struct {
 	Nodes       NodeCounts   `json:"nodes"`
 	Store       string       `json:"store"`
 	Columns     []string     `json:"columns"`
+	Swept       []string     `json:"swept,omitempty"` // the columns that identify a point across runs (dpaudit diff)
 	Points      []PointInfo  `json:"points"`
 	// Report is the spec's report block, so that dpaudit report can
 	// redraw the figures from the folder alone; Figures, what was drawn.
@@ -128,6 +129,9 @@ func writeManifest(p *Plan, res *Result) error {
 	}
 	for _, c := range p.Columns {
 		m.Columns = append(m.Columns, c.Name)
+		if c.Swept {
+			m.Swept = append(m.Swept, c.Name)
+		}
 	}
 	for _, pt := range p.Points {
 		vals := map[string]any{}

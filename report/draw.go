@@ -61,7 +61,7 @@ func Draw(f *spec.Figure, fr *Frame) (*Result, error) {
 	}
 	d := &drawing{fig: f, c: c}
 	if c.Where != "" {
-		keep, err := whereMask(c.Where, fr)
+		keep, err := WhereMask(c.Where, fr)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +143,9 @@ func Draw(f *spec.Figure, fr *Frame) (*Result, error) {
 	return res, nil
 }
 
-func whereMask(src string, fr *Frame) ([]bool, error) {
+// WhereMask evaluates a where expression (expr-lang over the columns) on
+// every row.
+func WhereMask(src string, fr *Frame) ([]bool, error) {
 	pred, err := compileWhere(src, fr)
 	if err != nil {
 		return nil, err
@@ -183,6 +185,26 @@ type drawing struct {
 	heat        *heatState
 	heatCbar    *plot.Plot
 	dropped     map[string]int // points a log axis could not show, by axis
+	ylabels     map[*plot.Plot]string
+}
+
+func (d *drawing) takeYLabel(pl *plot.Plot) {
+	if d.ylabels == nil {
+		d.ylabels = map[*plot.Plot]string{}
+	}
+	d.ylabels[pl] = pl.Y.Label.Text
+	pl.Y.Label.Text = ""
+}
+
+// drawPlot draws pl into c with its y label in a strip on the left.
+func (d *drawing) drawPlot(pl *plot.Plot, c draw.Canvas) {
+	if l := d.ylabels[pl]; l != "" {
+		sty := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(11)), XAlign: draw.XCenter, YAlign: draw.YTop,
+			Rotation: math.Pi / 2, Handler: plot.DefaultTextHandler}
+		c.FillText(sty, vg.Point{X: c.Min.X + vg.Points(1), Y: (c.Min.Y + c.Max.Y) / 2}, l)
+		c.Min.X += vg.Points(16)
+	}
+	pl.Draw(c)
 }
 
 func (d *drawing) note(format string, args ...any) {
@@ -229,6 +251,10 @@ func (d *drawing) build(pl *plot.Plot, fr *Frame, legend bool) error {
 	if err != nil {
 		return err
 	}
+	// gonum centres the y label at the arithmetic middle of the range,
+	// which on a log axis is near the top and pads the plot down; the
+	// label is drawn by drawPlot instead.
+	d.takeYLabel(pl)
 	if !legend || c.Legend == "none" {
 		pl.Legend = plot.NewLegend()
 	}
@@ -257,6 +283,7 @@ var logTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 		}
 		if t.Label != "" {
 			labelled++
+			t.Label = strconv.FormatFloat(t.Value, 'g', 3, 64) // 10^k is inexact
 		}
 		out = append(out, t)
 	}
@@ -332,7 +359,7 @@ func (d *drawing) xy(pl *plot.Plot, fr *Frame, s *spec.FigureXY, kind string) er
 	for k, yname := range s.Y {
 		yc := fr.Col(yname)
 		var lo, hi *Col
-		if len(s.YLo) > 0 {
+		if len(s.YLo) > 0 && s.YLo[k] != "" && s.YHi[k] != "" {
 			lo, hi = fr.Col(s.YLo[k]), fr.Col(s.YHi[k])
 		}
 		for g, rows := range groups {
@@ -706,7 +733,7 @@ func (d *drawing) bars(pl *plot.Plot, fr *Frame, b *spec.FigureBar) error {
 	for k, yname := range b.Y {
 		yc := fr.Col(yname)
 		var lo, hi *Col
-		if len(b.YLo) > 0 {
+		if len(b.YLo) > 0 && b.YLo[k] != "" && b.YHi[k] != "" {
 			lo, hi = fr.Col(b.YLo[k]), fr.Col(b.YHi[k])
 		}
 		for g, rows := range groups {
@@ -903,11 +930,11 @@ func (d *drawing) render(format string, plots []*plot.Plot, titles []string, col
 		right := dc
 		right.Min.X = dc.Max.X - (dc.Max.X-dc.Min.X)*0.15
 		dc.Max.X = right.Min.X
-		d.heatCbar.Draw(right)
+		d.drawPlot(d.heatCbar, right)
 	}
 	dc = drawTitle(dc, d.c.Title, 13)
 	if len(plots) == 1 {
-		plots[0].Draw(dc)
+		d.drawPlot(plots[0], dc)
 	} else {
 		grid := make([][]*plot.Plot, rows)
 		for r := range grid {
@@ -923,7 +950,7 @@ func (d *drawing) render(format string, plots []*plot.Plot, titles []string, col
 		for r := range grid {
 			for k, p := range grid[r] {
 				if p != nil {
-					p.Draw(drawTitle(tiles.At(dc, k, r), titles[r*cols+k], 11))
+					d.drawPlot(p, drawTitle(tiles.At(dc, k, r), titles[r*cols+k], 11))
 				}
 			}
 		}

@@ -191,5 +191,6 @@ func (d *drawing) colorbarPlot() *plot.Plot {
 	}
 	p.Add(rs)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, lo, hi
+	d.takeYLabel(p)
 	return p
 }

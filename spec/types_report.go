@@ -45,7 +45,7 @@ type FigureCommon struct {
 type FigureXY struct {
 	FigureCommon `yaml:",inline"`
 	Y            []string `yaml:"y" required:"true" check:"nonempty" doc:"Columns on the y axis, one series each."`
-	YLo          []string `yaml:"y_lo" doc:"Lower ends of the intervals, one per y column (error bars; the band's lower edge)."`
+	YLo          []string `yaml:"y_lo" doc:"Lower ends of the intervals, one per y column (error bars; the band's lower edge); \"\" for a column without one."`
 	YHi          []string `yaml:"y_hi" doc:"Upper ends of the intervals, one per y column."`
 	Color        string   `yaml:"color" doc:"Column whose values make separate series (colour and legend)."`
 	Markers      bool     `yaml:"markers" default:"true" doc:"Mark the points of lines and bands."`
@@ -55,7 +55,7 @@ type FigureXY struct {
 type FigureBar struct {
 	FigureCommon `yaml:",inline"`
 	Y            []string `yaml:"y" required:"true" check:"nonempty" doc:"Bar heights, one bar per column and x value."`
-	YLo          []string `yaml:"y_lo" doc:"Lower ends of error bars, one per y column."`
+	YLo          []string `yaml:"y_lo" doc:"Lower ends of error bars, one per y column (\"\" for none)."`
 	YHi          []string `yaml:"y_hi" doc:"Upper ends of error bars, one per y column."`
 	Color        string   `yaml:"color" doc:"Column whose values make grouped bars (one y column only)."`
 }

@@ -41,6 +41,7 @@ func init() {
 		{"bound", "theoretical bounds: reconstruction (rero), MSE (mse_rdp, minimax_mse), belief", cmdBound},
 		{"data", "fetch and list real data sets (MNIST, Fashion-MNIST)", cmdData},
 		{"show", "print a result table (summary.parquet) in the terminal", cmdShow},
+		{"diff", "compare two results folders point by point (old → new)", cmdDiff},
 		{"report", "redraw a results folder's figures from its tables and write report.html", cmdReport},
 		{"version", "print the version and build information", cmdVersion},
 	}
@@ -51,7 +52,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintf(w, "\nRun \"dpaudit COMMAND --help\" for a command's flags.\nExit codes: 0 ok, 1 failure, 2 bad input.\n")
+	fmt.Fprintf(w, "\nRun \"dpaudit COMMAND --help\" for a command's flags.\nExit codes: 0 ok, 1 failure (dpaudit diff: the results differ), 2 bad input\n(spec error, bad flag, unwritable folder), 3 a privacy violation found with\n--fail-on-violation.\n")
 }
 
 func main() {
@@ -103,6 +104,9 @@ func report(err error, stderr io.Writer) int {
 	}
 	if errors.Is(err, errViolation) {
 		return exitViolation
+	}
+	if errors.Is(err, errDiffers) {
+		return exitFailure
 	}
 	var quiet silent
 	if errors.As(err, &quiet) { // already printed
