@@ -2,9 +2,9 @@ package spec
 
 import (
 	"crypto/sha256"
-	"math"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
