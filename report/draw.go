@@ -60,7 +60,7 @@ func Draw(f *spec.Figure, fr *Frame) (*Result, error) {
 		return nil, fmt.Errorf("figure has no kind")
 	}
 	d := &drawing{fig: f, c: c}
-	if c.Where != "" {
+	if c.Where != "" && fr.whereDone != c.Where {
 		keep, err := WhereMask(c.Where, fr)
 		if err != nil {
 			return nil, err
@@ -199,10 +199,10 @@ func (d *drawing) takeYLabel(pl *plot.Plot) {
 // drawPlot draws pl into c with its y label in a strip on the left.
 func (d *drawing) drawPlot(pl *plot.Plot, c draw.Canvas) {
 	if l := d.ylabels[pl]; l != "" {
-		sty := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(11)), XAlign: draw.XCenter, YAlign: draw.YTop,
+		sty := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(11)), XAlign: draw.XCenter, YAlign: draw.YCenter,
 			Rotation: math.Pi / 2, Handler: plot.DefaultTextHandler}
-		c.FillText(sty, vg.Point{X: c.Min.X + vg.Points(1), Y: (c.Min.Y + c.Max.Y) / 2}, l)
-		c.Min.X += vg.Points(16)
+		c.FillText(sty, vg.Point{X: c.Min.X + vg.Points(6), Y: (c.Min.Y + c.Max.Y) / 2}, l)
+		c.Min.X += vg.Points(19)
 	}
 	pl.Draw(c)
 }
@@ -224,6 +224,7 @@ func (d *drawing) build(pl *plot.Plot, fr *Frame, legend bool) error {
 	pl.Title.TextStyle.Font.Size = vg.Points(12)
 	pl.X.Label.TextStyle.Font.Size, pl.Y.Label.TextStyle.Font.Size = vg.Points(11), vg.Points(11)
 	pl.X.Tick.Label.Font.Size, pl.Y.Tick.Label.Font.Size = vg.Points(9), vg.Points(9)
+	pl.X.Tick.Marker, pl.Y.Tick.Marker = niceTicks, niceTicks
 	if c.XScale == "log" {
 		pl.X.Scale = plot.LogScale{}
 		pl.X.Tick.Marker = logTicks
@@ -294,6 +295,42 @@ var logTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 		for _, v := range []float64{lo, hi} {
 			out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 2, 64)})
 		}
+	}
+	return out
+})
+
+// niceTicks labels a linear axis at 1, 2, 2.5 or 5 × 10^k steps (about
+// five labels) with unlabelled minor ticks between.
+var niceTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	raw := (hi - lo) / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step, minorPer := 10*mag, 5
+	for _, m := range []struct {
+		f float64
+		n int
+	}{{1, 5}, {2, 4}, {2.5, 5}, {5, 5}} {
+		if m.f*mag >= raw*0.999 {
+			step, minorPer = m.f*mag, m.n
+			break
+		}
+	}
+	minor := step / float64(minorPer)
+	first := math.Ceil(lo/minor - 1e-9)
+	var out []plot.Tick
+	for i := 0; ; i++ {
+		k := first + float64(i)
+		v := k * minor
+		if v > hi+minor*1e-9 || i > 1000 {
+			break
+		}
+		t := plot.Tick{Value: v}
+		if r := k / float64(minorPer); math.Abs(r-math.Round(r)) < 1e-9 {
+			t.Label = strconv.FormatFloat(math.Round(r)*step, 'g', 10, 64)
+		}
+		out = append(out, t)
 	}
 	return out
 })
@@ -879,6 +916,11 @@ func (d *drawing) shareAxes(plots []*plot.Plot) {
 // finishAxes applies the spec's ranges and pads a degenerate range.
 func (d *drawing) finishAxes(p *plot.Plot) {
 	c := d.c
+	if f := d.fig; (f.Line != nil || f.Scatter != nil || f.Band != nil) && c.XScale != "log" && len(c.XRange) == 0 {
+		// Room for the markers and error bars at the ends.
+		pad := (p.X.Max - p.X.Min) * 0.03
+		p.X.Min, p.X.Max = p.X.Min-pad, p.X.Max+pad
+	}
 	if len(c.XRange) == 2 {
 		p.X.Min, p.X.Max = c.XRange[0], c.XRange[1]
 	}

@@ -36,11 +36,70 @@ func FindTables(dir string) (Tables, error) {
 // Load reads the columns a figure needs from the tables.
 func Load(f *spec.Figure, summary *pipeline.Table, trials []TrialPart) (*Frame, error) {
 	cols := Columns(f)
-	if f.Common().Table == "trials" {
+	c := f.Common()
+	if c.Table == "trials" {
 		if len(trials) == 0 {
-			return nil, fmt.Errorf("figure %s reads the trials table, and there is none", f.Common().Name)
+			return nil, fmt.Errorf("figure %s reads the trials table, and there is none", c.Name)
 		}
-		return TrialsFrame(summary, trials, cols)
+		// A where over point parameters only selects whole points: apply
+		// it to the summary and read only those points' trials.
+		done := ""
+		if c.Where != "" {
+			if keep, ok, err := pointFilter(c.Where, summary, trials[0].Path); err != nil {
+				return nil, err
+			} else if ok {
+				var kept []TrialPart
+				for _, p := range trials {
+					if keep[p.PointID] {
+						kept = append(kept, p)
+					}
+				}
+				if len(kept) == 0 {
+					return nil, fmt.Errorf("figure %s: no point is left after where %q", c.Name, c.Where)
+				}
+				trials, done = kept, c.Where
+			}
+		}
+		fr, err := TrialsFrame(summary, trials, cols)
+		if err != nil {
+			return nil, err
+		}
+		fr.whereDone = done
+		return fr, nil
 	}
 	return FromTable(summary, cols)
+}
+
+// pointFilter evaluates a where expression on the summary when it reads
+// no trials column; ok is false when it does.
+func pointFilter(where string, summary *pipeline.Table, trialPath string) (map[string]bool, bool, error) {
+	ids, err := whereIdents(where)
+	if err != nil {
+		return nil, false, err
+	}
+	trialCols, err := pipeline.ParquetColumns(trialPath)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, id := range ids {
+		if contains(trialCols, id) || summary.Col(id) == nil {
+			return nil, false, nil
+		}
+	}
+	fr, err := FromTable(summary, append(ids, "point_id"))
+	if err != nil {
+		return nil, false, err
+	}
+	mask, err := WhereMask(where, fr)
+	if err != nil {
+		return nil, false, err
+	}
+	keep := map[string]bool{}
+	idc := fr.Col("point_id")
+	for i, k := range mask {
+		if k {
+			keep[idc.Str[i]] = true
+		}
+	}
+	return keep, true, nil
 }

@@ -22,6 +22,9 @@ type Frame struct {
 	N     int
 	Names []string
 	cols  map[string]*Col
+	// whereDone is the where expression already applied while reading
+	// (trial figures filtered by point parameters skip whole points).
+	whereDone string
 }
 
 // Col is one column of a Frame.
@@ -158,14 +161,14 @@ func TrialsFrame(summary *pipeline.Table, parts []TrialPart, names []string) (*F
 	}
 	var rowsOfPoint []int // summary row of every trial
 	for k, p := range parts {
-		t, err := pipeline.ReadParquet(p.Path)
-		if err != nil {
-			return nil, err
-		}
 		if k == 0 {
+			have, err := pipeline.ParquetColumns(p.Path)
+			if err != nil {
+				return nil, err
+			}
 			for _, n := range names {
 				switch {
-				case t.Col(n) != nil:
+				case contains(have, n):
 					trialCols = append(trialCols, n)
 				case sumSet[n]:
 					sumCols = append(sumCols, n)
@@ -173,6 +176,13 @@ func TrialsFrame(summary *pipeline.Table, parts []TrialPart, names []string) (*F
 					return nil, fmt.Errorf("%s: no column %q in the trials or the summary table", filepath.Base(p.Path), n)
 				}
 			}
+		}
+		if len(trialCols) == 0 { // the rows still come from the trials
+			trialCols = have0(p.Path)
+		}
+		t, err := pipeline.ReadParquetColumns(p.Path, trialCols)
+		if err != nil {
+			return nil, err
 		}
 		part, err := FromTable(t, trialCols)
 		if err != nil {
@@ -358,4 +368,13 @@ func firstRow(c *Col, v float64, n int) int {
 		}
 	}
 	return 0
+}
+
+// have0 is the first column of a table, to count its rows.
+func have0(path string) []string {
+	cols, err := pipeline.ParquetColumns(path)
+	if err != nil || len(cols) == 0 {
+		return nil
+	}
+	return cols[:1]
 }
