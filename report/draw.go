@@ -24,7 +24,7 @@ import (
 // MaxScatterPoints is the most points a scatter draws per series; more
 // are thinned to an evenly spaced subsample (every k-th row, in table
 // order), which keeps a figure of 10⁶ trials fast and its SVG small.
-const MaxScatterPoints = 20000
+const MaxScatterPoints = 5000
 
 func init() {
 	// Liberation Sans has Arial's metrics, so SVG text laid out with it
@@ -358,16 +358,19 @@ func (d *drawing) groups(fr *Frame, col string) ([]string, [][]int) {
 		return []string{""}, [][]int{rows}
 	}
 	cc := fr.Col(col)
-	_, idx := cc.Categories(fr.N)
+	local, idx := cc.Categories(fr.N)
 	labels := d.colorLabels
 	pos := map[string]int{}
 	for k, l := range labels {
 		pos[l] = k
 	}
+	toGlobal := make([]int, len(local)) // a facet panel may lack values
+	for j, l := range local {
+		toGlobal[j] = pos[l]
+	}
 	out := make([][]int, len(labels))
-	local, _ := cc.Categories(fr.N)
 	for i, j := range idx {
-		k := pos[local[j]]
+		k := toGlobal[j]
 		out[k] = append(out[k], i)
 	}
 	return labels, out
@@ -375,7 +378,11 @@ func (d *drawing) groups(fr *Frame, col string) ([]string, [][]int) {
 
 // finite keeps the values a log axis can show, counting the rest.
 func (d *drawing) usable(v float64, log bool, axis string) bool {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	if math.IsInf(v, 0) {
+		d.dropped["inf"]++
+		return false
+	}
+	if math.IsNaN(v) {
 		return false
 	}
 	if log && v <= 0 {
@@ -409,6 +416,9 @@ func (d *drawing) xy(pl *plot.Plot, fr *Frame, s *spec.FigureXY, kind string) er
 				p := point{x: x, y: y, lo: math.NaN(), hi: math.NaN()}
 				if lo != nil {
 					p.lo, p.hi = lo.Num[i], hi.Num[i]
+					if math.IsInf(p.lo, 0) || math.IsInf(p.hi, 0) {
+						d.dropped["openinterval"]++
+					}
 					if ylog && p.lo <= 0 {
 						d.dropped["interval"]++
 						p.lo = math.NaN()
@@ -502,6 +512,12 @@ func (d *drawing) noteDropped() {
 	}
 	if n := d.dropped["y"]; n > 0 {
 		d.note("log y axis: %d point(s) with y ≤ 0 left out", n)
+	}
+	if n := d.dropped["inf"]; n > 0 {
+		d.note("%d infinite value(s) left out", n)
+	}
+	if n := d.dropped["openinterval"]; n > 0 {
+		d.note("%d interval(s) reaching ±∞ drawn to the edge of the plot", n)
 	}
 	if n := d.dropped["interval"]; n > 0 {
 		d.note("log y axis: %d interval(s) with a lower end ≤ 0 drawn without it", n)
@@ -671,6 +687,7 @@ func (e *errBars) Plot(c draw.Canvas, pl *plot.Plot) {
 		if math.IsNaN(hi) {
 			hi = p.y
 		}
+		lo, hi = math.Max(lo, pl.Y.Min), math.Min(hi, pl.Y.Max) // ±∞: to the edge
 		x := trX(p.x + e.dx)
 		y0, y1 := trY(lo), trY(hi)
 		c.StrokeLines(st, c.ClipLinesXY([]vg.Point{{X: x, Y: y0}, {X: x, Y: y1}})...)
@@ -793,6 +810,9 @@ func (d *drawing) bars(pl *plot.Plot, fr *Frame, b *spec.FigureBar) error {
 				rs.r = append(rs.r, rect{x0: x + dx - width/2, x1: x + dx + width/2, y0: base, y1: y, fill: col})
 				if lo != nil {
 					pts = append(pts, point{x: x + dx, y: y, lo: lo.Num[i], hi: hi.Num[i]})
+					if math.IsInf(lo.Num[i], 0) || math.IsInf(hi.Num[i], 0) {
+						d.dropped["openinterval"]++
+					}
 				}
 			}
 			pl.Add(rs)

@@ -35,6 +35,10 @@ type Col struct {
 	Str     []string  // text, for string columns only
 	Null    []bool    // nil when no value is null
 	integer bool      // every non-null value is integral
+
+	catN      int // Categories memo (for n rows)
+	catLabels []string
+	catIndex  []int
 }
 
 // Col returns the column named name, or nil.
@@ -313,6 +317,10 @@ func (f *Frame) Filter(keep []bool) *Frame {
 // numerically sorted for numbers and in order of appearance for text, and
 // the category index of every row.
 func (c *Col) Categories(n int) (labels []string, index []int) {
+	if c.catIndex != nil && c.catN == n {
+		return c.catLabels, c.catIndex
+	}
+	defer func() { c.catN, c.catLabels, c.catIndex = n, labels, index }()
 	index = make([]int, n)
 	if c.Type == pipeline.String {
 		seen := map[string]int{}

@@ -12,7 +12,7 @@ type Report struct {
 type Figure struct {
 	Kind      string         `yaml:"kind" discriminator:"true" doc:"Figure kind."`
 	Line      *FigureXY      `kind:"line" doc:"Lines through the points of each y column (per color value), sorted by x; y_lo/y_hi add error bars."`
-	Scatter   *FigureXY      `kind:"scatter" doc:"Points; y_lo/y_hi add error bars. Over a trials table, more than 20,000 points are thinned to an evenly spaced subsample."`
+	Scatter   *FigureXY      `kind:"scatter" doc:"Points; y_lo/y_hi add error bars. Over a trials table, more than 5,000 points per series are thinned to an evenly spaced subsample."`
 	Band      *FigureXY      `kind:"band" doc:"An interval: the area between y_lo and y_hi (required) with the line of y."`
 	Bar       *FigureBar     `kind:"bar" doc:"Bars per x value (categories in table order), grouped by y column or color; y_lo/y_hi add error bars."`
 	Histogram *FigureHist    `kind:"histogram" doc:"Histogram of the x column (binned, so any number of rows), one outline per color value."`
