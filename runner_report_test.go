@@ -228,3 +228,27 @@ func TestReportRendersInChromium(t *testing.T) {
 		t.Errorf("the rendered page has no SVG")
 	}
 }
+
+// An integer key derived by an expression (ceil returns a float) is an
+// int64 column, like a literal one.
+func TestDerivedIntegerIsInt64(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "int.yaml", `name: ints
+vars: {epochs: 2}
+dpsgd:
+  noise_multiplier: 1
+  sampling_rate: 0.01
+  steps: "=ceil(epochs / dpsgd.sampling_rate)"
+bound: [{kind: accountant, accountants: [gdp]}]
+sweep: {grid: {epochs: [1, 3]}}
+`)
+	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+	tb, err := pipeline.ReadParquet(res.Summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tb.Col("steps")
+	if c == nil || c.Type != pipeline.Int64 || c.Values[1] != int64(300) {
+		t.Fatalf("steps column %+v, want int64 [100 300]", c)
+	}
+}

@@ -61,6 +61,7 @@ func main() {
 
 // runMain is main without os.Exit, for tests.
 func runMain(args []string, stdout, stderr io.Writer) int {
+	helpOut = stdout
 	if len(args) == 0 {
 		usage(stderr)
 		return exitInput
