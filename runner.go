@@ -246,6 +246,16 @@ func (p *Plan) publishTrials(dir string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	var srcs []string
+	for _, pt := range p.Points {
+		for _, n := range p.Compiled.Trials[pt.ID] {
+			srcs = append(srcs, filepath.Join(p.Store.Dir(n.Key()), stages.TrialsFile))
+		}
+	}
+	schema, err := trialsSchema(srcs)
+	if err != nil {
+		return err
+	}
 	for id, shards := range p.Compiled.Trials {
 		pd := filepath.Join(tmp, "point="+id)
 		if err := os.MkdirAll(pd, 0o755); err != nil {
@@ -254,10 +264,8 @@ func (p *Plan) publishTrials(dir string) error {
 		for k, n := range shards {
 			src := filepath.Join(p.Store.Dir(n.Key()), stages.TrialsFile)
 			dst := filepath.Join(pd, fmt.Sprintf("part-%05d.parquet", k))
-			if err := os.Link(src, dst); err != nil {
-				if err := copyAtomic(src, dst); err != nil {
-					return err
-				}
+			if err := publishTrialShard(src, dst, schema); err != nil {
+				return err
 			}
 		}
 	}

@@ -252,3 +252,51 @@ sweep: {grid: {epochs: [1, 3]}}
 		t.Fatalf("steps column %+v, want int64 [100 300]", c)
 	}
 }
+
+// The trials tables of one folder share one schema: a score column a
+// distinguisher does not produce is present and null.
+func TestTrialsShareOneSchema(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "mix.yaml", `name: mix
+seed: 3
+dataset: {source: digits, classes: [0, 1], train_size: 60}
+model: {arch: logreg}
+dpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 5, learning_rate: 0.5}
+crafter: {kind: random_record}
+distinguisher: {kind: loss_threshold}
+audit: {threat_model: api_access, trials: 4}
+sweep:
+  zip:
+    audit.threat_model: [api_access, gradient]
+    crafter.kind: [random_record, gradient_canary]
+    distinguisher.kind: [loss_threshold, watermark]
+`)
+	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results"), Jobs: 2})
+	parts, _ := filepath.Glob(filepath.Join(res.Dir, "trials", "*", "*.parquet"))
+	if len(parts) != 2 {
+		t.Fatalf("%d trials parts", len(parts))
+	}
+	var first []string
+	nulls := 0
+	for _, p := range parts {
+		tb, err := pipeline.ReadParquet(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, c := range tb.Columns {
+			names = append(names, c.Name+":"+c.Type.String())
+			if c.Values[0] == nil {
+				nulls++
+			}
+		}
+		if first == nil {
+			first = names
+		} else if strings.Join(first, ",") != strings.Join(names, ",") {
+			t.Errorf("schemas differ:\n%v\n%v", first, names)
+		}
+	}
+	if !strings.Contains(strings.Join(first, ","), "loss:float64") || !strings.Contains(strings.Join(first, ","), "llr:float64") || nulls < 4 {
+		t.Errorf("schema %v with %d null columns; want loss and llr in both, null where not produced", first, nulls)
+	}
+}

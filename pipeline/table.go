@@ -276,3 +276,44 @@ func ParquetColumns(path string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// ParquetSchema returns the columns of a Parquet file (names and types,
+// no values) from its metadata.
+func ParquetSchema(path string) ([]*Column, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rdr, err := file.NewParquetReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer rdr.Close()
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
+	if err != nil {
+		return nil, err
+	}
+	sc, err := fr.Schema()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Column
+	for _, fl := range sc.Fields() {
+		c := &Column{Name: fl.Name}
+		switch fl.Type.ID() {
+		case arrow.FLOAT64:
+			c.Type = Float64
+		case arrow.INT64:
+			c.Type = Int64
+		case arrow.STRING:
+			c.Type = String
+		case arrow.BOOL:
+			c.Type = Bool
+		default:
+			return nil, fmt.Errorf("%s: column %s has unsupported type %s", path, fl.Name, fl.Type)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
