@@ -3,8 +3,10 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"image/color"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -1042,6 +1044,23 @@ func drawTitle(c draw.Canvas, title string, size float64) draw.Canvas {
 
 // fixSVGFonts adds fallbacks to the font family of an SVG drawn without
 // embedded fonts, so browsers without Liberation pick a metric twin.
+// Each text also gets the width it has in Liberation Sans (textLength), so
+// a browser with a wider fallback font squeezes it instead of letting it
+// run over the plot.
 func fixSVGFonts(b []byte) []byte {
-	return bytes.ReplaceAll(b, []byte("font-family:Liberation Sans;"), []byte("font-family:Liberation Sans,Arial,Helvetica,sans-serif;"))
+	b = bytes.ReplaceAll(b, []byte("font-family:Liberation Sans;"), []byte("font-family:Liberation Sans,Arial,Helvetica,sans-serif;"))
+	return svgText.ReplaceAllFunc(b, func(m []byte) []byte {
+		sub := svgText.FindSubmatch(m)
+		size, err := strconv.ParseFloat(string(sub[2]), 64)
+		if err != nil || len(sub[3]) == 0 {
+			return m
+		}
+		face := font.DefaultCache.Lookup(plot.DefaultFont, vg.Points(size))
+		w := face.Width(html.UnescapeString(string(sub[3]))).Points()
+		return []byte(fmt.Sprintf(`<text%s textLength="%.2f" lengthAdjust="spacingAndGlyphs">%s</text>`, sub[1], w, sub[3]))
+	})
 }
+
+// svgText matches vgsvg's text elements: attributes (with the font size)
+// and content.
+var svgText = regexp.MustCompile(`(?s)<text((?:[^>]*?)font-size:([0-9.]+)px[^>]*)>([^<]*)</text>`)

@@ -120,7 +120,7 @@ h1 { margin-bottom: 0.2em; }
 .banner h2 { margin: 0 0 0.4em 0; font-size: 1.2em; }
 .banner li { font-family: monospace; }
 figure { margin: 1.5em 0; }
-figure svg, figure img { max-width: 100%; height: auto; }
+figure svg, figure img { width: 100%; max-width: 860px; height: auto; display: block; }
 figcaption { color: #555; font-size: 0.9em; }
 .notes { color: #8a6d00; }
 .scroll { overflow-x: auto; }
@@ -136,7 +136,6 @@ dt { font-weight: bold; } dd { margin: 0; font-family: monospace; word-break: br
 {{if .Description}}<p class="desc">{{.Description}}</p>{{end}}
 {{if .Banner}}<div class="banner" id="violations"><h2>{{.BannerTitle}}</h2><ul>{{range .Banner}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 {{range .Figs}}<figure class="figure" id="fig-{{.Name}}">
-<h2>{{.Title}}</h2>
 {{.Body}}
 <figcaption>{{.Name}}{{range .Files}} · <a href="figures/{{.}}">{{.}}</a>{{end}}{{range .Notes}}<br><span class="notes">{{.}}</span>{{end}}</figcaption>
 </figure>
