@@ -300,3 +300,27 @@ sweep:
 		t.Errorf("schema %v with %d null columns; want loss and llr in both, null where not produced", first, nulls)
 	}
 }
+
+// A violation puts a red banner with the point's parameters on the page.
+func TestReportBannerListsViolations(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "bug.yaml", `name: bug
+seed: 1
+model: {arch: ideal}
+dpsgd: {noise_multiplier: 0.6, sampling_rate: 1, steps: 4}
+audit: {threat_model: gradient, trials: 2000, claimed_noise_multiplier: 6}
+sweep: {grid: {dpsgd.steps: [4, 5]}}
+`)
+	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results"), Jobs: 2})
+	html, err := os.ReadFile(res.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(html)
+	if !strings.Contains(page, `class="banner"`) || !strings.Contains(page, "PRIVACY VIOLATION: 2 of 2 point(s)") {
+		t.Fatalf("no violation banner in report.html")
+	}
+	if !strings.Contains(page, "dpsgd.steps=5") || !strings.Contains(page, "accountant ε") {
+		t.Errorf("the banner does not name the point's parameters and the ε values")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/spec"
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -293,10 +294,20 @@ func compileWhere(src string, f *Frame) (func(row int) (bool, error), error) {
 		return nil, err
 	}
 	for _, id := range ids {
-		if f.Col(id) == nil {
+		c := f.Col(id)
+		if c == nil {
 			return nil, fmt.Errorf("where: no column %q", id)
 		}
-		env[id] = nil
+		switch c.Type { // a typed sample value, so comparisons type-check
+		case pipeline.String:
+			env[id] = ""
+		case pipeline.Bool:
+			env[id] = false
+		case pipeline.Int64:
+			env[id] = 0
+		default:
+			env[id] = 0.0
+		}
 	}
 	prog, err := expr.Compile(src, expr.Env(env), expr.AsBool())
 	if err != nil {

@@ -99,3 +99,69 @@ func TestDrawKinds(t *testing.T) {
 		}
 	}
 }
+
+// Bad input: too many facet panels is an error; a log axis over
+// non-positive values leaves them out and says how many.
+func TestDrawBadInput(t *testing.T) {
+	fr, err := FromTable(testTable(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := parseFigure(t, `    - {kind: line, name: many, x: prior_size, y: [success], facet: noise_multiplier, max_panels: 3}`)
+	if _, err := Draw(f, fr); err == nil || !strings.Contains(err.Error(), "5 values, more than max_panels = 3") {
+		t.Errorf("facet over max_panels: %v", err)
+	}
+	// Shift success so that 4 of the 10 rows are ≤ 0.
+	c := fr.Col("success")
+	for i := 0; i < 4; i++ {
+		c.Num[i] = -c.Num[i]
+	}
+	f = parseFigure(t, `    - {kind: scatter, name: logdrop, x: noise_multiplier, y: [success], y_scale: log}`)
+	res := drawTo(t, f, fr)
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "4 point(s) with y ≤ 0 left out") {
+		t.Errorf("notes %q", res.Notes)
+	}
+	f = parseFigure(t, `    - {kind: line, name: none, x: noise_multiplier, y: [success], where: "prior_size > 1000"}`)
+	if _, err := Draw(f, fr); err == nil || !strings.Contains(err.Error(), "no row is left") {
+		t.Errorf("empty where: %v", err)
+	}
+}
+
+// Check reports every problem of a figure at its path.
+func TestCheckProblems(t *testing.T) {
+	s, err := spec.Parse("t.yaml", []byte(`name: t
+report:
+  figures:
+    - {kind: band, name: a, x: sigma, y: [success, bound], y_lo: [success_lo], where: "prior > 2"}
+    - {kind: histogram, name: a, x: llr}
+    - {kind: bar, name: b, x: label, y: [success], x_scale: log, reference: [{kind: identity}]}
+`), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, _, err := s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	probs := Check(pts[0].Exp.Report, Available{Summary: []string{"point_index", "noise_multiplier", "prior_size", "success", "success_lo", "bound", "label"}, Trials: []string{"llr"}})
+	var got []string
+	for _, p := range probs {
+		got = append(got, p.Path+": "+p.Msg)
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		`report.figures[0].x: no column "sigma"`,
+		`report.figures[0].y_lo: has 1 column(s), y has 2`,
+		`report.figures[0].y_lo: give both y_lo and y_hi`,
+		`report.figures[0].kind: a band needs y_lo and y_hi`,
+		`report.figures[0].where: no column "prior" in the summary table (columns: point_index,`,
+		`report.figures[1].name: figure name "a" is already used`,
+		`report.figures[1].x: no column "llr" in the summary table; it is a trials column: set table: trials`,
+		`report.figures[2].x_scale: the x axis of a bar chart holds categories`,
+		`report.figures[2].reference[0].kind: a bar chart takes only hline references`,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("missing %q in\n%s", want, all)
+		}
+	}
+}

@@ -61,7 +61,15 @@ func (c *Col) Text(i int) string {
 // Value is row i as the value a where expression sees.
 func (c *Col) Value(i int) any {
 	if c.Null != nil && c.Null[i] {
-		return nil
+		// Typed like the column (expr-lang checks types at compile time):
+		// a null number is NaN, false in every comparison.
+		switch c.Type {
+		case pipeline.String:
+			return ""
+		case pipeline.Bool:
+			return false
+		}
+		return math.NaN()
 	}
 	switch c.Type {
 	case pipeline.String:
