@@ -290,6 +290,21 @@ var logTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 		}
 		out = append(out, t)
 	}
+	if labelled > 8 {
+		// Many decades: label every k-th, and drop the minor ticks.
+		k := (labelled + 5) / 6
+		thin := out[:0]
+		for _, t := range out {
+			if t.Label == "" {
+				continue
+			}
+			if e := int(math.Round(math.Log10(t.Value))); e%k != 0 {
+				t.Label = ""
+			}
+			thin = append(thin, t)
+		}
+		out = thin
+	}
 	if labelled < 2 {
 		for i := range out {
 			out[i].Label = ""
