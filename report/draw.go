@@ -280,10 +280,16 @@ func (d *drawing) build(pl *plot.Plot, fr *Frame, legend bool) error {
 var logTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	var out []plot.Tick
 	labelled := 0
+	seen := map[float64]bool{} // gonum repeats a decade as a minor tick
 	for _, t := range (plot.LogTicks{Prec: -1}).Ticks(lo, hi) {
 		if t.Value < lo*(1-1e-9) || t.Value > hi*(1+1e-9) {
 			continue
 		}
+		key := math.Round(math.Log10(t.Value) * 1e6)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
 		if t.Label != "" {
 			labelled++
 			t.Label = strconv.FormatFloat(t.Value, 'g', 3, 64) // 10^k is inexact
@@ -306,23 +312,31 @@ var logTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 		out = thin
 	}
 	if labelled < 2 {
-		for i := range out {
-			out[i].Label = ""
+		// Within a decade or two: label 1, 2 and 5 × 10^k as well.
+		n := 0
+		for i, t := range out {
+			m := t.Value / math.Pow(10, math.Floor(math.Log10(t.Value)+1e-9))
+			if r := math.Round(m); math.Abs(m-r) < 1e-6 && (r == 1 || r == 2 || r == 5) {
+				out[i].Label = strconv.FormatFloat(t.Value, 'g', 3, 64)
+				n++
+			}
 		}
-		for _, v := range []float64{lo, hi} {
-			out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 2, 64)})
+		if n < 2 {
+			for _, v := range []float64{lo, hi} {
+				out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 2, 64)})
+			}
 		}
 	}
 	return out
 })
 
-// niceTicks labels a linear axis at 1, 2, 2.5 or 5 × 10^k steps (about
-// five labels) with unlabelled minor ticks between.
+// niceTicks labels a linear axis at 1, 2, 2.5 or 5 × 10^k steps (four to
+// seven labels) with unlabelled minor ticks between.
 var niceTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	if !(hi > lo) || math.IsInf(hi-lo, 0) {
 		return plot.DefaultTicks{}.Ticks(lo, hi)
 	}
-	raw := (hi - lo) / 5
+	raw := (hi - lo) / 6
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
 	step, minorPer := 10*mag, 5
 	for _, m := range []struct {

@@ -81,3 +81,33 @@ func TestDiff(t *testing.T) {
 		t.Errorf("diff output lacks the new column:\n%s", out)
 	}
 }
+
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errs := cli(t, "report", dir); code != 2 || !strings.Contains(errs, "manifest.json") {
+		t.Errorf("report of an empty folder: exit %d, %q; want 2 naming what is missing", code, errs)
+	}
+	res := runShowSpec(t, dir, filepath.Join(dir, "results"), showSpec+`report:
+  figures:
+    - {kind: scatter, name: eps, x: noise_multiplier, y: [epsilon_gdp], color: steps, formats: [svg, pdf]}
+`)
+	os.Remove(filepath.Join(res, "summary.parquet"))
+	if code, _, errs := cli(t, "report", res); code != 2 || !strings.Contains(errs, "summary.parquet") {
+		t.Errorf("report without a summary: exit %d, %q", code, errs)
+	}
+	res = runShowSpec(t, dir, filepath.Join(dir, "results"), showSpec+`report:
+  figures:
+    - {kind: scatter, name: eps, x: noise_multiplier, y: [epsilon_gdp], color: steps, formats: [svg, pdf]}
+`)
+	code, out, errs := cli(t, "report", res)
+	if code != 0 || !strings.Contains(out, "1 figure(s) drawn") {
+		t.Fatalf("report: %d %q %q", code, out, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(res, "figures", "eps.pdf"))
+	if err != nil || !strings.HasPrefix(string(b), "%PDF") {
+		t.Errorf("no PDF: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(res, "figures", "eps.png")); !os.IsNotExist(err) {
+		t.Errorf("a PNG was drawn though formats has none")
+	}
+}
