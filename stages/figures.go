@@ -14,7 +14,7 @@ import (
 
 // figureVersion changes when the drawing code changes what a figure
 // looks like, so cached figures are redrawn.
-const figureVersion = 1
+const figureVersion = 2
 
 // FigureInfo is the figure node's figure.json: which files it drew and
 // what it left out.
