@@ -35,7 +35,7 @@ type Manifest struct {
 	Points      []PointInfo  `json:"points"`
 	// Report is the spec's report block, so that dpaudit report can
 	// redraw the figures from the folder alone; Figures, what was drawn.
-	Report  *spec.Report        `json:"report,omitempty"`
+	Report  json.RawMessage     `json:"report,omitempty"` // with the spec's keys (spec.ToValue)
 	Figures []stages.FigureInfo `json:"figures,omitempty"`
 }
 
@@ -110,7 +110,7 @@ func writeManifest(p *Plan, res *Result) error {
 		Ended:       res.Finished.UTC(),
 		Seconds:     res.Finished.Sub(res.Started).Seconds(),
 		Store:       p.Store.Root,
-		Report:      p.Points[0].Exp.Report,
+		Report:      reportJSON(p.Points[0].Exp.Report),
 		Figures:     res.Figures,
 		Description: p.Points[0].Exp.Description,
 	}
@@ -170,4 +170,33 @@ func jsonSafe(v any) any {
 		return out
 	}
 	return v
+}
+
+// reportJSON records a report block with the spec's own keys.
+func reportJSON(r *spec.Report) json.RawMessage {
+	if r == nil {
+		return nil
+	}
+	b, err := json.Marshal(spec.ToValue(r))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// decodeReport reads a report block recorded by reportJSON back through
+// the spec decoder (JSON is YAML), with the same defaults and checks.
+func decodeReport(dir string, raw json.RawMessage) (*spec.Report, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	s, err := spec.Parse(filepath.Join(dir, "manifest.json"), append([]byte("name: report\nreport: "), raw...), spec.Options{})
+	if err != nil {
+		return nil, err
+	}
+	pts, _, err := s.Expand()
+	if err != nil {
+		return nil, err
+	}
+	return pts[0].Exp.Report, nil
 }

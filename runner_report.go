@@ -139,7 +139,9 @@ func Report(target string, o Options) (*ReportResult, error) {
 		return nil, &InputError{err}
 	}
 	if fromSpec {
-		m.Report, m.Description = rep, desc
+		m.Report, m.Description = reportJSON(rep), desc
+	} else if rep, err = decodeReport(dir, m.Report); err != nil {
+		return nil, &InputError{fmt.Errorf("%s: the report block recorded in manifest.json: %w", dir, err)}
 	}
 	tables, err := report.FindTables(dir)
 	if err != nil {
@@ -149,7 +151,7 @@ func Report(target string, o Options) (*ReportResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.Report != nil {
+	if rep != nil {
 		// Check the figures against the tables as they are.
 		avail := report.Available{}
 		for _, c := range sum.Columns {
@@ -158,7 +160,7 @@ func Report(target string, o Options) (*ReportResult, error) {
 		if len(tables.Trials) > 0 {
 			avail.Trials = m.trialColumns(tables.Trials[0].Path)
 		}
-		if probs := report.Check(m.Report, avail); len(probs) > 0 {
+		if probs := report.Check(rep, avail); len(probs) > 0 {
 			var msgs []string
 			for _, p := range probs {
 				msgs = append(msgs, p.Path+": "+p.Msg)
@@ -168,9 +170,9 @@ func Report(target string, o Options) (*ReportResult, error) {
 	}
 	res := &ReportResult{Dir: dir}
 	files := map[string][]byte{}
-	if m.Report != nil {
-		for i := range m.Report.Figures {
-			info, fs, err := stages.DrawFigure(&m.Report.Figures[i], sum, tables.Trials)
+	if rep != nil {
+		for i := range rep.Figures {
+			info, fs, err := stages.DrawFigure(&rep.Figures[i], sum, tables.Trials)
 			if err != nil {
 				return nil, err
 			}
