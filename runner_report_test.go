@@ -142,7 +142,8 @@ func TestReportWithoutTables(t *testing.T) {
 
 // Every example's figures name columns its spec produces (validation
 // compiles the graph and checks them). The 150-point Fig. 15 sweep
-// calibrates σ per point (~15 s cold) and is skipped with -short.
+// calibrates σ per point (a minute cold on a busy machine): it is checked
+// with its q axis cut to two values, which has the same columns.
 func TestExampleFiguresMatchColumns(t *testing.T) {
 	files, _ := filepath.Glob("examples/*/*.yaml")
 	files = append(files, "examples/quickstart.yaml")
@@ -153,11 +154,12 @@ func TestExampleFiguresMatchColumns(t *testing.T) {
 		if !bytes.Contains(b, []byte("\nreport:")) {
 			continue
 		}
-		if testing.Short() && strings.Contains(f, "fig15-q-sweep") {
-			continue
-		}
 		n++
-		if _, err := Load(f, Options{Store: store}); err != nil {
+		path := f
+		if short := bytes.Replace(b, []byte("{logspace: [0.01, 0.99, 50]}"), []byte("[0.01, 0.99]"), 1); len(short) != len(b) {
+			path = writeSpec(t, t.TempDir(), filepath.Base(f), string(short))
+		}
+		if _, err := Load(path, Options{Store: store}); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
