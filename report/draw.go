@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/spec"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -70,6 +71,28 @@ func Draw(f *spec.Figure, fr *Frame) (*Result, error) {
 		fr = fr.Filter(keep)
 		if fr.N == 0 {
 			return nil, fmt.Errorf("figure %s: no row is left after where %q", c.Name, c.Where)
+		}
+	}
+	// Numeric axes need numbers: a text column goes on a bar chart's x.
+	numeric := []string{c.X}
+	switch {
+	case f.Line != nil, f.Scatter != nil, f.Band != nil:
+		xy := f.Line
+		if xy == nil {
+			xy = f.Scatter
+		}
+		if xy == nil {
+			xy = f.Band
+		}
+		numeric = append(append(append(numeric, xy.Y...), xy.YLo...), xy.YHi...)
+	case f.Bar != nil:
+		numeric = append(append(append([]string(nil), f.Bar.Y...), f.Bar.YLo...), f.Bar.YHi...)
+	case f.Heatmap != nil:
+		numeric = []string{f.Heatmap.Z}
+	}
+	for _, n := range numeric {
+		if col := fr.Col(n); col != nil && col.Type == pipeline.String {
+			return nil, fmt.Errorf("figure %s: column %s holds text, not numbers (put text on the x axis of a bar chart, or use it as color or facet)", c.Name, n)
 		}
 	}
 	// Facets: one panel per distinct value, shared axes.

@@ -121,6 +121,10 @@ func TestDrawBadInput(t *testing.T) {
 	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "4 point(s) with y ≤ 0 left out") {
 		t.Errorf("notes %q", res.Notes)
 	}
+	f = parseFigure(t, `    - {kind: line, name: text, x: label, y: [success]}`)
+	if _, err := Draw(f, fr); err == nil || !strings.Contains(err.Error(), "column label holds text") {
+		t.Errorf("text on a numeric axis: %v", err)
+	}
 	f = parseFigure(t, `    - {kind: line, name: none, x: noise_multiplier, y: [success], where: "prior_size > 1000"}`)
 	if _, err := Draw(f, fr); err == nil || !strings.Contains(err.Error(), "no row is left") {
 		t.Errorf("empty where: %v", err)
