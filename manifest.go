@@ -14,22 +14,30 @@ import (
 	"time"
 
 	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // Manifest is results/<name>/manifest.json: what was run, from which spec,
 // with which code, and how much came from the cache.
 type Manifest struct {
-	Name    string       `json:"name"`
-	Spec    ManifestSpec `json:"spec"`
-	Seed    int64        `json:"seed"`
-	Dpaudit BuildInfo    `json:"dpaudit"`
-	Started time.Time    `json:"started"`
-	Ended   time.Time    `json:"ended"`
-	Seconds float64      `json:"seconds"`
-	Nodes   NodeCounts   `json:"nodes"`
-	Store   string       `json:"store"`
-	Columns []string     `json:"columns"`
-	Points  []PointInfo  `json:"points"`
+	Name        string       `json:"name"`
+	Description string       `json:"description,omitempty"`
+	Spec        ManifestSpec `json:"spec"`
+	Seed        int64        `json:"seed"`
+	Dpaudit     BuildInfo    `json:"dpaudit"`
+	Started     time.Time    `json:"started"`
+	Ended       time.Time    `json:"ended"`
+	Seconds     float64      `json:"seconds"`
+	Nodes       NodeCounts   `json:"nodes"`
+	Store       string       `json:"store"`
+	Columns     []string     `json:"columns"`
+	Swept       []string     `json:"swept,omitempty"` // the columns that identify a point across runs (dpaudit diff)
+	Points      []PointInfo  `json:"points"`
+	// Report is the spec's report block, so that dpaudit report can
+	// redraw the figures from the folder alone; Figures, what was drawn.
+	Report  json.RawMessage     `json:"report,omitempty"` // with the spec's keys (spec.ToValue)
+	Figures []stages.FigureInfo `json:"figures,omitempty"`
 	// Code is the code fingerprint in the node keys; StoreKeys are the
 	// store nodes this run used (what `dpaudit store gc` keeps).
 	Code      string   `json:"code_fingerprint"`
@@ -100,14 +108,17 @@ func gitCommit(dir string) (string, bool) {
 
 func writeManifest(p *Plan, res *Result, path string) error {
 	m := Manifest{
-		Name:    p.Spec.Name,
-		Seed:    p.Points[0].Exp.Seed,
-		Dpaudit: Build(),
-		Started: res.Started.UTC(),
-		Ended:   res.Finished.UTC(),
-		Seconds: res.Finished.Sub(res.Started).Seconds(),
-		Store:   p.Store.Root,
-		Code:    pipeline.CodeFingerprint(),
+		Name:        p.Spec.Name,
+		Seed:        p.Points[0].Exp.Seed,
+		Dpaudit:     Build(),
+		Started:     res.Started.UTC(),
+		Ended:       res.Finished.UTC(),
+		Seconds:     res.Finished.Sub(res.Started).Seconds(),
+		Store:       p.Store.Root,
+		Report:      reportJSON(p.Points[0].Exp.Report),
+		Figures:     res.Figures,
+		Description: p.Points[0].Exp.Description,
+		Code:        pipeline.CodeFingerprint(),
 	}
 	for _, st := range p.Steps {
 		m.StoreKeys = append(m.StoreKeys, st.Node.StoreKey())
@@ -127,6 +138,9 @@ func writeManifest(p *Plan, res *Result, path string) error {
 	}
 	for _, c := range p.Columns {
 		m.Columns = append(m.Columns, c.Name)
+		if c.Swept {
+			m.Swept = append(m.Swept, c.Name)
+		}
 	}
 	for _, pt := range p.Points {
 		vals := map[string]any{}
@@ -177,4 +191,33 @@ func jsonSafe(v any) any {
 		return out
 	}
 	return v
+}
+
+// reportJSON records a report block with the spec's own keys.
+func reportJSON(r *spec.Report) json.RawMessage {
+	if r == nil {
+		return nil
+	}
+	b, err := json.Marshal(spec.ToValue(r))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// decodeReport reads a report block recorded by reportJSON back through
+// the spec decoder (JSON is YAML), with the same defaults and checks.
+func decodeReport(dir string, raw json.RawMessage) (*spec.Report, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	s, err := spec.Parse(filepath.Join(dir, "manifest.json"), append([]byte("name: report\nreport: "), raw...), spec.Options{})
+	if err != nil {
+		return nil, err
+	}
+	pts, _, err := s.Expand()
+	if err != nil {
+		return nil, err
+	}
+	return pts[0].Exp.Report, nil
 }

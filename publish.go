@@ -71,7 +71,7 @@ func (p *Plan) publish(res *Result) error {
 			}
 		}
 	}
-	tmp, err := os.MkdirTemp(root, prefix+pipeline.OwnerTag()+".*")
+	tmp, err := pipeline.MkdirTemp(root, prefix+pipeline.OwnerTag()+".*")
 	if err != nil {
 		return fail(err)
 	}
@@ -116,6 +116,7 @@ func (p *Plan) publish(res *Result) error {
 	os.RemoveAll(prev)
 	res.Summary = filepath.Join(final, stages.SummaryFile)
 	res.Manifest = filepath.Join(final, "manifest.json")
+	res.Report = filepath.Join(final, "report.html")
 	return nil
 }
 
@@ -128,27 +129,66 @@ func (p *Plan) buildResults(res *Result, dir string) error {
 		return err
 	}
 	if len(p.Compiled.Trials) > 0 {
-		for id, shards := range p.Compiled.Trials {
-			pd := filepath.Join(dir, "trials", "point="+id)
-			if err := os.MkdirAll(pd, 0o755); err != nil {
-				return err
-			}
-			for k, n := range shards {
-				if err := p.publishNodeFile(n, stages.TrialsFile, filepath.Join(pd, fmt.Sprintf("part-%05d.parquet", k))); err != nil {
+		var parts []string
+		for _, pt := range p.Points {
+			for _, id := range []string{pt.ID, pt.ID + "/reconstruction"} {
+				shards, ok := p.Compiled.Trials[id]
+				if !ok {
+					continue
+				}
+				pd := filepath.Join(dir, "trials", "point="+id)
+				if err := os.MkdirAll(pd, 0o777); err != nil {
 					return err
 				}
+				for k, n := range shards {
+					dst := filepath.Join(pd, fmt.Sprintf("part-%05d.parquet", k))
+					if err := p.publishNodeFile(n, stages.TrialsFile, dst); err != nil {
+						return err
+					}
+					parts = append(parts, dst)
+				}
 			}
-			syncDirPath(pd)
 		}
-		syncDirPath(filepath.Join(dir, "trials"))
+		// One schema for every trials table of the folder, rewritten from
+		// the verified copies (a column a distinguisher lacks is null).
+		schema, err := trialsSchema(parts)
+		if err != nil {
+			return err
+		}
+		for _, part := range parts {
+			if err := conformTrialPart(part, schema); err != nil {
+				return err
+			}
+		}
+		if err := syncTree(filepath.Join(dir, "trials")); err != nil {
+			return err
+		}
 	}
 	if err := hook("trials"); err != nil {
 		return err
 	}
+	figs, err := p.publishFigures(dir)
+	if err != nil {
+		return err
+	}
+	res.Figures = figs
 	if err := writeManifest(p, res, filepath.Join(dir, "manifest.json")); err != nil {
 		return err
 	}
+	if _, err := writeReportPage(dir); err != nil {
+		return err
+	}
 	return syncDirPath(dir)
+}
+
+// syncTree fsyncs every folder below root, and root.
+func syncTree(root string) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		return syncDirPath(path)
+	})
 }
 
 // publishNodeFile copies one output file of a node and checks the copy
@@ -206,7 +246,7 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666) // less the umask
 	if err != nil {
 		return err
 	}

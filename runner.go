@@ -89,7 +89,7 @@ type Plan struct {
 }
 
 // KnownKinds are the node kinds --force accepts.
-var KnownKinds = []string{"accountant", "rero", "rero_comparator", "mse_rdp", "minimax_mse", "belief", "train_run", "train", "craft", "trials", "estimate", "summary"}
+var KnownKinds = []string{"accountant", "rero", "rero_comparator", "mse_rdp", "minimax_mse", "belief", "train_run", "train", "craft", "trials", "estimate", "summary", "figure"}
 
 // Load reads, validates and expands a spec, compiles its graph and plans
 // it against the store. Spec problems come back as spec.Errors.
@@ -126,6 +126,9 @@ func Load(path string, o Options) (*Plan, error) {
 		}
 		return nil, &InputError{fmt.Errorf("%s: %w", path, err)}
 	}
+	if err := checkReport(s, points, c); err != nil {
+		return nil, err
+	}
 	force := func(n *pipeline.Node) bool { return contains(o.Force, n.Kind) }
 	steps := pipeline.PlanWith(c.Graph, store, pipeline.PlanOptions{Force: force, ReuseAcrossVersions: o.ReuseAcrossVersions})
 	return &Plan{Spec: s, Points: points, Columns: cols, Compiled: c, Steps: steps, Store: store, Options: o, memo: memo}, nil
@@ -148,6 +151,8 @@ type Result struct {
 	Dir      string
 	Summary  string
 	Manifest string
+	Figures  []stages.FigureInfo // drawn into Dir/figures
+	Report   string              // Dir/report.html
 	Run      int
 	Cached   int
 	Started  time.Time

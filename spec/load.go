@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -271,7 +272,7 @@ func (s *Spec) expandOne(base *Node, combo []assign, file string) (r expanded) {
 		values[a.path.String()] = getPath(tree, a.path).Interface()
 	}
 	for _, site := range pe.sites {
-		values[site.path.String()] = getPath(tree, site.path).Interface()
+		values[site.path.String()] = integral(tree, site.path, getPath(tree, site.path).Interface())
 	}
 	r.point = &Point{Exp: &exp, Values: values, ID: pointID(tree)}
 	return r
@@ -473,4 +474,23 @@ func (s *Spec) ErrorAt(path string, err error) Errors {
 		}
 	}
 	return Errors{{File: filepath.Base(s.File), Pos: pos, Path: path, Msg: err.Error(), Err: err}}
+}
+
+// integral turns the float result of an expression (ceil() returns a
+// float) into int64 when its key is an integer, so that the summary column
+// of a derived step count is int64 like a literal one.
+func integral(root *Node, p specPath, v any) any {
+	f, ok := v.(float64)
+	if !ok || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return v
+	}
+	t, _, err := checkTypePath(root, p)
+	if err != nil {
+		return v
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return int64(f)
+	}
+	return v
 }

@@ -373,21 +373,3 @@ type SweepAxis struct {
 	Values []*Node
 	Pos    Pos
 }
-
-// Report lists figures drawn from the results.
-type Report struct {
-	Figures []Figure `yaml:"figures" doc:"Figures to draw into results/<name>/figures/."`
-}
-
-// Figure is one plot.
-type Figure struct {
-	Kind string      `yaml:"kind" discriminator:"true" doc:"Figure kind."`
-	Line *FigureLine `kind:"line" doc:"Line plot of summary columns."`
-}
-
-// FigureLine is a line plot.
-type FigureLine struct {
-	X     string `yaml:"x" required:"true" doc:"Column on the x axis."`
-	Y     string `yaml:"y" required:"true" doc:"Column on the y axis."`
-	Group string `yaml:"group" doc:"Column whose values make separate lines."`
-}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/report"
 	"github.com/dpaudit/dpaudit/spec"
 )
 
@@ -19,6 +20,7 @@ var implemented = map[string]map[string]bool{
 	"dpsgd":          {"": true},
 	"sweep":          {"": true},
 	"report":         {"": true},
+	"figure":         {"line": true, "scatter": true, "band": true, "bar": true, "histogram": true, "heatmap": true},
 	"train":          {"": true},
 	"dataset":        {"digits": true, "mnist": true, "fashion-mnist": true, "gaussian": true, "purchase-like": true, "adult-like": true},
 	"model":          {"logreg": true, "mlp": true, "cnn": true, "ideal": true, "output_perturbation": true, "pnsgd": true},
@@ -57,6 +59,10 @@ type Compiled struct {
 	// and a reconstruction audit lists the latter under
 	// "<id>/reconstruction" (trials/point=<id>/reconstruction/part-<k>).
 	Trials map[string][]*pipeline.Node
+	// Figures are the report block's figure nodes; Columns, what the
+	// summary and trials tables will hold (for checking the figures).
+	Figures []*pipeline.Node
+	Columns report.Available
 }
 
 // pointStage is a node computing part of one point's summary row.
@@ -71,6 +77,7 @@ func Compile(name string, points []spec.Point, cols []spec.Column, env Env) (*Co
 	g := pipeline.NewGraph()
 	perPoint := make([][]*pipeline.Node, len(points))
 	trials := map[string][]*pipeline.Node{}
+	var stageCols []string
 	for i, pt := range points {
 		var stagesOfPoint []pointStage
 		if pt.Exp.Train != nil {
@@ -132,9 +139,12 @@ func Compile(name string, points []spec.Point, cols []spec.Column, env Env) (*Co
 		if err := checkClashes(colNames, cols); err != nil {
 			return nil, err
 		}
+		stageCols = append(stageCols, colNames...)
 	}
-	sum := summaryNode(name, points, cols, perPoint, g)
-	return &Compiled{Graph: g, Summary: g.Add(sum), Trials: trials}, nil
+	sum := g.Add(summaryNode(name, points, cols, perPoint, g))
+	return &Compiled{Graph: g, Summary: sum, Trials: trials,
+		Figures: figureNodes(name, points, sum, trials, g),
+		Columns: reportColumns(points, cols, stageCols)}, nil
 }
 
 // reservedColumns are written by the summary itself.

@@ -85,6 +85,8 @@ DP-SGD flags: --noise-multiplier σ (--sampling-rate q --steps T | --batch-size 
 --conversion) where a bound needs it.`, stderr)
 	var m mechFlags
 	m.register(fs, true, "rdp")
+	// σ is optional here: a bound given --epsilon needs no mechanism.
+	fs.Lookup("noise-multiplier").Usage = "σ: noise std / clipping norm (with --sampling-rate and --steps, when ε is not given)"
 	// The papers convert RDP to (ε, δ) with Mironov's classic formula; the
 	// spec's default is the same.
 	m.conversion = "classic"

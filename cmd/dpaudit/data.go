@@ -11,7 +11,11 @@ import (
 
 func cmdData(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" || args[0] == "help" {
-		fmt.Fprintf(stderr, "Usage: dpaudit data fetch NAME [--from PATH] [--mirror URL]... [--data-dir DIR]\n       dpaudit data ls [--data-dir DIR] [--json]\n\n"+
+		w := stdout // asked-for help is output; a missing subcommand is an error
+		if len(args) == 0 {
+			w = stderr
+		}
+		fmt.Fprintf(w, "Usage: dpaudit data fetch NAME [--from PATH] [--mirror URL]... [--data-dir DIR]\n       dpaudit data ls [--data-dir DIR] [--json]\n\n"+
 			"Real data sets live in the data directory (--data-dir, else $DPAUDIT_DATA, else\n%s).\nNothing is downloaded except by 'dpaudit data fetch'. Fetchable: %s.\nThe digits set is embedded and needs no fetch.\n",
 			datasets.DefaultDataDir(), strings.Join(datasets.FetchableNames(), ", "))
 		if len(args) == 0 {

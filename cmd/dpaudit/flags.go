@@ -5,8 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
+
+// helpOut receives --help (stdout; runMain sets it for tests).
+var helpOut io.Writer = os.Stdout
 
 // newFlags makes a flag set whose --help prints a usage line and the flags.
 func newFlags(name, usageLine, about string, stderr io.Writer) *flag.FlagSet {
@@ -22,6 +26,14 @@ func newFlags(name, usageLine, about string, stderr io.Writer) *flag.FlagSet {
 // parse parses flags that may come before or after positional arguments
 // ("dpaudit run spec.yaml -j 4"). A bad flag is a usage error (exit 2).
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
+			fs.SetOutput(helpOut) // asked-for help is output, not an error
+		}
+		if a == "--" {
+			break
+		}
+	}
 	var flags, pos []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]

@@ -43,6 +43,8 @@ func init() {
 		{"store", "verify, garbage-collect (gc) and measure (du) the node store", cmdStore},
 		{"selftest", "null coverage of the audit estimators on the ideal mechanism at its exact ε", cmdSelftest},
 		{"show", "print a result table (summary.parquet) in the terminal", cmdShow},
+		{"diff", "compare two results folders point by point (old → new)", cmdDiff},
+		{"report", "redraw a results folder's figures from its tables and write report.html", cmdReport},
 		{"version", "print the version and build information", cmdVersion},
 	}
 }
@@ -52,7 +54,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintf(w, "\nRun \"dpaudit COMMAND --help\" for a command's flags.\nExit codes: 0 ok, 1 failure, 2 bad input.\n")
+	fmt.Fprintf(w, "\nRun \"dpaudit COMMAND --help\" for a command's flags.\nExit codes: 0 ok, 1 failure (dpaudit diff: the results differ), 2 bad input\n(spec error, bad flag, unwritable folder), 3 a privacy violation found with\n--fail-on-violation.\n")
 }
 
 func main() {
@@ -61,6 +63,7 @@ func main() {
 
 // runMain is main without os.Exit, for tests.
 func runMain(args []string, stdout, stderr io.Writer) int {
+	helpOut = stdout
 	if len(args) == 0 {
 		usage(stderr)
 		return exitInput
@@ -104,6 +107,9 @@ func report(err error, stderr io.Writer) int {
 	}
 	if errors.Is(err, errViolation) {
 		return exitViolation
+	}
+	if errors.Is(err, errDiffers) {
+		return exitFailure
 	}
 	var quiet silent
 	if errors.As(err, &quiet) { // already printed

@@ -117,9 +117,20 @@ func TestBadInputExitsTwo(t *testing.T) {
 
 func TestHelpForEveryCommand(t *testing.T) {
 	for _, c := range commands {
-		code, _, errs := cli(t, c.name, "--help")
-		if code != 0 || !strings.Contains(errs, "Usage: dpaudit "+c.name) {
-			t.Errorf("%s --help: exit %d, %q", c.name, code, errs)
+		// Asked-for help is output: stdout, exit 0 (as git, go and curl do).
+		code, out, errs := cli(t, c.name, "--help")
+		if code != 0 || !strings.Contains(out, "Usage: dpaudit "+c.name) || errs != "" {
+			t.Errorf("%s --help: exit %d, stdout %q, stderr %q", c.name, code, out, errs)
+		}
+	}
+	_, out, _ := cli(t, "--help")
+	if !strings.Contains(out, "3 a privacy violation") {
+		t.Errorf("the usage does not list exit code 3: %q", out)
+	}
+	_, out, _ = cli(t, "run", "--help")
+	for _, k := range []string{"accountant", "trials", "estimate", "figure"} {
+		if !strings.Contains(out, k) {
+			t.Errorf("run --help: --force does not list kind %s", k)
 		}
 	}
 }

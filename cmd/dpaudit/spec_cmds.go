@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"github.com/dpaudit/dpaudit"
@@ -33,7 +34,7 @@ type runnerFlags struct {
 func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
 	fs.StringVar(&r.dataDir, "data-dir", "", "data directory of MNIST and Fashion-MNIST (default $DPAUDIT_DATA or the user cache dir)")
 	fs.StringVar(&r.store, "store", "", "content-addressed cache directory (default $DPAUDIT_STORE or .dpaudit/store)")
-	fs.Var(&r.force, "force", "recompute nodes of this kind and what depends on them (repeatable: accountant, summary)")
+	fs.Var(&r.force, "force", "recompute the nodes of this kind and what depends on them (repeatable, comma-separated); kinds: "+strings.Join(dpaudit.KnownKinds, ", "))
 	fs.BoolVar(&r.allowLarge, "allow-large", false, "allow sweeps of more than --max-points points")
 	fs.IntVar(&r.maxPoints, "max-points", spec.DefaultMaxPoints, "largest sweep accepted without --allow-large")
 	fs.BoolVar(&r.reuse, "reuse-across-versions", false, "reuse stored nodes computed by another dpaudit code version when all else is equal (only for code changes you know are numerically neutral)")

@@ -1,0 +1,357 @@
+package dpaudit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/report"
+	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
+)
+
+// checkReport checks the figures of the report block against the columns
+// the compiled spec will write: a typo is a positioned spec error before
+// anything runs.
+func checkReport(s *spec.Spec, points []spec.Point, c *stages.Compiled) error {
+	probs := report.Check(points[0].Exp.Report, c.Columns)
+	if len(probs) == 0 {
+		return nil
+	}
+	var errs spec.Errors
+	for _, p := range probs {
+		errs = append(errs, s.ErrorAt(p.Path, p)...)
+	}
+	return errs
+}
+
+// publishFigures copies the figure nodes' files out of the store into
+// dir/figures, each a verified copy (see publishNodeFile).
+func (p *Plan) publishFigures(dir string) ([]stages.FigureInfo, error) {
+	var infos []stages.FigureInfo
+	if len(p.Compiled.Figures) == 0 {
+		return nil, nil
+	}
+	figDir := filepath.Join(dir, "figures")
+	if err := os.MkdirAll(figDir, 0o777); err != nil {
+		return nil, err
+	}
+	for _, n := range p.Compiled.Figures {
+		b, err := os.ReadFile(filepath.Join(p.Store.Dir(n.StoreKey()), stages.FigureInfoFile))
+		if err != nil {
+			return nil, err
+		}
+		var info stages.FigureInfo
+		if err := json.Unmarshal(b, &info); err != nil {
+			return nil, fmt.Errorf("figure %s: %w", n.Label, err)
+		}
+		for _, f := range info.Files {
+			if err := p.publishNodeFile(n, f, filepath.Join(figDir, f)); err != nil {
+				return nil, err
+			}
+		}
+		infos = append(infos, info)
+	}
+	return infos, syncDirPath(figDir)
+}
+
+// replaceDir builds a folder beside final with fill and swaps it in, so a
+// reader never sees half of it; with remove, final is deleted instead.
+func replaceDir(final string, fill func(tmp string) error, remove bool) error {
+	if remove {
+		return os.RemoveAll(final)
+	}
+	parent := filepath.Dir(final)
+	tmp, err := pipeline.MkdirTemp(parent, "."+filepath.Base(final)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := fill(tmp); err != nil {
+		return err
+	}
+	old, err := pipeline.MkdirTemp(parent, "."+filepath.Base(final)+"-old-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(old)
+	had := true
+	if err := os.Rename(final, filepath.Join(old, "d")); err != nil {
+		if !os.IsNotExist(err) {
+			return err
+		}
+		had = false
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		if had {
+			os.Rename(filepath.Join(old, "d"), final)
+		}
+		return err
+	}
+	return nil
+}
+
+func writeFileAtomic(path string, b []byte) error {
+	f, err := pipeline.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// ReportResult is what dpaudit report wrote.
+type ReportResult struct {
+	Dir     string
+	HTML    string
+	Figures []stages.FigureInfo
+}
+
+// Report redraws the figures of a results folder from its tables (never
+// recomputing a result) and writes its report.html. target is a results
+// folder (the figures come from its manifest) or a spec (its report block,
+// checked against its columns, over o.Results/<name>).
+func Report(target string, o Options) (*ReportResult, error) {
+	o = o.withDefaults()
+	st, err := os.Stat(target)
+	if err != nil {
+		return nil, &InputError{fmt.Errorf("%s: %w", target, errUnwrap(err))}
+	}
+	var dir string
+	var rep *spec.Report
+	var desc string
+	fromSpec := !st.IsDir()
+	if fromSpec {
+		plan, err := Load(target, o)
+		if err != nil {
+			return nil, err
+		}
+		dir = plan.ResultsDir()
+		rep, desc = plan.Points[0].Exp.Report, plan.Points[0].Exp.Description
+	} else {
+		dir = target
+	}
+	m, err := readManifest(dir)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	if fromSpec {
+		m.Report, m.Description = reportJSON(rep), desc
+	} else if rep, err = decodeReport(dir, m.Report); err != nil {
+		return nil, &InputError{fmt.Errorf("%s: the report block recorded in manifest.json: %w", dir, err)}
+	}
+	tables, err := report.FindTables(dir)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	sum, err := pipeline.ReadParquet(tables.Summary)
+	if err != nil {
+		return nil, err
+	}
+	if rep != nil {
+		// Check the figures against the tables as they are.
+		avail := report.Available{}
+		for _, c := range sum.Columns {
+			avail.Summary = append(avail.Summary, c.Name)
+		}
+		if len(tables.Trials) > 0 {
+			avail.Trials = m.trialColumns(tables.Trials[0].Path)
+		}
+		if probs := report.Check(rep, avail); len(probs) > 0 {
+			var msgs []string
+			for _, p := range probs {
+				msgs = append(msgs, p.Path+": "+p.Msg)
+			}
+			return nil, &InputError{fmt.Errorf("%s: the figures do not fit the tables:\n  %s", dir, strings.Join(msgs, "\n  "))}
+		}
+	}
+	res := &ReportResult{Dir: dir}
+	files := map[string][]byte{}
+	if rep != nil {
+		for i := range rep.Figures {
+			info, fs, err := stages.DrawFigure(&rep.Figures[i], sum, tables.Trials)
+			if err != nil {
+				return nil, err
+			}
+			for k, v := range fs {
+				files[k] = v
+			}
+			res.Figures = append(res.Figures, *info)
+		}
+	}
+	err = replaceDir(filepath.Join(dir, "figures"), func(tmp string) error {
+		for name, b := range files {
+			if err := writeFileAtomic(filepath.Join(tmp, name), b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, len(files) == 0)
+	if err != nil {
+		return nil, &InputError{fmt.Errorf("cannot write the figures into %s: %w", dir, errUnwrap(err))}
+	}
+	m.Figures = res.Figures
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "manifest.json"), append(b, '\n')); err != nil {
+		return nil, &InputError{fmt.Errorf("cannot write %s: %w", filepath.Join(dir, "manifest.json"), errUnwrap(err))}
+	}
+	if res.HTML, err = writeReportPage(dir); err != nil {
+		return nil, &InputError{fmt.Errorf("cannot write the report page: %w", errUnwrap(err))}
+	}
+	return res, nil
+}
+
+func errUnwrap(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
+}
+
+func readManifest(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a results folder (no manifest.json; run the spec first: dpaudit run SPEC)", dir)
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s/manifest.json: %w", dir, err)
+	}
+	return &m, nil
+}
+
+// trialColumns reads the column names of one trials table.
+func (m *Manifest) trialColumns(path string) []string {
+	t, err := pipeline.ReadParquet(path)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, c := range t.Columns {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// writeReportPage writes dir/report.html from the folder's manifest,
+// summary and figures.
+func writeReportPage(dir string) (string, error) {
+	m, err := readManifest(dir)
+	if err != nil {
+		return "", err
+	}
+	sumPath := filepath.Join(dir, stages.SummaryFile)
+	sum, err := pipeline.ReadParquet(sumPath)
+	if err != nil {
+		return "", err
+	}
+	pg := report.Page{Title: m.Name, Description: m.Description, Table: sum}
+	for _, f := range m.Figures {
+		pf := report.PageFigure{Name: f.Name, Title: f.Title, Files: f.Files, Notes: f.Notes}
+		pf.SVG, _ = os.ReadFile(filepath.Join(dir, "figures", f.Name+".svg"))
+		if len(pf.SVG) == 0 {
+			pf.PNG, _ = os.ReadFile(filepath.Join(dir, "figures", f.Name+".png"))
+		}
+		pg.Figures = append(pg.Figures, pf)
+	}
+	pg.Banner = violationLines(sum, m)
+	if len(pg.Banner) > 0 {
+		pg.BannerTitle = fmt.Sprintf("PRIVACY VIOLATION: %d of %d point(s) break their claimed guarantee", len(pg.Banner), sum.Rows())
+	}
+	pg.Provenance = provenance(m)
+	var buf bytes.Buffer
+	if err := report.WriteHTML(&buf, pg); err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "report.html")
+	return out, writeFileAtomic(out, buf.Bytes())
+}
+
+// violationLines lists every row that a violation column flags: the
+// membership audit's `violation`, and any `<game>_violation` column the
+// other games write (reconstruction, δ′), with the point's parameters.
+func violationLines(sum *pipeline.Table, m *Manifest) []string {
+	var flags []*pipeline.Column
+	for _, c := range sum.Columns {
+		if c.Type == pipeline.Bool && (c.Name == "violation" || strings.HasSuffix(c.Name, "_violation")) {
+			flags = append(flags, c)
+		}
+	}
+	params := map[int]string{}
+	for _, pt := range m.Points {
+		var keys []string
+		for k := range pt.Values {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var kv []string
+		for _, k := range keys {
+			kv = append(kv, fmt.Sprintf("%s=%v", k, pt.Values[k]))
+		}
+		params[pt.Index] = strings.Join(kv, " ")
+	}
+	var out []string
+	idx := sum.Col("point_index")
+	for i := 0; i < sum.Rows(); i++ {
+		for _, f := range flags {
+			if f.Values[i] != true {
+				continue
+			}
+			pi := -1
+			if idx != nil {
+				if v, ok := idx.Values[i].(int64); ok {
+					pi = int(v)
+				}
+			}
+			line := fmt.Sprintf("point %d [%s] %s", pi, f.Name, params[pi])
+			if f.Name == "violation" {
+				if lb, acc := sum.Col("epsilon_lb"), sum.Col("epsilon_accountant"); lb != nil && acc != nil {
+					line += fmt.Sprintf(": ε lower bound %.4g > accountant ε %.4g", lb.Float(i), acc.Float(i))
+				}
+			}
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func provenance(m *Manifest) [][2]string {
+	commit := m.Spec.GitCommit
+	if m.Spec.GitDirty {
+		commit += " (uncommitted changes)"
+	}
+	var kinds []string
+	for k, n := range m.Nodes.ByKind {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+	}
+	sort.Strings(kinds)
+	return [][2]string{
+		{"spec", m.Spec.Path},
+		{"spec sha256", m.Spec.SHA256},
+		{"spec git commit", commit},
+		{"seed", fmt.Sprint(m.Seed)},
+		{"points", fmt.Sprint(len(m.Points))},
+		{"dpaudit", strings.TrimSpace(m.Dpaudit.Version + " " + m.Dpaudit.GitCommit)},
+		{"Go", m.Dpaudit.GoVersion},
+		{"nodes", fmt.Sprintf("%d total: %d run, %d from the cache (%s)", m.Nodes.Total, m.Nodes.Run, m.Nodes.Cached, strings.Join(kinds, ", "))},
+		{"run", fmt.Sprintf("%s → %s (%.1f s)", m.Started.Format("2006-01-02 15:04:05 MST"), m.Ended.Format("15:04:05"), m.Seconds)},
+		{"store", m.Store},
+	}
+}
