@@ -15,7 +15,11 @@ import (
 func cmdStore(args []string, stdout, stderr io.Writer) error {
 	sub := map[string]func([]string, io.Writer, io.Writer) error{"verify": cmdStoreVerify, "gc": cmdStoreGC, "du": cmdStoreDU}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, "Usage: dpaudit store verify|gc|du [flags]\n\n"+
+		out := stdout // asked-for help is output; a missing subcommand is an error
+		if len(args) == 0 {
+			out = stderr
+		}
+		fmt.Fprint(out, "Usage: dpaudit store verify|gc|du [flags]\n\n"+
 			"  verify  check the SHA-256 of every stored node and memo; move failures to the quarantine\n"+
 			"  gc      remove nodes no results folder uses, stale temporary folders, the quarantine (dry run unless --delete)\n"+
 			"  du      size of the store by node kind\n")
