@@ -262,7 +262,7 @@ type Audit struct {
 	Threshold              string    `yaml:"threshold" default:"split" enum:"split|posthoc|bonferroni" doc:"split: choose the threshold on a seeded share of the trials, evaluate on the rest (valid); posthoc: maximise over thresholds on all trials (optimistic, labelled so); bonferroni: a corrected scan over a fixed grid."`
 	SplitFraction          float64   `yaml:"split_fraction" default:"0.5" check:">0,<1" doc:"Share of each world's trials used to choose the split threshold."`
 	BonferroniGrid         []float64 `yaml:"bonferroni_grid" doc:"Thresholds (in the score's units) scanned by threshold: bonferroni. Fix them before the trials run for a strictly valid bound; if absent, 100 thresholds at quantiles of the pooled scores of both worlds (label-blind, as jax_privacy does)."`
-	Accountant             string    `yaml:"accountant" default:"pld" enum:"pld|rdp" doc:"The accountant whose ε (epsilon_accountant) the lower bound is compared with."`
+	Accountant             string    `yaml:"accountant" default:"best" enum:"best|pld|rdp" doc:"The accountant whose ε (epsilon_accountant) the lower bound is compared with. best: the smaller of the RDP and PLD upper bounds (PLD's interval is coarsened automatically where its grid would be too large)."`
 	ClaimedNoiseMultiplier float64   `yaml:"claimed_noise_multiplier" default:"0" check:">=0" doc:"For testing auditors: train with dpsgd.noise_multiplier but tell the accountant and the distinguisher this σ (0 = the same). An honest audit must then report a violation."`
 	RandomInit             bool      `yaml:"random_init" default:"false" doc:"Draw a fresh initial model per trial instead of one fixed θ_0 (the fixed start is the stronger audit)."`
 }
@@ -325,9 +325,9 @@ type BeliefBound struct {
 
 // AccountantBound computes ε (and optionally δ) with one or more accountants.
 type AccountantBound struct {
-	Accountants []string `yaml:"accountants" default:"[rdp, pld, gdp]" enum:"rdp|pld|gdp" check:"nonempty" doc:"Accountants to run; each adds a column epsilon_<name>."`
+	Accountants []string `yaml:"accountants" default:"[rdp, pld, gdp]" enum:"rdp|pld|gdp|best" check:"nonempty" doc:"Accountants to run; each adds a column epsilon_<name>. best: the smallest valid upper bound (RDP, PLD, and GDP where it is exact, q = 1), with column best_accountant naming the winner. gdp is the CLT approximation except at q = 1, where it is exact."`
 	Conversion  string   `yaml:"conversion" default:"improved" enum:"improved|classic" doc:"RDP → (ε, δ) conversion."`
-	PLDInterval float64  `yaml:"pld_interval" default:"1e-4" check:">0,<=0.1" doc:"PLD discretisation interval of the privacy loss."`
+	PLDInterval float64  `yaml:"pld_interval" default:"1e-4" check:">0,<=0.1" doc:"PLD discretisation interval of the privacy loss. Where the composed grid would exceed 2^23 points the interval is doubled until it fits (column pld_interval_used)."`
 	Epsilon     float64  `yaml:"epsilon" check:">0" doc:"If set, also report δ at this ε (columns delta_<accountant>)."`
 }
 

@@ -29,7 +29,7 @@ import (
 const (
 	craftVersion    = 1
 	trialsVersion   = 1
-	estimateVersion = 1
+	estimateVersion = 2 // 2: epsilon_accountant defaults to best; PLD carries rounding bounds
 
 	// TrialsFile is a trial shard's output table.
 	TrialsFile = "trials.parquet"
@@ -413,9 +413,9 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 	}
 	epsAcc := math.Inf(1)
 	if p.Sigma > 0 {
-		acc := privacy.AccountantPLD
-		if p.Accountant == "rdp" {
-			acc = privacy.AccountantRDP
+		acc := privacy.Accountant(p.Accountant)
+		if acc == "" {
+			acc = privacy.AccountantBest
 		}
 		epsAcc, err = privacy.Epsilon(acc, privacy.SampledGaussian{NoiseMultiplier: p.Sigma, SamplingRate: p.Sampling, Steps: p.Steps}, p.Delta, privacy.Options{})
 		if err != nil {
