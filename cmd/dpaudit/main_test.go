@@ -172,3 +172,35 @@ func TestCalibrateInfiniteEpsilonIssue15(t *testing.T) {
 		t.Fatalf("σ = %v, want ≈ 0.7686: %s", s, out)
 	}
 }
+
+// TestDataLsSaysCorrupt (issue 15 item 9): a data file that fails its
+// digest is reported as corrupt, with the file and the digests, not as
+// missing (which sent users to fetch a file they already had).
+func TestDataLsSaysCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "mnist"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mnist", "t10k-labels-idx1-ubyte"), []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cli(t, "data", "ls", "--data-dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "mnist ") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "corrupt") || strings.Contains(line, "missing") {
+		t.Errorf("mnist line %q, want corrupt:\n%s", line, out)
+	}
+	if !strings.Contains(out, "t10k-labels-idx1-ubyte: corrupt") {
+		t.Errorf("the corrupt file is not named:\n%s", out)
+	}
+	if !strings.Contains(out, "fashion-mnist  missing") {
+		t.Errorf("an absent set must still say missing:\n%s", out)
+	}
+}
