@@ -79,7 +79,7 @@ sweep:
 		{"point_index", pipeline.Int64}, {"point_id", pipeline.String},
 		{"target", pipeline.Int64}, {"note", pipeline.String}, {"noise_multiplier", pipeline.Float64},
 		{"epsilon_rdp", pipeline.Float64}, {"rdp_order", pipeline.Float64},
-		{"epsilon_pld", pipeline.Float64}, {"epsilon_gdp", pipeline.Float64},
+		{"epsilon_pld", pipeline.Float64}, {"pld_interval_used", pipeline.Float64}, {"epsilon_gdp", pipeline.Float64},
 	}
 	if len(tb.Columns) != len(want) {
 		var got []string

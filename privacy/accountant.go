@@ -19,15 +19,38 @@ const (
 	AccountantPLD Accountant = "pld"
 	// AccountantGDP: the central-limit Gaussian-DP approximation (Bu et al.
 	// 2020). Not a guaranteed bound: it is a limit that can be optimistic.
+	// Exception: at q = 1 every step is a Gaussian mechanism, T of them are
+	// exactly (√T/σ)-GDP (Dong, Roth & Su 2022, Cor. 3.3), and the exact
+	// conversion is used.
 	AccountantGDP Accountant = "gdp"
+	// AccountantBest: the smallest of the valid upper bounds — RDP, PLD,
+	// and GDP where it is exact (q = 1) — so that no configuration is worse
+	// off for asking for the tighter accountant (PLD at its default interval
+	// is looser than RDP in some regimes, and +Inf where it gives up).
+	AccountantBest Accountant = "best"
 )
 
 func (a Accountant) check() error {
 	switch a {
-	case AccountantRDP, AccountantPLD, AccountantGDP:
+	case AccountantRDP, AccountantPLD, AccountantGDP, AccountantBest:
 		return nil
 	}
-	return invalidf("unknown accountant %q (want rdp, pld or gdp)", string(a))
+	return invalidf("unknown accountant %q (want rdp, pld, gdp or best)", string(a))
+}
+
+// Result is an accountant's answer and how it was reached.
+type Result struct {
+	// Value is ε (EpsilonDetail) or δ (DeltaDetail).
+	Value float64
+	// Accountant is the accountant whose bound Value is: the one asked for,
+	// or for AccountantBest the one that gave the minimum.
+	Accountant Accountant
+	// PLDInterval is the discretisation interval the PLD accountant actually
+	// used (coarser than requested when the requested grid would exceed
+	// MaxPMFLen points; see Options.PLDInterval); 0 when no PLD was run.
+	PLDInterval float64
+	// Exact reports a GDP value from the exact conversion (q = 1).
+	Exact bool
 }
 
 // SampledGaussian is the DP-SGD mechanism: Steps steps of the Gaussian
@@ -56,7 +79,11 @@ type Options struct {
 	Orders []float64
 	// Conversion from RDP to (ε, δ) (zero value: ConversionImproved).
 	Conversion Conversion
-	// PLDInterval is the PLD discretisation interval (0: 1e-4).
+	// PLDInterval is the PLD discretisation interval (0: 1e-4). When the
+	// composed grid would exceed MaxPMFLen points (very many steps, tiny σ),
+	// the accountant doubles the interval until it fits, up to
+	// MaxPLDInterval: a coarser pessimistic grid is still an upper bound.
+	// Result.PLDInterval says which interval was used.
 	PLDInterval float64
 	// Optimistic rounds PLD losses down (privacy buckets, as dp_accounting
 	// does for pessimistic_estimate=False), giving a lower estimate of ε
@@ -92,80 +119,197 @@ func (o Options) interval() float64 {
 
 // Epsilon returns the ε for which m is (ε, δ)-DP according to acc.
 func Epsilon(acc Accountant, m SampledGaussian, delta float64, o Options) (float64, error) {
-	return ComposedEpsilon(acc, []SampledGaussian{m}, delta, o)
+	r, err := ComposedEpsilonDetail(acc, []SampledGaussian{m}, delta, o)
+	return r.Value, err
+}
+
+// EpsilonDetail is Epsilon with how the value was reached.
+func EpsilonDetail(acc Accountant, m SampledGaussian, delta float64, o Options) (Result, error) {
+	return ComposedEpsilonDetail(acc, []SampledGaussian{m}, delta, o)
 }
 
 // Delta returns the δ for which m is (ε, δ)-DP according to acc.
 func Delta(acc Accountant, m SampledGaussian, epsilon float64, o Options) (float64, error) {
-	return ComposedDelta(acc, []SampledGaussian{m}, epsilon, o)
+	r, err := ComposedDeltaDetail(acc, []SampledGaussian{m}, epsilon, o)
+	return r.Value, err
+}
+
+// DeltaDetail is Delta with how the value was reached.
+func DeltaDetail(acc Accountant, m SampledGaussian, epsilon float64, o Options) (Result, error) {
+	return ComposedDeltaDetail(acc, []SampledGaussian{m}, epsilon, o)
 }
 
 // ComposedEpsilon returns ε(δ) for running all the mechanisms in ms one
 // after the other (heterogeneous composition, e.g. a schedule whose noise or
 // batch size changes).
 func ComposedEpsilon(acc Accountant, ms []SampledGaussian, delta float64, o Options) (float64, error) {
-	if err := checkAccounting(acc, ms, o); err != nil {
-		return 0, err
-	}
-	if err := checkDelta(delta); err != nil {
-		return 0, err
-	}
-	if noNoise(ms) {
-		return math.Inf(1), nil
-	}
-	switch acc {
-	case AccountantRDP:
-		r, err := rdpOf(ms, o)
-		if err != nil {
-			return 0, err
-		}
-		eps, _, err := r.Epsilon(delta, o.Conversion)
-		return eps, err
-	case AccountantPLD:
-		d, err := pldOf(ms, o)
-		if errors.Is(err, ErrTooLarge) {
-			return math.Inf(1), nil
-		}
-		if err != nil {
-			return 0, err
-		}
-		return d.Epsilon(delta), nil
-	default:
-		return GDPEpsilon(gdpMuOf(ms), delta)
-	}
+	r, err := ComposedEpsilonDetail(acc, ms, delta, o)
+	return r.Value, err
 }
 
 // ComposedDelta returns δ(ε) for running all the mechanisms in ms.
 func ComposedDelta(acc Accountant, ms []SampledGaussian, epsilon float64, o Options) (float64, error) {
+	r, err := ComposedDeltaDetail(acc, ms, epsilon, o)
+	return r.Value, err
+}
+
+// ComposedEpsilonDetail is ComposedEpsilon with how the value was reached.
+func ComposedEpsilonDetail(acc Accountant, ms []SampledGaussian, delta float64, o Options) (Result, error) {
 	if err := checkAccounting(acc, ms, o); err != nil {
-		return 0, err
+		return Result{}, err
 	}
-	if err := checkEpsilon(epsilon); err != nil {
-		return 0, err
+	if err := checkDelta(delta); err != nil {
+		return Result{}, err
 	}
 	if noNoise(ms) {
-		return 1, nil
+		return Result{Value: math.Inf(1), Accountant: acc}, nil
 	}
 	switch acc {
 	case AccountantRDP:
 		r, err := rdpOf(ms, o)
 		if err != nil {
-			return 0, err
+			return Result{}, err
+		}
+		eps, _, err := r.Epsilon(delta, o.Conversion)
+		return Result{Value: eps, Accountant: acc}, err
+	case AccountantPLD:
+		return pldEpsilon(ms, delta, o)
+	case AccountantGDP:
+		mu, exact := gdpMuOf(ms)
+		eps, err := GDPEpsilon(mu, delta)
+		return Result{Value: eps, Accountant: acc, Exact: exact}, err
+	default:
+		return best(ms, o, func(a Accountant) (Result, error) { return ComposedEpsilonDetail(a, ms, delta, o) })
+	}
+}
+
+// ComposedDeltaDetail is ComposedDelta with how the value was reached.
+func ComposedDeltaDetail(acc Accountant, ms []SampledGaussian, epsilon float64, o Options) (Result, error) {
+	if err := checkAccounting(acc, ms, o); err != nil {
+		return Result{}, err
+	}
+	if err := checkEpsilon(epsilon); err != nil {
+		return Result{}, err
+	}
+	if noNoise(ms) {
+		return Result{Value: 1, Accountant: acc}, nil
+	}
+	switch acc {
+	case AccountantRDP:
+		r, err := rdpOf(ms, o)
+		if err != nil {
+			return Result{}, err
 		}
 		d, _, err := r.Delta(epsilon, o.Conversion)
-		return d, err
+		return Result{Value: d, Accountant: acc}, err
 	case AccountantPLD:
-		d, err := pldOf(ms, o)
-		if errors.Is(err, ErrTooLarge) {
-			return 1, nil
-		}
-		if err != nil {
-			return 0, err
-		}
-		return d.Delta(epsilon), nil
+		return pldDelta(ms, epsilon, o)
+	case AccountantGDP:
+		mu, exact := gdpMuOf(ms)
+		d, err := GDPDelta(mu, epsilon)
+		return Result{Value: d, Accountant: acc, Exact: exact}, err
 	default:
-		return GDPDelta(gdpMuOf(ms), epsilon)
+		return best(ms, o, func(a Accountant) (Result, error) { return ComposedDeltaDetail(a, ms, epsilon, o) })
 	}
+}
+
+// best returns the smallest of the valid upper bounds (RDP, PLD, and GDP
+// when exact), keeping the PLD interval used whichever wins.
+func best(ms []SampledGaussian, o Options, f func(Accountant) (Result, error)) (Result, error) {
+	accs := []Accountant{AccountantRDP, AccountantPLD}
+	if _, exact := gdpMuOf(ms); exact {
+		// Every mechanism is a full-batch Gaussian: the exact GDP value is
+		// the exact ε (δ), below every other valid bound.
+		accs = []Accountant{AccountantGDP}
+	}
+	var out Result
+	for i, a := range accs {
+		r, err := f(a)
+		if err != nil {
+			return Result{}, fmt.Errorf("best accountant: %s: %w", a, err)
+		}
+		if i == 0 || r.Value < out.Value {
+			h := out.PLDInterval
+			out = r
+			out.PLDInterval = max(h, r.PLDInterval)
+		} else {
+			out.PLDInterval = max(out.PLDInterval, r.PLDInterval)
+		}
+	}
+	return out, nil
+}
+
+// pldEpsilon is ε(δ) by PLD. When the FFT rounding bound carried by the
+// masses (see applyErrorBound) makes up more than 1e-3 of δ — δ ≲ 1e-8 at
+// the MNIST schedule — a single mechanism is recomposed with the upper tail
+// computed by exponential tilting at the ε found (twice at most, moving the
+// tilt to the new ε), which keeps the bound valid and tight down to δ ≈
+// 1e-14 (below the 1e-15 truncation allowance it is +Inf).
+func pldEpsilon(ms []SampledGaussian, delta float64, o Options) (Result, error) {
+	d, h, err := pldOf(ms, o)
+	res := Result{Accountant: AccountantPLD, PLDInterval: h}
+	if errors.Is(err, ErrTooLarge) {
+		res.Value = math.Inf(1)
+		return res, nil
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	eps := d.Epsilon(delta)
+	for range 2 {
+		if math.IsInf(eps, 1) || len(ms) != 1 || ms[0].Steps == 1 || d.roundingShare(eps) <= 1e-3*delta {
+			break
+		}
+		t, err := pldTilted(ms[0], h, o, eps, delta)
+		if err != nil {
+			return Result{}, err
+		}
+		next := t.Epsilon(delta)
+		if !(next < eps) {
+			break
+		}
+		moved := eps - next
+		d, eps = t, next
+		if moved < 0.01 {
+			break
+		}
+	}
+	res.Value = eps
+	return res, nil
+}
+
+// pldDelta is δ(ε) by PLD, tilted at ε when the rounding bound is more
+// than 1e-3 of δ (see pldEpsilon).
+func pldDelta(ms []SampledGaussian, epsilon float64, o Options) (Result, error) {
+	d, h, err := pldOf(ms, o)
+	res := Result{Accountant: AccountantPLD, PLDInterval: h}
+	if errors.Is(err, ErrTooLarge) {
+		res.Value = 1
+		return res, nil
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	res.Value = d.Delta(epsilon)
+	if len(ms) == 1 && ms[0].Steps > 1 && d.roundingShare(epsilon) > 1e-3*res.Value {
+		t, err := pldTilted(ms[0], h, o, epsilon, res.Value)
+		if err != nil {
+			return Result{}, err
+		}
+		res.Value = math.Min(res.Value, t.Delta(epsilon))
+	}
+	return res, nil
+}
+
+// pldTilted recomposes one mechanism's PLD at interval h with its upper
+// tail accurate near the loss at, truncating at most 1e-3·δ of tail mass
+// (the 1e-15 default would be 10% of δ = 1e-14, and ε 0.01 too high).
+func pldTilted(m SampledGaussian, h float64, o Options, at, delta float64) (*PLD, error) {
+	step, err := sampledGaussianStep(m.SamplingRate, m.NoiseMultiplier, h, !o.Optimistic)
+	if err != nil {
+		return nil, err
+	}
+	return step.SelfComposeAt(m.Steps, math.Min(DefaultTailMass, 1e-3*delta), at)
 }
 
 func checkAccounting(acc Accountant, ms []SampledGaussian, o Options) error {
@@ -208,14 +352,43 @@ func rdpOf(ms []SampledGaussian, o Options) (*RDP, error) {
 	return r, nil
 }
 
-// pldOf composes the PLDs of the mechanisms. When a mechanism's PLD is too
-// wide to discretise (ErrTooLarge: σ so small that single-step losses span
-// more than MaxPMFLen intervals, i.e. hundreds of nats at 1e-4, so ε is in the
-// hundreds), the accountant reports the trivial bound ε = +Inf.
-func pldOf(ms []SampledGaussian, o Options) (*PLD, error) {
+// MaxPLDInterval is the coarsest interval the PLD accountant coarsens to
+// (see Options.PLDInterval) before it reports the trivial bound ε = +Inf.
+const MaxPLDInterval = 0.1
+
+// pldOf composes the PLDs of the mechanisms at the requested interval, or,
+// when the grid would exceed MaxPMFLen points (ErrTooLarge: very many
+// steps, or σ so small that single-step losses span hundreds of nats),
+// at the first doubling of it that fits, up to MaxPLDInterval. It returns
+// the interval used (the last one tried, with ErrTooLarge, when none fits;
+// the accountant then reports the trivial bound ε = +Inf).
+//
+// The grid's length scales as 1/h, so the failed attempt's size says how
+// much coarser to go: a power of two that brings it to coarsenTarget
+// points (an eighth of the cap, so the FFT stays around a million points
+// and tens of milliseconds, not seconds).
+func pldOf(ms []SampledGaussian, o Options) (*PLD, float64, error) {
+	h := o.interval()
+	for {
+		d, err := pldAt(ms, o, h)
+		if !errors.Is(err, ErrTooLarge) || 2*h > MaxPLDInterval {
+			return d, h, err
+		}
+		f := 2.0
+		var tl *tooLargeError
+		if errors.As(err, &tl) && tl.points > coarsenTarget {
+			f = math.Max(2, math.Exp2(math.Ceil(math.Log2(tl.points/coarsenTarget))))
+		}
+		h = math.Min(h*f, MaxPLDInterval)
+	}
+}
+
+const coarsenTarget = MaxPMFLen / 8
+
+func pldAt(ms []SampledGaussian, o Options, h float64) (*PLD, error) {
 	var total *PLD
 	for _, m := range ms {
-		d, err := SampledGaussianPLD(m.SamplingRate, m.NoiseMultiplier, m.Steps, o.interval(), !o.Optimistic)
+		d, err := SampledGaussianPLD(m.SamplingRate, m.NoiseMultiplier, m.Steps, h, !o.Optimistic)
 		if err != nil {
 			return nil, err
 		}
@@ -228,15 +401,22 @@ func pldOf(ms []SampledGaussian, o Options) (*PLD, error) {
 	return total, nil
 }
 
-// gdpMuOf composes the CLT μ of several mechanisms: μ-GDP composes as
-// √(Σ μᵢ²).
-func gdpMuOf(ms []SampledGaussian) float64 {
+// gdpMuOf composes the μ of several mechanisms (μ-GDP composes as
+// √(Σ μᵢ²)): the CLT μ, or, when every mechanism has q = 1, the exact
+// μ = √T/σ of T Gaussian mechanisms (exact is then true).
+func gdpMuOf(ms []SampledGaussian) (mu float64, exact bool) {
 	s := 0.0
+	exact = true
 	for _, m := range ms {
+		if m.SamplingRate == 1 {
+			s += float64(m.Steps) / (m.NoiseMultiplier * m.NoiseMultiplier)
+			continue
+		}
+		exact = false
 		mu, _ := GDPMu(m.SamplingRate, m.NoiseMultiplier, float64(m.Steps))
 		s += mu * mu
 	}
-	return math.Sqrt(s)
+	return math.Sqrt(s), exact
 }
 
 // RDPEpsilon is Epsilon with the RDP accountant that also returns the order

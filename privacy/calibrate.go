@@ -1,6 +1,7 @@
 package privacy
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -24,9 +25,14 @@ const (
 // σ. The returned σ always meets the target (ε(σ) ≤ targetEpsilon); σ·(1−1e-6)
 // may not. RDP and PLD use Brent's method on ε(σ) − target from a bracket
 // grown around the GDP estimate; GDP is solved in closed form from the μ
-// that meets the target. Errors wrap ErrInvalid for bad input and
-// ErrUnreachable when no σ in [1e-6, 1e6] meets the target (for example an ε
-// below the floor log(1/δ)/(α_max−1) of the classic RDP conversion).
+// that meets the target (exact at q = 1, the CLT approximation otherwise);
+// best is the smallest σ of the valid bounds (see calibrateBest). Errors
+// wrap ErrInvalid for bad input and ErrUnreachable when no σ in [1e-6, 1e6]
+// meets the target (for example an ε below the floor log(1/δ)/(α_max−1) of
+// the classic RDP conversion), or when the search ends next to a σ where
+// the accountant gave ε = +Inf: the answer would then be the accountant's
+// limit, not the target's (it used to be returned silently: σ = 6.8 for
+// PLD at q = 1, T = 115661, ε = 1e5, where 0.77 suffices; issue 15).
 func Calibrate(acc Accountant, targetEpsilon, delta, samplingRate float64, steps int, o Options) (float64, error) {
 	if err := acc.check(); err != nil {
 		return 0, err
@@ -50,17 +56,34 @@ func Calibrate(acc Accountant, targetEpsilon, delta, samplingRate float64, steps
 	if acc == AccountantGDP || err != nil {
 		return guess, err
 	}
+	if acc == AccountantBest {
+		return calibrateBest(targetEpsilon, delta, samplingRate, steps, o)
+	}
+	epsOf := func(sigma float64, o Options) (float64, error) {
+		return Epsilon(acc, SampledGaussian{NoiseMultiplier: sigma, SamplingRate: samplingRate, Steps: steps}, delta, o)
+	}
+	return calibrateSearch(acc, epsOf, targetEpsilon, guess, o)
+}
+
+// calibrateSearch finds the smallest σ with epsOf(σ) ≤ target from the
+// starting guess (ε decreasing in σ).
+func calibrateSearch(acc Accountant, epsOf func(sigma float64, o Options) (float64, error), targetEpsilon, guess float64, o Options) (float64, error) {
+	var err error
 	// The root finders see ε(σ) − target; an accounting error becomes NaN
 	// for them (which stops them) and is reported from here.
 	var evalErr error
+	infBelow := 0.0 // the largest σ at which ε came out +Inf
 	eps := func(o Options) func(float64) float64 {
 		return func(sigma float64) float64 {
-			e, err := Epsilon(acc, SampledGaussian{NoiseMultiplier: sigma, SamplingRate: samplingRate, Steps: steps}, delta, o)
+			e, err := epsOf(sigma, o)
 			if err != nil {
 				if evalErr == nil {
 					evalErr = fmt.Errorf("calibration: ε(σ = %v): %w", sigma, err)
 				}
 				return math.NaN()
+			}
+			if math.IsInf(e, 1) {
+				infBelow = math.Max(infBelow, sigma)
 			}
 			return e - targetEpsilon
 		}
@@ -85,14 +108,68 @@ func Calibrate(acc Accountant, targetEpsilon, delta, samplingRate float64, steps
 	if err != nil {
 		return 0, err
 	}
+	// A bracket whose other end has ε = +Inf found where the accountant
+	// gives up, not where the target is met: any σ in between might do.
+	if infBelow > 0 && infBelow >= sigma/(1+16*calibrateRelTol) {
+		return 0, wrapUnreachable("the %s accountant gives ε = +Inf at σ = %.6g, just below the σ = %.6g where it first meets ε = %g, "+
+			"so the search stopped at the accountant's limit, not at the target (try accountant best or rdp)", acc, infBelow, sigma, targetEpsilon)
+	}
 	return sigma, nil
 }
 
-// gdpSigma inverts μ = q·√(T·(e^{1/σ²} − 1)) at the μ meeting (ε, δ).
+// calibrateBest is Calibrate for AccountantBest. ε_best(σ) = min over the
+// valid bounds, each decreasing in σ, so the smallest σ meeting the target
+// under best is the smallest of the accountants' own calibrations. RDP is
+// calibrated first (cheap); PLD can only lower that σ if it meets the
+// target there, which one evaluation tells. At q = 1 the exact GDP
+// conversion is the answer.
+func calibrateBest(targetEpsilon, delta, q float64, steps int, o Options) (float64, error) {
+	if q == 1 {
+		// Exact (√T/σ-GDP): no valid bound is below it.
+		return Calibrate(AccountantGDP, targetEpsilon, delta, q, steps, o)
+	}
+	sigma, err := Calibrate(AccountantRDP, targetEpsilon, delta, q, steps, o)
+	if err != nil && !errors.Is(err, ErrUnreachable) {
+		return 0, err
+	}
+	rdpErr := err
+	others := []Accountant{AccountantPLD}
+	for _, acc := range others {
+		if rdpErr == nil {
+			e, err := Epsilon(acc, SampledGaussian{NoiseMultiplier: sigma, SamplingRate: q, Steps: steps}, delta, o)
+			if err != nil {
+				return 0, err
+			}
+			if e > targetEpsilon {
+				continue // needs more noise than RDP: cannot win
+			}
+		}
+		s, err := Calibrate(acc, targetEpsilon, delta, q, steps, o)
+		if err != nil {
+			if errors.Is(err, ErrUnreachable) {
+				continue
+			}
+			return 0, err
+		}
+		if rdpErr != nil || s < sigma {
+			sigma, rdpErr = s, nil
+		}
+	}
+	if rdpErr != nil {
+		return 0, rdpErr
+	}
+	return sigma, nil
+}
+
+// gdpSigma inverts μ = q·√(T·(e^{1/σ²} − 1)) at the μ meeting (ε, δ), or
+// the exact μ = √T/σ at q = 1.
 func gdpSigma(eps, delta, q, steps float64) (float64, error) {
 	mu, err := gdpMuForEpsilon(eps, delta)
 	if err != nil {
 		return 0, err
+	}
+	if q == 1 {
+		return math.Sqrt(steps) / mu, nil
 	}
 	r := mu / q
 	return 1 / math.Sqrt(math.Log1p(r*r/steps)), nil

@@ -79,7 +79,7 @@ func evalHockeyGrid(interval, lossLow, lossHigh float64, f hockeySplit) (*hockey
 	}
 	lo, hi := math.Floor(lossLow/interval), math.Ceil(lossHigh/interval)
 	if hi-lo+1 > MaxPMFLen {
-		return nil, fmt.Errorf("connect-the-dots on [%v, %v] at interval %v: %w", lossLow, lossHigh, interval, ErrTooLarge)
+		return nil, fmt.Errorf("connect-the-dots on [%v, %v] at interval %v: %w", lossLow, lossHigh, interval, tooLarge(hi-lo+1))
 	}
 	n := int(hi-lo) + 1
 	g := &hockeyGrid{interval: interval, k0: int(lo), vals: make([]float64, n), em1: make([]float64, n), form: make([]uint8, n),

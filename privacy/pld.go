@@ -109,6 +109,20 @@ func SampledGaussianPLD(q, sigma float64, steps int, interval float64, pessimist
 	if !(interval > 0) || math.IsInf(interval, 1) {
 		return nil, invalidf("PLD interval must be > 0 and finite, got %v", interval)
 	}
+	step, err := sampledGaussianStep(q, sigma, interval, pessimistic)
+	if err != nil || steps == 1 {
+		return step, err
+	}
+	d, err := step.SelfCompose(steps)
+	if err != nil {
+		return nil, fmt.Errorf("sampled Gaussian PLD (q=%v, σ=%v): %w", q, sigma, err)
+	}
+	return d, nil
+}
+
+// sampledGaussianStep is the PLD of one step (arguments checked by the
+// caller).
+func sampledGaussianStep(q, sigma, interval float64, pessimistic bool) (*PLD, error) {
 	wrap := func(err error) error { return fmt.Errorf("sampled Gaussian PLD (q=%v, σ=%v): %w", q, sigma, err) }
 	remove := sampledGaussianLoss(q, sigma, false)
 	var step PLD
@@ -130,12 +144,44 @@ func SampledGaussianPLD(q, sigma float64, steps int, interval float64, pessimist
 	if err != nil {
 		return nil, wrap(err)
 	}
-	if steps == 1 {
-		return &step, nil
-	}
-	d, err := step.SelfCompose(steps)
+	return &step, nil
+}
+
+// SelfComposeAt is SelfCompose with both directions' masses made accurate
+// near the loss `at` (see PMF.SelfComposeAt): for ε(δ) or δ(ε) at tiny δ,
+// where the plain FFT's rounding bound dominates. tailMass is truncated
+// per direction as in PMF.SelfCompose (DefaultTailMass, or less when δ is
+// so small that 1e-15 at infinity would be a visible share of it).
+func (d *PLD) SelfComposeAt(T int, tailMass, at float64) (*PLD, error) {
+	r, err := d.Remove.SelfComposeAt(T, tailMass, at)
 	if err != nil {
-		return nil, wrap(err)
+		return nil, err
 	}
-	return d, nil
+	if d.Add == nil {
+		return &PLD{Remove: r}, nil
+	}
+	a, err := d.Add.SelfComposeAt(T, tailMass, at)
+	if err != nil {
+		return nil, err
+	}
+	return &PLD{Remove: r, Add: a}, nil
+}
+
+// roundingShare bounds how much of δ(ε) comes from the FFT rounding bounds
+// added to the masses: Σ_{l > ε} (1 − e^{ε−l})·η ≤ η·#{grid points above ε}.
+func (d *PLD) roundingShare(eps float64) float64 {
+	s := d.Remove.roundingShare(eps)
+	if d.Add != nil {
+		s = math.Max(s, d.Add.roundingShare(eps))
+	}
+	return s
+}
+
+func (p *PMF) roundingShare(eps float64) float64 {
+	if p.roundingBound == 0 {
+		return 0
+	}
+	k := math.Ceil(eps/p.interval) - float64(p.offset) // first stored index above ε (or at it)
+	above := float64(len(p.probs)) - math.Max(0, k)
+	return p.roundingBound * math.Max(0, above)
 }

@@ -11,8 +11,9 @@ import (
 // T = 100, δ = 1e-5 at the default interval failed with "hockey-stick
 // divergence increases at ε = 14.6589". It must return without error. At
 // 1e-4 the composed remove PMF needs a Chernoff window of 8.54M points,
-// above MaxPMFLen = 2^23, so the accountant's answer is +Inf (from
-// ErrTooLarge, checked); should the window ever fit, ε must agree with the
+// above MaxPMFLen = 2^23; the accountant used to answer +Inf (from
+// ErrTooLarge, still checked if it does) and now coarsens the interval
+// (to 1.6e-3, measured); ε must agree with the
 // coarser intervals (354.1961 at h = 1e-2, see TestChernoffWindowThinTail;
 // a finer grid can only lower the pessimistic ε, by at most 1e-3 here).
 // A grid too fine for one step (σ = 0.05 at h = 2e-5: 20M points) returns
@@ -30,13 +31,10 @@ func TestPLDIssueReproduction(t *testing.T) {
 	case e > 354.1961+1e-4 || e < 354.1961-1e-3:
 		t.Errorf("ε = %v, want +Inf (too large) or ≈ 354.196", e)
 	}
+	// (The accountant coarsens such grids instead since issue 15: the
+	// σ = 0.1 case above, and TestPLDCoarsensInsteadOfGivingUp.)
 	for _, q := range sweepQs {
 		for _, T := range sweepSteps {
-			m := SampledGaussian{NoiseMultiplier: 0.05, SamplingRate: q, Steps: T}
-			e, err := Epsilon(AccountantPLD, m, 1e-5, Options{PLDInterval: 2e-5})
-			if err != nil || !math.IsInf(e, 1) {
-				t.Errorf("σ=0.05 q=%v T=%d h=2e-5: ε = %v, err = %v; want +Inf", q, T, e, err)
-			}
 			if _, err := SampledGaussianPLD(q, 0.05, T, 2e-5, true); !errors.Is(err, ErrTooLarge) {
 				t.Errorf("σ=0.05 q=%v T=%d h=2e-5: err = %v, want ErrTooLarge", q, T, err)
 			}
@@ -102,7 +100,9 @@ func TestPLDHugeLosses(t *testing.T) {
 		hi = mustF(t)(Epsilon(AccountantPLD, m, 1e-5, o))
 		lo = mustF(t)(Epsilon(AccountantPLD, m, 1e-5, opt))
 		r := mustF(t)(Epsilon(AccountantRDP, m, 1e-5, Options{}))
-		if !(lo <= hi && hi <= lo+10*h && hi <= r) || math.IsInf(hi, 0) {
+		// (The pessimistic bound also carries the FFT rounding bound, and
+		// the optimistic one has it subtracted: 15h, not 10h.)
+		if !(lo <= hi && hi <= lo+15*h && hi <= r) || math.IsInf(hi, 0) {
 			t.Errorf("σ = %v, q = 0.01, T = 10: PLD ε in [%v, %v], RDP %v", sigma, lo, hi, r)
 		}
 	}

@@ -32,7 +32,16 @@ type PMF struct {
 	probs       []float64
 	infMass     float64
 	pessimistic bool
+	// roundingBound is the per-entry bound on the floating-point error of
+	// the FFT that produced probs, already added to (pessimistic) or
+	// subtracted from (optimistic) every mass; 0 for exact constructions.
+	roundingBound float64
 }
+
+// RoundingBound returns the bound on the floating-point error of each mass
+// that the last FFT composition added (pessimistic) or subtracted
+// (optimistic); 0 when the masses were not produced by an FFT.
+func (p *PMF) RoundingBound() float64 { return p.roundingBound }
 
 // NewPMF builds a PMF from its parts. probs is copied; its entries and
 // infinityMass must be finite and ≥ 0, and the total mass must not exceed 1

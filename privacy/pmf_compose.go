@@ -20,6 +20,19 @@ const MaxPMFLen = 1 << 23
 // MaxPMFLen grid points.
 var ErrTooLarge = fmt.Errorf("PMF too large (more than %d grid points)", MaxPMFLen)
 
+// tooLargeError is ErrTooLarge with the number of points that was asked
+// for, so that the accountant can coarsen the interval by the right factor
+// at once.
+type tooLargeError struct{ points float64 }
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("PMF too large (%.4g grid points, more than %d)", e.points, MaxPMFLen)
+}
+
+func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+func tooLarge(points float64) error { return &tooLargeError{points} }
+
 func (p *PMF) checkComposable(o *PMF) error {
 	if p.interval != o.interval {
 		return invalidf("cannot compose PMFs with different intervals (%v vs %v)", p.interval, o.interval)
@@ -41,13 +54,14 @@ func (p *PMF) Compose(o *PMF, tailMass float64) (*PMF, error) {
 	if err := checkTailMass(tailMass); err != nil {
 		return nil, err
 	}
-	if len(p.probs)+len(o.probs)-1 > MaxPMFLen {
-		return nil, ErrTooLarge
+	if n := len(p.probs) + len(o.probs) - 1; n > MaxPMFLen {
+		return nil, tooLarge(float64(n))
 	}
-	probs := convolve(p.probs, o.probs)
-	clipNegative(probs)
+	probs, eta := convolve(p.probs, o.probs)
+	applyErrorBound(probs, eta, p.pessimistic)
 	inf := p.infMass + o.infMass - p.infMass*o.infMass
-	r := &PMF{interval: p.interval, offset: p.offset + o.offset, probs: probs, infMass: inf, pessimistic: p.pessimistic}
+	r := &PMF{interval: p.interval, offset: p.offset + o.offset, probs: probs, infMass: inf, pessimistic: p.pessimistic,
+		roundingBound: eta}
 	r.truncateTails(tailMass)
 	return r, nil
 }
@@ -57,6 +71,27 @@ func checkTailMass(t float64) error {
 		return invalidf("tail mass must be in [0, 1), got %v", t)
 	}
 	return nil
+}
+
+// applyErrorBound turns FFT output with a per-entry absolute error bound η
+// into masses that are bounds on the exact ones in the PMF's direction:
+// max(p, 0) + η for a pessimistic PMF (so δ(ε), a positive combination of
+// the masses above ε, stays an upper bound whatever the rounding did),
+// max(p − η, 0) for an optimistic one. Without this, rounding noise of
+// ~1e-17 per entry is all the upper tail holds at δ ≲ 1e-12, and ε came
+// out below the exact value (issue 15).
+func applyErrorBound(x []float64, eta float64, pessimistic bool) {
+	if eta == 0 {
+		clipNegative(x)
+		return
+	}
+	for i, v := range x {
+		if pessimistic {
+			x[i] = math.Max(v, 0) + eta
+		} else {
+			x[i] = math.Max(v-eta, 0)
+		}
+	}
 }
 
 // clipNegative zeroes the tiny negative values (~1e-18) that FFT rounding
@@ -112,6 +147,24 @@ func (p *PMF) truncateTails(tailMass float64) {
 // it, which is why, in pessimistic mode, tailMass is added to the infinity
 // atom: the result stays an upper bound.
 func (p *PMF) SelfCompose(T int, tailMass float64) (*PMF, error) {
+	return p.selfCompose(T, tailMass, math.NaN())
+}
+
+// SelfComposeAt is SelfCompose with masses also accurate, relative to their
+// size, in the upper tail around the loss `at`: besides the plain
+// transform, the PMF tilted by e^{θ·l} (θ chosen so that the tilted T-fold
+// sum has mean `at`) is composed and untilted (see tiltedSelfCompose), and
+// each mass is the tighter of the two bounds. The plain transform's error
+// (~1e-14 per grid point) swamps masses below ~1e-12; the tilted one's is
+// relative to the masses near `at`. Use it for δ(ε) or ε(δ) at δ ≲ 1e-8.
+func (p *PMF) SelfComposeAt(T int, tailMass, at float64) (*PMF, error) {
+	if math.IsNaN(at) || math.IsInf(at, 0) {
+		return nil, invalidf("tilt loss must be finite, got %v", at)
+	}
+	return p.selfCompose(T, tailMass, at)
+}
+
+func (p *PMF) selfCompose(T int, tailMass, at float64) (*PMF, error) {
 	if T < 1 {
 		return nil, invalidf("composition count must be ≥ 1, got %d", T)
 	}
@@ -127,18 +180,22 @@ func (p *PMF) SelfCompose(T int, tailMass float64) (*PMF, error) {
 	lo, hi := chernoffWindow(p.probs, T, tailMass)
 	outLen := hi - lo + 1
 	if outLen > MaxPMFLen || n > MaxPMFLen {
-		return nil, ErrTooLarge
+		return nil, tooLarge(float64(max(outLen, n)))
 	}
 	L := fftLen(max(outLen, n))
 	probs := make([]float64, outLen)
-	selfConvolveCircular(p.probs, L, T, lo%L, probs)
-	clipNegative(probs)
+	eta := selfConvolveCircular(p.probs, L, T, lo%L, probs)
+	applyErrorBound(probs, eta, p.pessimistic)
+	if !math.IsNaN(at) {
+		p.tiltedSelfCompose(T, L, lo, at, probs)
+	}
 	// 1 − (1−m)^T without cancellation.
 	inf := -math.Expm1(float64(T) * math.Log1p(-p.infMass))
 	if p.pessimistic {
 		inf = math.Min(1, inf+tailMass)
 	}
-	return &PMF{interval: p.interval, offset: p.offset*T + lo, probs: probs, infMass: inf, pessimistic: p.pessimistic}, nil
+	return &PMF{interval: p.interval, offset: p.offset*T + lo, probs: probs, infMass: inf, pessimistic: p.pessimistic,
+		roundingBound: eta}, nil
 }
 
 // chernoffWindow returns index bounds [lo, hi] for the T-fold sum of an

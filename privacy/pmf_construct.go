@@ -124,7 +124,7 @@ func (m MonotoneLoss) Buckets(interval float64, pessimistic bool) (*PMF, error) 
 	top := math.Floor(lossTop / interval) // loss of the first piece lies in [top·h, (top+1)·h]
 	bottom := math.Floor(lossBottom / interval)
 	if top-bottom+3 > MaxPMFLen {
-		return nil, fmt.Errorf("buckets on [%v, %v] at interval %v: %w", lossBottom, lossTop, interval, ErrTooLarge)
+		return nil, fmt.Errorf("buckets on [%v, %v] at interval %v: %w", lossBottom, lossTop, interval, tooLarge(top-bottom+3))
 	}
 	// Grid indices from bottom (−1 for slack) to top+1.
 	k0 := int(bottom) - 1

@@ -104,10 +104,14 @@ func Parse(file string, data []byte, o Options) (*Spec, error) {
 	// expressions as placeholders: unknown keys, types, ranges and missing
 	// keys are reported here, once.
 	tmpl := root.Clone()
+	placeholders := map[*Node]bool{}
 	for _, list := range [][]axis{s.sweep.grid, s.sweep.zip} {
 		for _, a := range list {
 			if a.path != nil {
-				_ = setPath(tmpl, a.path, &Node{Kind: ScalarNode, Pos: a.pos, Expr: "swept"})
+				ph := &Node{Kind: ScalarNode, Pos: a.pos, Expr: "swept"}
+				if setPath(tmpl, a.path, ph) == nil {
+					placeholders[ph] = true
+				}
 			}
 		}
 	}
@@ -117,6 +121,7 @@ func Parse(file string, data []byte, o Options) (*Spec, error) {
 	d.decodeStruct(tmpl, reflect.ValueOf(&exp).Elem(), "")
 	validate(&exp, tmpl, e)
 	checkVars(root, o, e)
+	s.checkExprs(tmpl, placeholders, e)
 	if err := e.err(); err != nil {
 		return nil, err
 	}
@@ -129,6 +134,40 @@ func Parse(file string, data []byte, o Options) (*Spec, error) {
 		return nil, Errors{{File: e.file, Pos: root.Get("sweep").Pos, Path: "sweep", Msg: fmt.Sprintf("expands to %.0f points, more than the limit of %d; pass --allow-large to run it anyway", n, max)}}
 	}
 	return s, nil
+}
+
+// checkExprs reports, with the structural errors, what is wrong with the
+// expressions themselves — bad syntax, unknown functions, names that
+// resolve to nothing — so that a file's errors come at once (they used to
+// wait for Expand, after the structural ones were fixed). tmpl is the
+// template (defaults applied, swept keys as placeholders, which are not
+// expressions of the file); the per-point evaluation in Expand checks the
+// rest (cycles, types, values).
+func (s *Spec) checkExprs(tmpl *Node, placeholders map[*Node]bool, e *errs) {
+	chk := tmpl.Clone()
+	removeKey(chk, "sweep")
+	pe := s.ev.newPointEval(chk, e)
+	for _, site := range pe.sites {
+		if site.node.Expr == "swept" && getPath(tmpl, site.path) != nil && placeholders[getPath(tmpl, site.path)] {
+			continue
+		}
+		c := s.ev.compile(site.node.Expr)
+		if c.err != nil {
+			e.add(site.node.Pos, site.path.String(), "expression %q %v", site.node.Expr, c.err)
+			continue
+		}
+		for _, r := range c.refs {
+			// A read of a swept key resolves to its placeholder.
+			if _, err := pe.resolve(r); err != nil {
+				e.add(site.node.Pos, site.path.String(), "expression %q: %v", site.node.Expr, err)
+			}
+		}
+	}
+	if w := s.sweep.where; w != nil && w.Expr != "" {
+		if c := s.ev.compile(w.Expr); c.err != nil {
+			e.add(w.Pos, "sweep.where", "expression %q %v", w.Expr, c.err)
+		}
+	}
 }
 
 // checkVars rejects variable names that shadow spec blocks or functions.

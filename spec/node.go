@@ -217,7 +217,7 @@ func parseYAML(file string, data []byte) (*Node, Errors) {
 		return nil, Errors{{File: file, Pos: Pos{1, 1}, Msg: "the file is empty"}}
 	}
 	c := &converter{file: file}
-	root := c.convert(doc.Content[0], 0)
+	root := c.convert(doc.Content[0], 0, "")
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
@@ -233,7 +233,9 @@ type converter struct {
 	errs  Errors
 }
 
-func (c *converter) convert(y *yaml.Node, depth int) *Node {
+// convert turns a YAML node into a Node; path is its spec path (for error
+// messages: "dpsgd.noise_multiplier: NaN is not a valid value").
+func (c *converter) convert(y *yaml.Node, depth int, path string) *Node {
 	c.nodes++
 	pos := Pos{y.Line, y.Column}
 	if c.nodes > maxNodes || depth > 100 {
@@ -246,7 +248,7 @@ func (c *converter) convert(y *yaml.Node, depth int) *Node {
 	case yaml.AliasNode:
 		// Converting the anchor again yields a fresh copy; the node budget
 		// counts every copy, which is what stops an alias bomb.
-		return c.convert(y.Alias, depth+1)
+		return c.convert(y.Alias, depth+1, path)
 	case yaml.MappingNode:
 		n := &Node{Kind: MapNode, Pos: pos}
 		for i := 0; i+1 < len(y.Content); i += 2 {
@@ -266,17 +268,21 @@ func (c *converter) convert(y *yaml.Node, depth int) *Node {
 			}
 			n.Keys = append(n.Keys, k.Value)
 			n.KeyPos = append(n.KeyPos, kp)
-			n.Vals = append(n.Vals, c.convert(v, depth+1))
+			kpath := k.Value
+			if path != "" {
+				kpath = path + "." + k.Value
+			}
+			n.Vals = append(n.Vals, c.convert(v, depth+1, kpath))
 		}
 		return n
 	case yaml.SequenceNode:
 		n := &Node{Kind: ListNode, Pos: pos}
-		for _, e := range y.Content {
-			n.Items = append(n.Items, c.convert(e, depth+1))
+		for i, e := range y.Content {
+			n.Items = append(n.Items, c.convert(e, depth+1, fmt.Sprintf("%s[%d]", path, i)))
 		}
 		return n
 	case yaml.ScalarNode:
-		return c.scalar(y, pos)
+		return c.scalar(y, pos, path)
 	}
 	c.errs = append(c.errs, Error{File: c.file, Pos: pos, Msg: "unsupported YAML node"})
 	return &Node{Kind: ScalarNode, Pos: pos}
@@ -294,7 +300,7 @@ func containsKey(keys []string, k string) bool {
 // scalar resolves a YAML scalar with the YAML 1.2 core schema (as yaml.v3
 // does) and recognises expressions: a string that starts with '=' is an
 // expression; '==' escapes a literal string starting with '='.
-func (c *converter) scalar(y *yaml.Node, pos Pos) *Node {
+func (c *converter) scalar(y *yaml.Node, pos Pos, path string) *Node {
 	n := &Node{Kind: ScalarNode, Pos: pos}
 	switch y.ShortTag() {
 	case "!!null":
@@ -302,7 +308,7 @@ func (c *converter) scalar(y *yaml.Node, pos Pos) *Node {
 	case "!!bool":
 		var b bool
 		if err := y.Decode(&b); err != nil {
-			c.errs = append(c.errs, Error{File: c.file, Pos: pos, Msg: err.Error()})
+			c.errs = append(c.errs, Error{File: c.file, Pos: pos, Path: path, Msg: err.Error()})
 		}
 		n.Value = b
 		return n
@@ -312,7 +318,7 @@ func (c *converter) scalar(y *yaml.Node, pos Pos) *Node {
 			// Too large for int64: keep it as a float.
 			f, ferr := strconv.ParseFloat(y.Value, 64)
 			if ferr != nil {
-				c.errs = append(c.errs, Error{File: c.file, Pos: pos, Msg: fmt.Sprintf("cannot read %q as a number", y.Value)})
+				c.errs = append(c.errs, Error{File: c.file, Pos: pos, Path: path, Msg: fmt.Sprintf("cannot read %q as a number", y.Value)})
 			}
 			n.Value = f
 			return n
@@ -322,10 +328,10 @@ func (c *converter) scalar(y *yaml.Node, pos Pos) *Node {
 	case "!!float":
 		var f float64
 		if err := y.Decode(&f); err != nil {
-			c.errs = append(c.errs, Error{File: c.file, Pos: pos, Msg: fmt.Sprintf("cannot read %q as a number", y.Value)})
+			c.errs = append(c.errs, Error{File: c.file, Pos: pos, Path: path, Msg: fmt.Sprintf("cannot read %q as a number", y.Value)})
 		}
 		if math.IsNaN(f) {
-			c.errs = append(c.errs, Error{File: c.file, Pos: pos, Msg: "NaN is not a valid value"})
+			c.errs = append(c.errs, Error{File: c.file, Pos: pos, Path: path, Msg: "NaN is not a valid value"})
 		}
 		n.Value = f
 		return n
@@ -338,14 +344,14 @@ func (c *converter) scalar(y *yaml.Node, pos Pos) *Node {
 			}
 			n.Expr = strings.TrimSpace(s[1:])
 			if n.Expr == "" {
-				c.errs = append(c.errs, Error{File: c.file, Pos: pos, Msg: "empty expression after '='"})
+				c.errs = append(c.errs, Error{File: c.file, Pos: pos, Path: path, Msg: "empty expression after '='"})
 			}
 			return n
 		}
 		n.Value = s
 		return n
 	}
-	c.errs = append(c.errs, Error{File: c.file, Pos: pos, Msg: fmt.Sprintf("unsupported YAML tag %s", y.ShortTag())})
+	c.errs = append(c.errs, Error{File: c.file, Pos: pos, Path: path, Msg: fmt.Sprintf("unsupported YAML tag %s", y.ShortTag())})
 	return n
 }
 

@@ -326,3 +326,52 @@ func TestLogspaceEndpointsExact(t *testing.T) {
 	_, err := parse(t, src, Options{})
 	mustErr(t, err, "numpy.geomspace")
 }
+
+// TestExpressionErrorsWithStructuralOnes (issue 15 item 9): expression
+// errors (bad syntax, unknown function, unknown name) are reported with the
+// structural ones in one pass; on main they only appeared once the
+// structural errors were fixed.
+func TestExpressionErrorsWithStructuralOnes(t *testing.T) {
+	src := `name: quick
+vars:
+  k: "=ceil("
+dpsgd:
+  noise_multiplier: "=calibrat(4, 1e-5, 0.01, 100)"
+  sampling_rate: 1.5
+  steps: "=dpsgd.stps * 2"
+  learning_rate: "=sigma"
+  colour: red
+sweep:
+  grid: {dpsgd.delta: [1e-5, 1e-6]}
+  where: "dpsgd.delta <"
+`
+	_, err := parse(t, src, Options{})
+	mustErr(t, err,
+		`quick.yaml:3:6: vars.k: expression "ceil(" does not compile`,
+		`quick.yaml:5:21: dpsgd.noise_multiplier: expression "calibrat(4, 1e-5, 0.01, 100)" unknown function "calibrat"; did you mean "calibrate"?`,
+		"quick.yaml:6:18: dpsgd.sampling_rate: must be <= 1, got 1.5",
+		`quick.yaml:7:10: dpsgd.steps: expression "dpsgd.stps * 2": unknown name dpsgd.stps`,
+		`quick.yaml:8:18: dpsgd.learning_rate: expression "sigma": unknown name "sigma"`,
+		"quick.yaml:9:3: dpsgd.colour: unknown key",
+		`sweep.where: expression "dpsgd.delta <" does not compile`)
+	if n := strings.Count(err.Error(), "\n") + 1; n != 7 {
+		t.Fatalf("want 7 errors, got %d:\n%v", n, err)
+	}
+	// Reading a swept key, a variable or a default is no error.
+	ok := base + "vars: {v: 2}\nsweep:\n  grid: {dpsgd.steps: [10, 20]}\n  where: dpsgd.steps > 10\n"
+	ok = strings.Replace(ok, "noise_multiplier: 1.1", `noise_multiplier: "=v * dpsgd.steps / dpsgd.steps + dpsgd.delta"`, 1)
+	if _, _, err := expand(t, ok, Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNaNNamesItsPath (issue 15 item 9): a NaN literal names the spec path
+// it sits at, in a map and in a list; ±Inf where a finite value is needed
+// too.
+func TestNaNNamesItsPath(t *testing.T) {
+	_, err := parse(t, "name: quick\nvars: {b: [1, .nan]}\ndpsgd: {noise_multiplier: .NaN, sampling_rate: 0.1, steps: 3}\n", Options{})
+	mustErr(t, err, "quick.yaml:2:15: vars.b[1]: NaN is not a valid value",
+		"quick.yaml:3:27: dpsgd.noise_multiplier: NaN is not a valid value")
+	_, err = parse(t, "name: quick\ndpsgd: {noise_multiplier: 1, sampling_rate: .inf, steps: .inf}\n", Options{})
+	mustErr(t, err, "dpsgd.sampling_rate: must be <= 1, got +Inf", "dpsgd.steps: expected an integer, got +Inf")
+}

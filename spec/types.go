@@ -268,7 +268,7 @@ type Audit struct {
 	Threshold              string    `yaml:"threshold" default:"split" enum:"split|posthoc|bonferroni" doc:"split: choose the threshold on a seeded share of the trials, evaluate on the rest (valid); posthoc: maximise over thresholds on all trials (optimistic, labelled invalid, never a violation); bonferroni: a corrected scan over bonferroni_grid, or over a grid built from a seeded held-out share and evaluated on the rest (valid)."`
 	SplitFraction          float64   `yaml:"split_fraction" default:"0.5" check:">0,<1" doc:"Share of each world's trials used to choose the split threshold (or to build the default Bonferroni grid)."`
 	BonferroniGrid         []float64 `yaml:"bonferroni_grid" doc:"Thresholds (in the score's units, at least 2) scanned by threshold: bonferroni, fixed before the trials run, evaluated on all trials. If absent, 100 thresholds at quantiles of the pooled scores of a held-out share (split_fraction) of the trials, evaluated on the others."`
-	Accountant             string    `yaml:"accountant" default:"pld" enum:"pld|rdp|gdp" doc:"The accountant of the claim when claim.accountant is absent (epsilon_accountant is the claim's ε)."`
+	Accountant             string    `yaml:"accountant" default:"best" enum:"best|pld|rdp|gdp" doc:"The accountant of the claim when claim.accountant is absent (epsilon_accountant is the claim's ε). best: the smaller of the RDP and PLD upper bounds (PLD's interval is coarsened automatically where its grid would be too large)."`
 	Claim                  *Claim    `yaml:"claim" doc:"What the implementation claims about itself, which the audit tests: accountant, noise multiplier, sampling, clipping, adjacency. Every absent key is the trained configuration (dpsgd block, the crafter's adjacency). A violation means ε_lb above this claim's ε."`
 	ClaimedNoiseMultiplier float64   `yaml:"claimed_noise_multiplier" default:"0" check:">=0" doc:"Deprecated spelling of claim.noise_multiplier (0 = absent); give one of the two."`
 	Familywise             string    `yaml:"familywise" default:"holm" enum:"holm|none" doc:"Correction of the violation flag over the points of the run: holm (Holm's step-down at 1 − confidence family-wise, on the points' p-values) or none (each point at its own confidence)."`
@@ -282,7 +282,7 @@ type Audit struct {
 // key audits an implementation that trains one way and accounts another
 // (shuffled batches accounted as Poisson, an under-noising bug).
 type Claim struct {
-	Accountant      string  `yaml:"accountant" enum:"pld|rdp|gdp" doc:"Accountant of the claimed ε; absent: audit.accountant."`
+	Accountant      string  `yaml:"accountant" enum:"best|pld|rdp|gdp" doc:"Accountant of the claimed ε; absent: audit.accountant."`
 	NoiseMultiplier float64 `yaml:"noise_multiplier" check:">0" doc:"σ the implementation claims; absent: dpsgd.noise_multiplier. The crafter and distinguisher are told this σ."`
 	Sampling        string  `yaml:"sampling" enum:"poisson|shuffle" doc:"Batch sampling the accountant assumes; absent: dpsgd.sampling. The accountants here analyse Poisson subsampling only."`
 	SamplingRate    float64 `yaml:"sampling_rate" check:">0,<=1" doc:"q the accountant assumes; absent: dpsgd.sampling_rate."`
@@ -349,9 +349,9 @@ type BeliefBound struct {
 
 // AccountantBound computes ε (and optionally δ) with one or more accountants.
 type AccountantBound struct {
-	Accountants []string `yaml:"accountants" default:"[rdp, pld, gdp]" enum:"rdp|pld|gdp" check:"nonempty" doc:"Accountants to run; each adds a column epsilon_<name>."`
+	Accountants []string `yaml:"accountants" default:"[rdp, pld, gdp]" enum:"rdp|pld|gdp|best" check:"nonempty" doc:"Accountants to run; each adds a column epsilon_<name>. best: the smallest valid upper bound (RDP, PLD, and GDP where it is exact, q = 1), with column best_accountant naming the winner. gdp is the CLT approximation except at q = 1, where it is exact."`
 	Conversion  string   `yaml:"conversion" default:"improved" enum:"improved|classic" doc:"RDP → (ε, δ) conversion."`
-	PLDInterval float64  `yaml:"pld_interval" default:"1e-4" check:">0,<=0.1" doc:"PLD discretisation interval of the privacy loss."`
+	PLDInterval float64  `yaml:"pld_interval" default:"1e-4" check:">0,<=0.1" doc:"PLD discretisation interval of the privacy loss. Where the composed grid would exceed 2^23 points the interval is doubled until it fits (column pld_interval_used)."`
 	Epsilon     float64  `yaml:"epsilon" check:">0" doc:"If set, also report δ at this ε (columns delta_<accountant>)."`
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // accountantVersion changes when the accountant stage computes differently.
-const accountantVersion = 1
+const accountantVersion = 2 // 2: PLD coarsening, rounding bounds, tilted tails; best
 
 // accountantParams is everything one accountant's ε depends on, and nothing
 // else, so points with the same DP-SGD configuration share the node.
@@ -44,6 +44,8 @@ func accountantStages(name string, pt spec.Point, b int, a *spec.AccountantBound
 			p.Conversion = a.Conversion
 		case "pld":
 			p.PLDInterval = a.PLDInterval
+		case "best":
+			p.Conversion, p.PLDInterval = a.Conversion, a.PLDInterval
 		}
 		node := &pipeline.Node{
 			Kind:    "accountant",
@@ -66,8 +68,13 @@ func accountantStages(name string, pt spec.Point, b int, a *spec.AccountantBound
 
 func accountantColumns(p accountantParams) []string {
 	cols := []string{"epsilon_" + p.Accountant}
-	if p.Accountant == "rdp" {
+	switch p.Accountant {
+	case "rdp":
 		cols = append(cols, "rdp_order")
+	case "pld":
+		cols = append(cols, "pld_interval_used")
+	case "best":
+		cols = append(cols, "best_accountant", "best_pld_interval_used")
 	}
 	if p.Epsilon > 0 {
 		cols = append(cols, "delta_"+p.Accountant)
@@ -96,11 +103,20 @@ func runAccountant(p accountantParams) ([]Output, error) {
 		}
 		outs = append(outs, Output{"epsilon_rdp", pipeline.Float64, eps}, Output{"rdp_order", pipeline.Float64, order})
 	} else {
-		eps, err := privacy.Epsilon(acc, m, p.Delta, o)
+		r, err := privacy.EpsilonDetail(acc, m, p.Delta, o)
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, Output{"epsilon_" + p.Accountant, pipeline.Float64, eps})
+		outs = append(outs, Output{"epsilon_" + p.Accountant, pipeline.Float64, r.Value})
+		// The interval the PLD actually used: coarser than pld_interval
+		// where the requested grid would exceed 2^23 points.
+		switch acc {
+		case privacy.AccountantPLD:
+			outs = append(outs, Output{"pld_interval_used", pipeline.Float64, r.PLDInterval})
+		case privacy.AccountantBest:
+			outs = append(outs, Output{"best_accountant", pipeline.String, string(r.Accountant)},
+				Output{"best_pld_interval_used", pipeline.Float64, nonZero(r.PLDInterval)})
+		}
 	}
 	if p.Epsilon > 0 {
 		delta, err := privacy.Delta(acc, m, p.Epsilon, o)
@@ -110,4 +126,12 @@ func runAccountant(p accountantParams) ([]Output, error) {
 		outs = append(outs, Output{"delta_" + p.Accountant, pipeline.Float64, delta})
 	}
 	return outs, nil
+}
+
+// nonZero returns nil (a null cell) for 0: no PLD was run.
+func nonZero(x float64) any {
+	if x == 0 {
+		return nil
+	}
+	return x
 }

@@ -30,7 +30,7 @@ import (
 const (
 	craftVersion    = 1
 	trialsVersion   = 2 // 2: the repeat column
-	estimateVersion = 2 // 2: claim vs trained, estimate families, p-values, repeats
+	estimateVersion = 3 // 2: claim vs trained, estimate families, p-values, repeats; 3: best accountant, PLD rounding bounds
 
 	// TrialsFile is a trial shard's output table.
 	TrialsFile = "trials.parquet"
@@ -600,7 +600,11 @@ func claimEpsilon(c mechanismConfig, delta float64) (float64, error) {
 	if c.NoiseMultiplier == 0 {
 		return math.Inf(1), nil
 	}
-	return privacy.Epsilon(privacy.Accountant(c.Accountant),
+	acc := privacy.Accountant(c.Accountant)
+	if acc == "" {
+		acc = privacy.AccountantBest
+	}
+	return privacy.Epsilon(acc,
 		privacy.SampledGaussian{NoiseMultiplier: c.accountedSigma(), SamplingRate: c.SamplingRate, Steps: c.Steps}, delta, privacy.Options{})
 }
 

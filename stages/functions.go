@@ -93,8 +93,11 @@ func (m *Memo) Flush() error {
 //	delta(noise_multiplier, sampling_rate, steps, epsilon[, accountant])   → δ
 //
 // for the Poisson-subsampled Gaussian (add/remove adjacency). The
-// accountant is "pld" (default, interval 1e-4), "rdp" (improved
-// conversion) or "gdp".
+// accountant is "best" (default: the smallest valid upper bound of RDP and
+// PLD, so a calibration never asks for more noise than either proves
+// enough), "pld" (interval 1e-4, coarsened where the grid would be too
+// large), "rdp" (improved conversion) or "gdp" (CLT approximation, exact at
+// q = 1).
 func Functions(m *Memo) map[string]spec.Func {
 	f := spec.MathFunctions()
 	f["calibrate"] = func(args ...any) (any, error) {
@@ -144,11 +147,11 @@ func dpArgs(fn, names string, stepsAt int, args []any) ([4]float64, string, erro
 	if a[stepsAt] != math.Trunc(a[stepsAt]) || a[stepsAt] < 1 {
 		return a, "", fmt.Errorf("%s: steps must be a whole number ≥ 1, got %v (use ceil())", fn, a[stepsAt])
 	}
-	acc := "pld"
+	acc := "best"
 	if len(args) == 5 {
 		s, ok := args[4].(string)
-		if !ok || (s != "pld" && s != "rdp" && s != "gdp") {
-			return a, "", fmt.Errorf("%s: accountant must be \"pld\", \"rdp\" or \"gdp\", got %v", fn, args[4])
+		if !ok || (s != "best" && s != "pld" && s != "rdp" && s != "gdp") {
+			return a, "", fmt.Errorf("%s: accountant must be \"best\", \"pld\", \"rdp\" or \"gdp\", got %v", fn, args[4])
 		}
 		acc = s
 	}

@@ -34,7 +34,7 @@ func (m *mechFlags) register(fs *flag.FlagSet, withSigma bool, defaultAcc string
 	fs.IntVar(&m.n, "dataset-size", 0, "N: training set size")
 	fs.IntVar(&m.batch, "batch-size", 0, "expected batch size; q = batch / N")
 	fs.Float64Var(&m.delta, "delta", 1e-5, "δ")
-	fs.StringVar(&m.accountant, "accountant", defaultAcc, "rdp, pld, gdp or all (comma-separated list allowed)")
+	fs.StringVar(&m.accountant, "accountant", defaultAcc, "rdp, pld, gdp, best (the smallest valid upper bound) or all (comma-separated list allowed)")
 	fs.StringVar(&m.conversion, "conversion", "improved", "RDP → (ε, δ) conversion: improved (dp_accounting's default) or classic")
 	fs.Float64Var(&m.interval, "pld-interval", 1e-4, "PLD discretisation interval of the privacy loss")
 	fs.BoolVar(&m.asJSON, "json", false, "print one JSON object")
@@ -86,11 +86,11 @@ func (m *mechFlags) resolve(cmd string, withSigma bool) ([]string, error) {
 	for _, a := range strings.Split(m.accountant, ",") {
 		switch a = strings.TrimSpace(a); a {
 		case "all":
-			accs = append(accs, "rdp", "pld", "gdp")
-		case "rdp", "pld", "gdp":
+			accs = append(accs, "rdp", "pld", "gdp", "best")
+		case "rdp", "pld", "gdp", "best":
 			accs = append(accs, a)
 		default:
-			return nil, bad("--accountant must be rdp, pld, gdp or all, got %q", a)
+			return nil, bad("--accountant must be rdp, pld, gdp, best or all, got %q", a)
 		}
 	}
 	return dedupe(accs), nil
@@ -166,22 +166,35 @@ func cmdAccount(args []string, stdout, stderr io.Writer) error {
 	o := m.options()
 	eps := map[string]any{}
 	deltas := map[string]any{}
+	pldUsed := map[string]any{}
 	var lines []string
 	for _, acc := range accs {
-		e, err := privacy.Epsilon(privacy.Accountant(acc), mech, m.delta, o)
+		r, err := privacy.EpsilonDetail(privacy.Accountant(acc), mech, m.delta, o)
 		if err != nil {
 			return privacyError("account", err)
 		}
+		e := r.Value
 		eps[acc] = jsonNumber(e)
 		line := fmt.Sprintf("  %s  ε = %.6g", acc, e)
 		switch acc {
 		case "rdp":
 			line += fmt.Sprintf("   (%s conversion, dp_accounting's orders)", m.conversion)
 		case "pld":
-			line += fmt.Sprintf("   (interval %g, pessimistic)", m.interval)
+			line += fmt.Sprintf("   (interval %g, pessimistic)", r.PLDInterval)
+			if r.PLDInterval != m.interval {
+				line += fmt.Sprintf("; coarsened from %g: the finer grid exceeds %d points", m.interval, privacy.MaxPMFLen)
+				pldUsed[acc] = r.PLDInterval
+			}
 		case "gdp":
-			if mu, err := privacy.GDPMu(m.q, m.sigma, float64(m.steps)); err == nil {
+			if m.q == 1 {
+				line += fmt.Sprintf("   (μ = √T/σ = %.6g, exact at q = 1)", math.Sqrt(float64(m.steps))/m.sigma)
+			} else if mu, err := privacy.GDPMu(m.q, m.sigma, float64(m.steps)); err == nil {
 				line += fmt.Sprintf("   (μ = %.6g, CLT approximation)", mu)
+			}
+		case "best":
+			line += fmt.Sprintf("   (from %s: the smallest valid upper bound)", r.Accountant)
+			if r.PLDInterval != 0 && r.PLDInterval != m.interval {
+				pldUsed[acc] = r.PLDInterval
 			}
 		}
 		if *epsilon > 0 {
@@ -197,6 +210,9 @@ func cmdAccount(args []string, stdout, stderr io.Writer) error {
 	if m.asJSON {
 		in := m.inputs()
 		out := map[string]any{"inputs": in, "epsilon": eps}
+		if len(pldUsed) > 0 {
+			out["pld_interval_used"] = pldUsed
+		}
 		if *epsilon > 0 {
 			in["epsilon"] = *epsilon
 			out["delta"] = deltas
@@ -209,9 +225,9 @@ func cmdAccount(args []string, stdout, stderr io.Writer) error {
 
 func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("calibrate", "--target-epsilon ε (--sampling-rate q --steps T | --batch-size B --dataset-size N --epochs E) [--delta δ]",
-		"Finds the smallest noise multiplier σ for which T steps of the Poisson-subsampled\nGaussian mechanism are (ε, δ)-DP under the chosen accountant (Brent's method,\nrelative tolerance 1e-6 on σ).", stderr)
+		"Finds the smallest noise multiplier σ for which T steps of the Poisson-subsampled\nGaussian mechanism are (ε, δ)-DP under the chosen accountant (Brent's method,\nrelative tolerance 1e-6 on σ). The default, best, is the smallest σ that any\nvalid upper bound (RDP, PLD; exact GDP at q = 1) proves enough.", stderr)
 	var m mechFlags
-	m.register(fs, false, "pld")
+	m.register(fs, false, "best")
 	target := fs.Float64("target-epsilon", 0, "ε to reach (required)")
 	if _, err := parse(fs, args); err != nil {
 		return err

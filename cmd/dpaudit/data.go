@@ -85,7 +85,7 @@ func cmdDataLs(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "data directory: %s\n", dir)
 	for _, s := range st {
-		state := "missing"
+		state := notReadyState(s)
 		switch {
 		case s.Embedded:
 			state = "embedded"
@@ -97,6 +97,42 @@ func cmdDataLs(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, " — %s", s.Hint)
 		}
 		fmt.Fprintln(stdout)
+		if !s.Ready {
+			for _, f := range s.Files {
+				if f.State == datasets.StateCorrupt || f.State == datasets.StateError {
+					fmt.Fprintf(stdout, "      %s: %s: %v\n", f.Name, f.State, f.Err)
+				}
+			}
+		}
 	}
 	return nil
+}
+
+// notReadyState names what is wrong with a set that is not ready: a file
+// that fails its digest makes it "corrupt" (re-fetching replaces it), one
+// that cannot be read "unreadable", and only absent files "missing" (or
+// "incomplete" when some are there).
+func notReadyState(s datasets.Status) string {
+	var corrupt, unreadable, missing, ok int
+	for _, f := range s.Files {
+		switch f.State {
+		case datasets.StateCorrupt:
+			corrupt++
+		case datasets.StateError:
+			unreadable++
+		case datasets.StateMissing:
+			missing++
+		default:
+			ok++
+		}
+	}
+	switch {
+	case corrupt > 0:
+		return "corrupt"
+	case unreadable > 0:
+		return "unreadable"
+	case ok > 0:
+		return "incomplete"
+	}
+	return "missing"
 }
