@@ -331,7 +331,7 @@ audit: {threat_model: malicious_dataset, trials: 4000, threshold: bonferroni, bo
 func TestAuditClaimBadInput(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct{ name, audit, want string }{
-		{"shuffle claim", "claim: {sampling: shuffle}", "b.yaml:5:63: audit.claim.sampling: the claim (shuffled batches) cannot be accounted: accountant pld analyses Poisson subsampling"},
+		{"shuffle claim", "claim: {sampling: shuffle}", "b.yaml:5:63: audit.claim.sampling: the claim (shuffled batches) cannot be accounted: accountant best analyses Poisson subsampling"},
 		{"unknown sampling", "claim: {sampling: balls}", "audit.claim.sampling:"},
 		{"repeats", "repeats: 0", "b.yaml:5:54: audit.repeats: must be >= 1"},
 		{"familywise", "familywise: bonferroni", "b.yaml:5:57: audit.familywise:"},
