@@ -34,8 +34,8 @@ type Config struct {
 	Template    string   `yaml:"template"` // sbatch template file; see Script
 	// Chunk is the number of nodes per array task; 0 sizes chunks so a
 	// task runs about TargetTask of work (from the stored times of
-	// nodes of the same kind), else so that a layer makes at most
-	// 4 × Parallel tasks.
+	// nodes of the same kind), else (nothing measured) so that a layer
+	// makes at most Parallel tasks; never more than MaxTasks.
 	Chunk    int           `yaml:"chunk"`
 	Parallel int           `yaml:"parallel"` // array tasks running at once (%P)
 	Retries  int           `yaml:"retries"`
@@ -60,6 +60,8 @@ type Executor struct {
 	// RunDir (on the shared file system) receives scripts, chunk lists,
 	// logs and the markers of the tasks.
 	RunDir string
+	// Name goes into the job names (dpaudit-NAME-L<layer>-a<attempt>).
+	Name string
 	// Notify prints a status line (default: nothing).
 	Notify func(string)
 	// Detach submits every layer with afterok dependencies and returns
@@ -132,7 +134,8 @@ func (c Config) ChunkFor(nodes []*pipeline.Node, s *pipeline.Store, perNode time
 	if perNode > 0 {
 		chunk = int(TargetTask / perNode)
 	} else if c.Parallel > 0 {
-		chunk = (n + 4*c.Parallel - 1) / (4 * c.Parallel)
+		// Unmeasured: one task per slot, so one wave covers the layer.
+		chunk = (n + c.Parallel - 1) / c.Parallel
 	}
 	chunk = max(chunk, (n+MaxTasks-1)/MaxTasks, 1)
 	return min(chunk, max(n, 1))
@@ -326,7 +329,7 @@ func (e *Executor) submit(ctx context.Context, layer, attempt int, chunks [][]*p
 	if e.Parallel > 0 && e.Parallel < len(chunks) {
 		array += "%" + strconv.Itoa(e.Parallel)
 	}
-	sc, err := e.script("dpaudit-"+base, array, filepath.Join(e.RunDir, "logs", "%A_%a.out"), cf)
+	sc, err := e.script("dpaudit-"+e.Name+"-"+base, array, filepath.Join(e.RunDir, "logs", "%A_%a.out"), cf)
 	if err != nil {
 		return "", err
 	}
@@ -532,13 +535,13 @@ func (e *Executor) wait(ctx context.Context, job string, chunks [][]*pipeline.No
 					}
 				}
 			}
+			if len(q) == 0 {
+				return nil
+			}
 			status := fmt.Sprintf("slurm: job %s: %d task(s) running, %d pending", job, running, pending)
 			if status != last {
 				e.notify("%s", status)
 				last = status
-			}
-			if len(q) == 0 {
-				return nil
 			}
 		}
 		select {
