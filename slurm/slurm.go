@@ -418,6 +418,9 @@ func (e *Executor) Execute(ctx context.Context, steps []pipeline.Step, s *pipeli
 	if e.Poll <= 0 {
 		e.Poll = 5 * time.Second
 	}
+	if err := e.checkDetached(ctx); err != nil {
+		return err
+	}
 	layers := Layers(steps)
 	if e.Detach {
 		return e.detach(ctx, steps, layers, s)
@@ -583,6 +586,54 @@ func (e *Executor) failure(missing []*pipeline.Node, ref map[*pipeline.Node]task
 		}
 	}
 	return errors.New(b.String())
+}
+
+// StillRunning is a detached run of the same spec whose jobs are still in
+// the queue: the driver submits nothing and says so.
+type StillRunning struct {
+	Jobs   []string
+	Reason string
+}
+
+func (e *StillRunning) Error() string {
+	return "the job arrays " + strings.Join(e.Jobs, " ") + " of a detached run of this spec are still queued or running; " + e.Reason
+}
+
+// checkDetached looks for detached runs of this spec (their RunDir holds
+// a "detached" file with the job ids). If any of their jobs is still
+// queued, it returns StillRunning; otherwise it retires the file so the
+// run goes on (collecting what they computed: their nodes are cached).
+func (e *Executor) checkDetached(ctx context.Context) error {
+	files, _ := filepath.Glob(filepath.Join(filepath.Dir(e.RunDir), e.Name+"-*", "detached"))
+	var jobs []string
+	never := false
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		alive := false
+		for _, job := range strings.Fields(string(b)) {
+			out, err := run(ctx, "squeue", "-h", "-j", job, "-o", "%r")
+			if err != nil || strings.TrimSpace(out) == "" {
+				continue
+			}
+			alive = true
+			jobs = append(jobs, job)
+			never = never || strings.Contains(out, "DependencyNeverSatisfied")
+		}
+		if !alive {
+			os.Rename(f, f+".collected")
+		}
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	why := "run this command again when they have finished (squeue -j " + strings.Join(jobs, ",") + ")"
+	if never {
+		why = "some can never start because a task of the layer before failed (DependencyNeverSatisfied): scancel " + strings.Join(jobs, " ") + " and run again without --detach, which resubmits only the unfinished nodes"
+	}
+	return &StillRunning{Jobs: jobs, Reason: why}
 }
 
 // detach submits every layer at once, each depending (afterok) on the

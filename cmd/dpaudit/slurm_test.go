@@ -305,3 +305,61 @@ func TestSlurmRefusals(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 }
+
+// --detach submits every layer with afterok dependencies and returns; a run
+// while they are queued submits nothing and says so; a run after they
+// finished collects the same tables without computing anything.
+func TestSlurmDetach(t *testing.T) {
+	needSlurm(t)
+	dir := t.TempDir()
+	spec := writeSlurmSpec(t, dir, "slurmdetach")
+	if code, _, errs := cli(t, "run", spec, "--store", filepath.Join(dir, "ls"), "--results", filepath.Join(dir, "lr"), "-j", "2"); code != 0 {
+		t.Fatal(errs)
+	}
+	args := append([]string{"run", spec, "--store", filepath.Join(dir, "s"), "--results", filepath.Join(dir, "r"), "--slurm-chunk", "2", "--slurm-parallel", "1"}, slurmFast...)
+	code, out, errs := cli(t, append(args, "--detach")...)
+	if code != 0 || !strings.Contains(out, "submitted job arrays ") {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	jobs := strings.Fields(strings.TrimPrefix(strings.SplitN(out, " (", 2)[0], "submitted job arrays "))
+	if len(jobs) != 3 {
+		t.Fatalf("want 3 arrays (trials, estimate, summary): %q", out)
+	}
+	code, _, errs = cli(t, args...)
+	if code != 1 || !strings.Contains(errs, "still queued or running") {
+		t.Fatalf("a run during the detached one must submit nothing (exit %d): %s", code, errs)
+	}
+	for q := "x"; q != ""; time.Sleep(200 * time.Millisecond) {
+		o, _ := exec.Command("squeue", "-h", "-j", strings.Join(jobs, ",")).Output()
+		q = strings.TrimSpace(string(o))
+	}
+	code, out, errs = cli(t, args...)
+	if code != 0 || !strings.Contains(out, "0 node(s) run, 22 cached") {
+		t.Fatalf("collect: exit %d: %s %s", code, out, errs)
+	}
+	sameResults(t, resultFiles(t, filepath.Join(dir, "lr", "slurmdetach")), resultFiles(t, filepath.Join(dir, "r", "slurmdetach")))
+}
+
+// Ctrl-C (SIGINT) of the driver cancels its array.
+func TestSlurmInterruptCancels(t *testing.T) {
+	needSlurm(t)
+	dir := t.TempDir()
+	spec := writeSlurmSpec(t, dir, "slurmint")
+	cmd := exec.Command(os.Args[0], append([]string{"run", spec, "--store", filepath.Join(dir, "s"), "--results", filepath.Join(dir, "r"), "--slurm-chunk", "2", "--slurm-parallel", "1"}, slurmFast...)...)
+	cmd.Env = append(os.Environ(), "DPAUDIT_TEST_AS_CLI=1")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	job := arrayJob(t, "dpaudit-slurmint-L0-a0")
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if err == nil || !strings.Contains(stderr.String(), "cancelled Slurm job(s) "+job) {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	o, _ := exec.Command("squeue", "-h", "-j", job, "-t", "PENDING,RUNNING").Output()
+	if strings.TrimSpace(string(o)) != "" {
+		t.Fatalf("job %s still queued after Ctrl-C: %s", job, o)
+	}
+}

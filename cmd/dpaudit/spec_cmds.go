@@ -123,7 +123,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		var re *slurm.RefusedError
 		var det *slurm.Detached
+		var still *slurm.StillRunning
 		switch {
+		case errors.As(err, &still):
+			fmt.Fprintf(stderr, "slurm: %v; nothing submitted\n", still)
+			return silent{err}
 		case errors.As(err, &det):
 			fmt.Fprintf(stdout, "submitted job arrays %s (one per layer, each after the previous with afterok); run the same command without --detach later to collect the results\n", strings.Join(det.Jobs, " "))
 			return nil
