@@ -41,7 +41,7 @@ func (s *slurmFlags) register(fs *flag.FlagSet, withRun bool) {
 	fs.StringVar(&s.cfg.QOS, "slurm-qos", "", "Slurm QOS (sbatch --qos)")
 	fs.Var(&s.extra, "slurm-extra", "a raw sbatch option line, e.g. '--gres=gpu:1' (repeatable)")
 	fs.StringVar(&s.cfg.Template, "slurm-template", "", "sbatch script template with placeholders {{job_name}} {{array}} {{output}} {{options}} {{command}}")
-	fs.IntVar(&s.cfg.Chunk, "slurm-chunk", 0, "nodes per array task (0 = sized from measured node times so a task runs about a minute, at most 1000 tasks per array)")
+	fs.IntVar(&s.cfg.Chunk, "slurm-chunk", 0, "nodes per array task (0 = sized from measured node times so a task runs about a minute, else at most --slurm-parallel tasks per layer; never more than 1000 tasks per array)")
 	fs.IntVar(&s.cfg.Parallel, "slurm-parallel", 64, "array tasks running at once (sbatch --array=0-N%P)")
 	fs.IntVar(&s.cfg.Retries, "slurm-retries", 2, "resubmissions of the unfinished nodes of failed or cancelled tasks")
 	fs.DurationVar(&s.cfg.Poll, "slurm-poll", 5*time.Second, "interval between squeue polls")
