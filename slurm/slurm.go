@@ -39,7 +39,7 @@ type Config struct {
 	Chunk    int           `yaml:"chunk"`
 	Parallel int           `yaml:"parallel"` // array tasks running at once (%P)
 	Retries  int           `yaml:"retries"`
-	Poll     time.Duration `yaml:"poll"`
+	Poll     time.Duration `yaml:"-"` // slurm.yaml: poll: "10s"
 }
 
 // TargetTask is how much work the automatic chunk size aims for per task:

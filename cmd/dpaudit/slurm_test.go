@@ -363,3 +363,39 @@ func TestSlurmInterruptCancels(t *testing.T) {
 		t.Fatalf("job %s still queued after Ctrl-C: %s", job, o)
 	}
 }
+
+// plan --executor slurm prints the arrays it would submit and submits
+// nothing (no Slurm needed): 100 shards over 8 slots make 8 tasks of 13
+// nodes; a fixed --slurm-chunk wins.
+func TestSlurmPlanArrays(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "plan.yaml")
+	os.WriteFile(p, []byte(strings.Replace(fmt.Sprintf(slurmSpec, "slurmplan"), "trials: 2000", "trials: 10000", 1)), 0o644)
+	t.Setenv("DPAUDIT_SLURM_CONFIG", "")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	store := filepath.Join(dir, "s")
+	code, out, errs := cli(t, "plan", p, "--store", store, "--executor", "slurm", "--slurm-parallel", "8")
+	if code != 0 || !strings.Contains(out, "slurm: 3 job array(s), 10 task(s) in all, at most 8 running at once (nothing submitted)") ||
+		!strings.Contains(out, "array 1: 100 trials; 8 task(s) of ≤ 13 node(s)") || !strings.Contains(out, "array 3: 1 summary; 1 task(s)") {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	code, out, _ = cli(t, "plan", p, "--store", store, "--executor", "slurm", "--slurm-chunk", "25")
+	if code != 0 || !strings.Contains(out, "array 1: 100 trials; 4 task(s) of ≤ 25 node(s)") {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	if _, err := os.Stat(store); err == nil {
+		t.Fatal("plan wrote the store")
+	}
+	// The lab's config file supplies what the flags do not.
+	cfg := filepath.Join(dir, "slurm.yaml")
+	os.WriteFile(cfg, []byte("parallel: 4\npartition: gpu\n"), 0o644)
+	t.Setenv("DPAUDIT_SLURM_CONFIG", cfg)
+	code, out, _ = cli(t, "plan", p, "--store", store, "--executor", "slurm")
+	if code != 0 || !strings.Contains(out, "array 1: 100 trials; 4 task(s) of ≤ 25 node(s)") {
+		t.Fatalf("config file ignored (exit %d): %s", code, out)
+	}
+	os.WriteFile(cfg, []byte("paralel: 4\n"), 0o644)
+	if code, _, errs = cli(t, "plan", p, "--store", store, "--executor", "slurm"); code != 2 || !strings.Contains(errs, "paralel") {
+		t.Fatalf("a misspelt config key must be refused (exit %d): %s", code, errs)
+	}
+}
