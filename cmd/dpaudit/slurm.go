@@ -69,6 +69,13 @@ func (s *slurmFlags) resolve(set map[string]bool) (slurm.Config, error) {
 	if s.executor != "local" && s.executor != "slurm" {
 		return cfg, usagef("--executor %s: unknown executor (local or slurm)", s.executor)
 	}
+	if s.executor == "local" {
+		for name := range set {
+			if strings.HasPrefix(name, "slurm-") {
+				return cfg, usagef("--%s needs --executor slurm", name)
+			}
+		}
+	}
 	p := slurmConfigPath()
 	if b, err := os.ReadFile(p); err == nil {
 		var file struct {

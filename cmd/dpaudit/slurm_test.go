@@ -267,6 +267,10 @@ func TestSlurmBadInput(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "--slurm-parallel must be ≥ 1") {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	code, _, errs = cli(t, "run", spec, "--store", store, "--slurm-chunk", "4")
+	if code != 2 || !strings.Contains(errs, "--slurm-chunk needs --executor slurm") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
 	code, _, errs = cli(t, "run", spec, "--store", store, "--executor", "kubernetes")
 	if code != 2 || !strings.Contains(errs, "unknown executor") {
 		t.Fatalf("exit %d: %s", code, errs)
