@@ -52,6 +52,11 @@ type Options struct {
 	// ReuseAcrossVersions reuses nodes computed by another code fingerprint
 	// when everything else is equal (for a change known to be neutral).
 	ReuseAcrossVersions bool
+	// Executor runs the nodes; nil = pipeline.Local with Jobs workers.
+	// Executors that need the plan (a cluster's) are made by
+	// NewExecutor, called once the store is initialised.
+	Executor    pipeline.Executor
+	NewExecutor func(*Plan) (pipeline.Executor, error)
 }
 
 // DefaultStore is $DPAUDIT_STORE, else .dpaudit/store in the working directory.
@@ -188,7 +193,18 @@ func (p *Plan) Execute(ctx context.Context, rep pipeline.Reporter) (*Result, err
 	}
 	p.Steps = pipeline.VerifySteps(p.Steps, p.Store, func(n *pipeline.Node) bool { return p.Options.Verify || published[n] })
 	res.Run, res.Cached = pipeline.Counts(p.Steps)
-	if err := (pipeline.Local{Jobs: p.Options.Jobs}).Execute(ctx, p.Steps, p.Store, rep); err != nil {
+	var ex pipeline.Executor = pipeline.Local{Jobs: p.Options.Jobs}
+	if p.Options.Executor != nil {
+		ex = p.Options.Executor
+	}
+	if p.Options.NewExecutor != nil {
+		e, err := p.Options.NewExecutor(p)
+		if err != nil {
+			return nil, err
+		}
+		ex = e
+	}
+	if err := ex.Execute(ctx, p.Steps, p.Store, rep); err != nil {
 		return nil, err
 	}
 	pipeline.RecordSlots(p.Steps, p.Store)
@@ -197,6 +213,41 @@ func (p *Plan) Execute(ctx context.Context, rep pipeline.Reporter) (*Result, err
 		return nil, err
 	}
 	return res, nil
+}
+
+// RunKeys computes the plan's nodes whose keys are listed (a cluster
+// worker's chunk) and nothing else; nodes already in the store are skipped,
+// and a node another process holds the lease of is waited for. It neither
+// verifies unrelated nodes nor publishes results: the driver does that.
+func (p *Plan) RunKeys(ctx context.Context, keys []string, rep pipeline.Reporter) error {
+	want := map[string]bool{}
+	for _, k := range keys {
+		want[k] = true
+	}
+	found := 0
+	steps := make([]pipeline.Step, len(p.Steps))
+	for i, st := range p.Steps {
+		if want[st.Node.Key()] {
+			found++
+		} else if st.Status == pipeline.Run {
+			st = pipeline.Step{Node: st.Node, Status: pipeline.Cached}
+		}
+		steps[i] = st
+	}
+	if found != len(want) {
+		return fmt.Errorf("%d of the %d node key(s) of this chunk are not in the plan of %s: the worker's spec, flags or dpaudit build differ from the driver's", len(want)-found, len(want), p.Spec.Name)
+	}
+	if err := p.Store.Init(); err != nil {
+		return err
+	}
+	if err := p.memo.Flush(); err != nil {
+		return err
+	}
+	jobs := p.Options.Jobs
+	if jobs <= 0 {
+		jobs = 1
+	}
+	return pipeline.Local{Jobs: jobs}.Execute(ctx, steps, p.Store, rep)
 }
 
 // checkWritable checks, creating nothing, that dir exists and is writable,

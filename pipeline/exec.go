@@ -39,6 +39,12 @@ func (e *RunError) Error() string {
 	return b.String()
 }
 
+// Executor runs the Run steps of a plan (Local here; a cluster executor
+// elsewhere). Every executor leaves the same bytes in the store.
+type Executor interface {
+	Execute(ctx context.Context, steps []Step, s *Store, rep Reporter) error
+}
+
 // Local runs nodes on this machine with a pool of Jobs workers.
 type Local struct {
 	Jobs int // 0 = number of CPUs

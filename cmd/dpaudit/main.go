@@ -33,6 +33,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"run", "run a spec: compute what is not cached, write results/<name>/", cmdRun},
+		{"worker", "compute a chunk of a spec's nodes against a shared store (a cluster task)", cmdWorker},
 		{"plan", "list every node of a spec with cached/run and the reason", cmdPlan},
 		{"validate", "check specs and report every problem with its position", cmdValidate},
 		{"schema", "print the JSON Schema of the spec language", cmdSchema},

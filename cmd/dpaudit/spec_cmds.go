@@ -15,6 +15,7 @@ import (
 
 	"github.com/dpaudit/dpaudit"
 	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/slurm"
 	"github.com/dpaudit/dpaudit/spec"
 )
 
@@ -62,6 +63,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", "SPEC.yaml [flags]", "Runs a spec: expands the sweep, computes every node that is not in the store,\nand writes results/<name>/summary.parquet and manifest.json. A run that is\ninterrupted (even killed) resumes where it stopped when started again.", stderr)
 	var rf runnerFlags
 	rf.register(fs, true)
+	var sf slurmFlags
+	sf.register(fs, true)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -73,16 +76,67 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if rf.jobs < 1 {
 		return usagef("dpaudit run: -j must be ≥ 1, got %d", rf.jobs)
 	}
-	plan, err := dpaudit.Load(path, rf.options())
+	cfg, err := sf.resolve(setFlags(fs))
+	if err != nil {
+		return err
+	}
+	opts := rf.options()
+	var ex *slurm.Executor
+	if sf.executor == "slurm" {
+		if err := slurm.CheckSbatch(); err != nil {
+			return &usageError{err.Error()}
+		}
+		if len(rf.force) > 0 {
+			return usagef("--force is not implemented yet with --executor slurm: run the forced nodes locally (dpaudit run --force %s), or use a fresh --store", rf.force[0])
+		}
+		mk := newSlurmExecutor(cfg, &rf, path, stderr)
+		opts.NewExecutor = func(p *dpaudit.Plan) (pipeline.Executor, error) {
+			e, err := mk(p)
+			if err != nil {
+				return nil, err
+			}
+			e.Detach = sf.detach
+			ex = e
+			if run, _ := pipeline.Counts(p.Steps); run > 0 {
+				// Ask Slurm whether it accepts the options before anything
+				// is submitted (a wrong partition is refused here).
+				if err := e.Validate(context.Background()); err != nil {
+					return nil, err
+				}
+			}
+			return e, nil
+		}
+	} else if sf.detach {
+		return usagef("--detach needs --executor slurm")
+	}
+	plan, err := dpaudit.Load(path, opts)
 	if err != nil {
 		return err
 	}
 	plan.Store.Notify = func(msg string) { fmt.Fprintf(stderr, "store: %s\n", msg) }
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if sf.detach {
+		ctx = context.Background() // a detached run's jobs outlive the driver
+	}
 	res, err := plan.Execute(ctx, pipeline.NewReporter(stderr))
 	if err != nil {
-		if ctx.Err() != nil {
+		var re *slurm.RefusedError
+		var det *slurm.Detached
+		var still *slurm.StillRunning
+		switch {
+		case errors.As(err, &still):
+			fmt.Fprintf(stderr, "slurm: %v; nothing submitted\n", still)
+			return silent{err}
+		case errors.As(err, &det):
+			fmt.Fprintf(stdout, "submitted job arrays %s (one per layer, each after the previous with afterok); run the same command without --detach later to collect the results\n", strings.Join(det.Jobs, " "))
+			return nil
+		case errors.As(err, &re):
+			return &usageError{re.Error()}
+		case ctx.Err() != nil:
+			if ex != nil && len(ex.Submitted) > 0 {
+				return fmt.Errorf("interrupted; cancelled Slurm job(s) %s; finished nodes are kept in %s, run again to resume", strings.Join(ex.Submitted, " "), plan.Store.Root)
+			}
 			return fmt.Errorf("interrupted; finished nodes are kept in %s, run again to resume", plan.Store.Root)
 		}
 		return err
@@ -119,6 +173,8 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("plan", "SPEC.yaml [flags]", "Lists every node of the spec's graph with 'cached' or 'run' and why\n(new, parameters changed, input changed, stage version changed, code changed,\nforced, failed verification).\nWrites nothing.", stderr)
 	var rf runnerFlags
 	rf.register(fs, false)
+	var sf slurmFlags
+	sf.register(fs, false)
 	asJSON := fs.Bool("json", false, "print JSON for scripts")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -128,9 +184,19 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cfg, err := sf.resolve(setFlags(fs))
+	if err != nil {
+		return err
+	}
 	plan, err := dpaudit.Load(path, rf.options())
 	if err != nil {
 		return err
+	}
+	if sf.executor == "slurm" && !*asJSON {
+		defer func() {
+			ex, _ := newSlurmExecutor(cfg, &rf, path, stderr)(plan)
+			printSlurmPlan(stdout, ex, plan.Steps, plan.Store)
+		}()
 	}
 	run, cached := pipeline.Counts(plan.Steps)
 	if *asJSON {
