@@ -324,6 +324,25 @@ audit: {threat_model: malicious_dataset, trials: 4000, threshold: bonferroni, bo
 	}
 }
 
+// audit.splits: k runs the split estimate over k seeded splits (issue 12),
+// labelled so and still valid.
+func TestSplitsFromSpec(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "s.yaml", `name: s
+model: {arch: ideal}
+dpsgd: {noise_multiplier: 1.0, sampling_rate: 0.1, steps: 100}
+audit: {threat_model: malicious_dataset, trials: 4000, splits: 3}
+`)
+	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+	tb, _ := pipeline.ReadParquet(res.Summary)
+	if m := tb.Col("threshold_method").Values[0]; m != "split (best of 3, bonferroni)" {
+		t.Fatalf("threshold_method %v, want the 3-split label", m)
+	}
+	if v := tb.Col("estimate_valid").Values[0]; v != true {
+		t.Fatalf("estimate_valid %v", v)
+	}
+}
+
 // Bad audit blocks are positioned input errors (exit 2), all reported at
 // once: a claim no accountant here can analyse (and which accountant it
 // would need), repeats < 1, an unknown family-wise correction, a
@@ -334,6 +353,7 @@ func TestAuditClaimBadInput(t *testing.T) {
 		{"shuffle claim", "claim: {sampling: shuffle}", "b.yaml:5:63: audit.claim.sampling: the claim (shuffled batches) cannot be accounted: accountant best analyses Poisson subsampling"},
 		{"unknown sampling", "claim: {sampling: balls}", "audit.claim.sampling:"},
 		{"repeats", "repeats: 0", "b.yaml:5:54: audit.repeats: must be >= 1"},
+		{"splits", "splits: 0", "b.yaml:5:53: audit.splits: must be >= 1"},
 		{"familywise", "familywise: bonferroni", "b.yaml:5:57: audit.familywise:"},
 		{"grid", "threshold: bonferroni, bonferroni_grid: [1]", "audit.bonferroni_grid: needs at least 2 thresholds"},
 		{"both", "claimed_noise_multiplier: 1, claim: {noise_multiplier: 2}", "audit.claimed_noise_multiplier: give claim.noise_multiplier"},

@@ -19,6 +19,11 @@ type Options struct {
 	// SplitFraction is the fraction of each world's trials used to choose
 	// the threshold under Split (0 means ½, the note's 500/500 of item 17).
 	SplitFraction float64
+	// Splits is the number of seeded splits Split draws (0 means 1): each
+	// is evaluated at miss probability α/Splits and the largest bound is
+	// reported (Bonferroni over the splits). Split j > 0 uses the stream
+	// rng.New(Seed, "audit", "split", j).
+	Splits int
 	// Seed names the random split: the trials are split with the stream
 	// rng.New(Seed, "audit", "split"), so a result depends only on the seed
 	// and the order of the trials (pass them in trial-index order).
@@ -45,15 +50,24 @@ type Options struct {
 // DefaultOptions: δ = 1e-5 (Nasr et al. 2021), 95% two-sided
 // Clopper–Pearson, split thresholds on half of the trials, seed 0.
 func DefaultOptions() Options {
-	return Options{Delta: 1e-5, Confidence: 0.95, Sides: TwoSided, Method: Split, SplitFraction: 0.5}
+	return Options{Delta: 1e-5, Confidence: 0.95, Sides: TwoSided, Method: Split, SplitFraction: DefaultSplitFraction}
 }
+
+// DefaultSplitFraction is the share of each world's trials that chooses
+// the split threshold. The threshold needs few trials to be placed well
+// and the Clopper–Pearson bound at it tightens with every evaluation
+// trial, so a fifth beats a half: on the ideal mechanism (selftest, 100
+// audits each) the mean ε_lb rose from 0.17 to 0.23 of the true ε
+// (Gaussian, ε = 4, 10³ trials) and from 0.061 to 0.089 (q = 0.01,
+// σ = 0.8256, T = 100, 10⁴ trials), coverage unchanged (issue 12).
+const DefaultSplitFraction = 0.2
 
 func (o Options) withDefaults() Options {
 	if o.Method == "" {
 		o.Method = Split
 	}
 	if o.SplitFraction == 0 {
-		o.SplitFraction = 0.5
+		o.SplitFraction = DefaultSplitFraction
 	}
 	if o.GridSize == 0 {
 		o.GridSize = DefaultGridSize
@@ -76,6 +90,9 @@ func (o Options) check() error {
 	}
 	if !(o.SplitFraction > 0 && o.SplitFraction < 1) {
 		return invalidf("split fraction must be in (0, 1), got %v", o.SplitFraction)
+	}
+	if o.Splits < 0 {
+		return invalidf("splits must be ≥ 0, got %d", o.Splits)
 	}
 	if o.GridSize < 1 {
 		return invalidf("grid size must be ≥ 1, got %d", o.GridSize)
@@ -194,8 +211,50 @@ func Estimate(scores []float64, worlds []bool, o Options) (Result, error) {
 		Trials0:    len(all.w0),
 		Trials1:    len(all.w1),
 	}
-	sel := newSelector(scores, worlds, all, o)
+	// Split with Splits = k > 1 draws k seeded splits, bounds each at
+	// α/k and keeps the largest: a union bound over the k splits keeps it
+	// valid at 1 − α, and the luck of one split no longer decides the
+	// result.
+	k := 1
+	if o.Method == Split {
+		k = max(o.Splits, 1)
+	}
+	for j := range k {
+		sel := newSelector(scores, worlds, all, o, j, k)
+		rj, err := estimateOn(r, sel, o)
+		if err != nil {
+			return Result{}, err
+		}
+		if j == 0 || rj.EpsilonLB > r.EpsilonLB {
+			r = rj
+		}
+		if k > 1 {
+			r.tests = append(r.tests, rj.tests...)
+		}
+	}
+	if k > 1 {
+		r.Hypotheses = k
+		if !r.Valid {
+			r.tests = nil
+		}
+	}
+
+	r.MaxAccuracy = all.maxAccuracy()
+	r.AUC = all.auc()
+	tpr := all.tprAtFPR([]float64{1e-3, 1e-2})
+	r.TPRAtFPR1e3, r.TPRAtFPR1e2 = tpr[0], tpr[1]
+	if o.LowerMeansWorld1 {
+		r.Threshold, r.GDP.Threshold = -r.Threshold, -r.GDP.Threshold
+		r.Rule = "score <= threshold"
+	}
+	return r, nil
+}
+
+// estimateOn fills r's threshold, bound, counts and GDP fit from one
+// selector.
+func estimateOn(r Result, sel *selector, o Options) (Result, error) {
 	r.SelectionTrials, r.Hypotheses = sel.selectionTrials, sel.hypotheses
+	r.tests = nil
 
 	// The Eq. 5 bound at the threshold that maximises it.
 	var fpHi, fnHi float64
@@ -212,21 +271,12 @@ func Estimate(scores []float64, worlds []bool, o Options) (Result, error) {
 	// The Gaussian-DP estimate at the threshold that maximises μ's lower
 	// bound, chosen the same way, at the per-threshold level the bound used.
 	gdpTau, gdpCounts, _, _ := sel.pick(gdpMu)
-	levelConf := 1 - (1-o.Confidence)/float64(max(r.Hypotheses, 1))
+	levelConf := 1 - (1-o.Confidence)/float64(max(sel.hypotheses, 1)*sel.splits)
 	var err error
 	if r.GDP, err = GDPFromCounts(gdpCounts, o.Delta, levelConf, o.Sides); err != nil {
 		return Result{}, err
 	}
 	r.GDP.Threshold = gdpTau
-
-	r.MaxAccuracy = all.maxAccuracy()
-	r.AUC = all.auc()
-	tpr := all.tprAtFPR([]float64{1e-3, 1e-2})
-	r.TPRAtFPR1e3, r.TPRAtFPR1e2 = tpr[0], tpr[1]
-	if o.LowerMeansWorld1 {
-		r.Threshold, r.GDP.Threshold = -r.Threshold, -r.GDP.Threshold
-		r.Rule = "score <= threshold"
-	}
 	return r, nil
 }
 

@@ -17,9 +17,10 @@ func ExampleEpsilonLowerBound() {
 }
 
 // A distinguisher's scores, world 1 (canary present) scoring higher: the
-// default audit chooses the threshold on a seeded half of the trials and
-// bounds ε on the other half. Perfect separation of 4 + 4 held-out trials
-// still certifies nothing: CP_upper(0, 4) = 0.6.
+// default audit chooses the threshold on a seeded fifth of each world's
+// trials (rounded: 2 of 8) and bounds ε on the rest. Perfect separation of
+// 6 + 6 held-out trials certifies little: CP_upper(0, 6) = 0.459, so
+// ε_lb = ln(0.541/0.459).
 func ExampleEstimate() {
 	scores := []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 2.1, 2.2, 2.3, 2.4, 2.5, 2.6, 2.7, 2.8}
 	worlds := []bool{false, false, false, false, false, false, false, false, true, true, true, true, true, true, true, true}
@@ -30,7 +31,7 @@ func ExampleEstimate() {
 	}
 	fmt.Printf("%s: ε_lb = %.3f at %s τ = %.2f (FP %d/%d, FN %d/%d), AUC %.2f\n",
 		r.Method, r.EpsilonLB, r.Rule, r.Threshold, r.Counts.FP, r.Counts.N0, r.Counts.FN, r.Counts.N1, r.AUC)
-	// Output: split: ε_lb = 0.000 at score >= threshold τ = 1.40 (FP 0/4, FN 0/4), AUC 1.00
+	// Output: split: ε_lb = 0.163 at score >= threshold τ = 1.15 (FP 0/6, FN 0/6), AUC 1.00
 }
 
 // The one-run audit: 1000 canaries, 100 guesses, all right.

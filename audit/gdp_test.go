@@ -54,8 +54,8 @@ func TestGDPEstimateOnGaussianShift(t *testing.T) {
 	if math.Abs(g.Mu-1) > 0.06 {
 		t.Errorf("μ̂ = %v, want 1 ± 0.06", g.Mu)
 	}
-	if c := g.Counts; c.N0+c.N1 != 100000 {
-		t.Errorf("GDP fitted on %d trials, want the 10⁵ held-out ones", c.N0+c.N1)
+	if c := g.Counts; c.N0+c.N1 != 160000 {
+		t.Errorf("GDP fitted on %d trials, want the 1.6·10⁵ held-out ones (DefaultSplitFraction 0.2)", c.N0+c.N1)
 	}
 	if !(g.EpsilonLower <= 4.37718 && 4.37718 <= g.EpsilonUpper) {
 		t.Errorf("exact ε = 4.37718 outside the GDP interval [%v, %v]", g.EpsilonLower, g.EpsilonUpper)

@@ -19,14 +19,20 @@ import (
 // grid spacing is ⌊√x/8⌋ (at least 1): about 1/16 of the interval's
 // half-width, so brackets are tight, with 16√n grid points in all.
 type cpGrid struct {
-	n    int
-	tail float64
-	at   []int     // grid counts, ascending, from 0 to n
-	val  []float64 // cpUpper at each grid count; NaN until computed
+	n     int
+	upper func(x float64) float64 // non-decreasing in x: cpUpper(x, n, tail) or a composition of it
+	at    []int                   // grid counts, ascending, from 0 to n
+	val   []float64               // upper at each grid count; NaN until computed
 }
 
 func newCPGrid(n int, tail float64) *cpGrid {
-	g := &cpGrid{n: n, tail: tail}
+	return newBoundGrid(n, func(x float64) float64 { return cpUpper(x, float64(n), tail) })
+}
+
+// newBoundGrid brackets any non-decreasing bound of an integer count in
+// [0, n] the way newCPGrid brackets cpUpper.
+func newBoundGrid(n int, upper func(x float64) float64) *cpGrid {
+	g := &cpGrid{n: n, upper: upper}
 	for x := 0; ; {
 		g.at = append(g.at, x)
 		if x == n {
@@ -44,7 +50,7 @@ func newCPGrid(n int, tail float64) *cpGrid {
 
 func (g *cpGrid) value(j int) float64 {
 	if math.IsNaN(g.val[j]) {
-		g.val[j] = cpUpper(float64(g.at[j]), float64(g.n), g.tail)
+		g.val[j] = g.upper(float64(g.at[j]))
 	}
 	return g.val[j]
 }
@@ -65,7 +71,7 @@ func (g *cpGrid) exact(x int) float64 {
 	if g.at[j] == x {
 		return g.value(j)
 	}
-	return cpUpper(float64(x), float64(g.n), g.tail)
+	return g.upper(float64(x))
 }
 
 // objective scores a threshold from its two error rates (CP bounds or raw
@@ -85,7 +91,13 @@ func epsObjective(delta float64) objective {
 // so the choice is deterministic and, when no threshold certifies
 // anything, still the most promising one.
 func bestCandidate(cands []candidate, n0, n1 int, tail float64, f objective) (best int, val, fpHi, fnHi float64) {
-	g0, g1 := newCPGrid(n0, tail), newCPGrid(n1, tail)
+	return bestCandidateOn(cands, newCPGrid(n0, tail), newCPGrid(n1, tail), f)
+}
+
+// bestCandidateOn is bestCandidate with the two rates' upper bounds given
+// as grids (g0 for the false positives, g1 for the false negatives).
+func bestCandidateOn(cands []candidate, g0, g1 *cpGrid, f objective) (best int, val, fpHi, fnHi float64) {
+	n0, n1 := g0.n, g1.n
 	lower := make([]float64, len(cands)) // certified lower bracket of each bound
 	upper := make([]float64, len(cands))
 	point := make([]float64, len(cands))

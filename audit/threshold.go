@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -63,6 +64,9 @@ func (m Method) Valid() bool { return m == Split || m == Bonferroni }
 // label and valid say how a Bonferroni scan's grid was obtained, which
 // decides whether its bound is covered by the union bound.
 func (o Options) label() string {
+	if o.Method == Split && o.Splits > 1 {
+		return fmt.Sprintf("split (best of %d, bonferroni)", o.Splits)
+	}
 	if o.Method != Bonferroni {
 		return o.Method.Label()
 	}

@@ -110,6 +110,7 @@ func TestThresholdSelectionMedians(t *testing.T) {
 			scores, worlds := gaussianShift(17, rep, 1000, c.mu)
 			o := DefaultOptions()
 			o.Seed = uint64(rep)
+			o.SplitFraction = 0.5 // the note's 500/500 split
 			o.Method = PostHoc
 			a, err := Estimate(scores, worlds, o)
 			if err != nil {
@@ -153,8 +154,8 @@ func TestSplitDeterministicAndSeeded(t *testing.T) {
 	if !differs {
 		t.Error("ten other seeds all gave the same split: the seed is ignored")
 	}
-	if a.SelectionTrials != 500 || a.Counts.N0 != 250 || a.Counts.N1 != 250 {
-		t.Errorf("split of 500+500 at ½: selection %d, evaluation %d+%d; want 500 and 250+250",
+	if a.SelectionTrials != 200 || a.Counts.N0 != 400 || a.Counts.N1 != 400 {
+		t.Errorf("split of 500+500 at DefaultSplitFraction = 0.2: selection %d, evaluation %d+%d; want 200 and 400+400",
 			a.SelectionTrials, a.Counts.N0, a.Counts.N1)
 	}
 }
@@ -197,12 +198,12 @@ func TestBonferroni(t *testing.T) {
 	if r.Hypotheses != 5 || math.Abs(r.EpsilonLB-want) > 1e-12 || !slices.Contains(o.Grid, r.Threshold) {
 		t.Errorf("five-point grid: ε_lb %v at τ = %v, want %v", r.EpsilonLB, r.Threshold, want)
 	}
-	// Default grid: 100 pooled-quantile thresholds of a held-out half,
-	// evaluated on the other half: valid.
+	// Default grid: 100 pooled-quantile thresholds of a held-out fifth,
+	// evaluated on the rest: valid.
 	o.Grid = nil
 	r, _ = Estimate(scores, worlds, o)
 	if r.Hypotheses < 50 || r.Hypotheses > DefaultGridSize || r.Method != "bonferroni (grid from a held-out split)" || !r.Valid ||
-		r.SelectionTrials != 1000 || r.Counts.N0+r.Counts.N1 != 1000 {
+		r.SelectionTrials != 400 || r.Counts.N0+r.Counts.N1 != 1600 {
 		t.Errorf("default grid: %d hypotheses, method %q valid %v, %d selection trials, counts %+v", r.Hypotheses, r.Method, r.Valid, r.SelectionTrials, r.Counts)
 	}
 	// The grid from the evaluated trials saw the data: labelled invalid,
@@ -233,5 +234,36 @@ func TestMethodLabels(t *testing.T) {
 		if r.Method != want || r.Valid != (want != "posthoc (optimistic)") {
 			t.Errorf("method %q: label %q valid %v, want %q", m, r.Method, r.Valid, want)
 		}
+	}
+}
+
+func TestSplits(t *testing.T) {
+	// Bonferroni over k seeded splits: the reported bound is Eq. 5 at
+	// level α/k on the chosen split's evaluation counts, one test per
+	// split for the p-value, and Splits = 1 is the single split.
+	scores, worlds := gaussianShift(19, 0, 2000, 1)
+	o := DefaultOptions()
+	one, err := Estimate(scores, worlds, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Splits = 1
+	if r, _ := Estimate(scores, worlds, o); !reflect.DeepEqual(r, one) {
+		t.Errorf("Splits = 1 differs from the default single split")
+	}
+	o.Splits = 3
+	r, err := Estimate(scores, worlds, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := EpsilonLowerBound(r.Counts, 1e-5, 1-0.05/3, TwoSided)
+	if r.Hypotheses != 3 || len(r.tests) != 3 || !r.Valid || math.Abs(r.EpsilonLB-want) > 1e-12 {
+		t.Errorf("3 splits: %d hypotheses, %d tests, valid %v, ε_lb %v want %v", r.Hypotheses, len(r.tests), r.Valid, r.EpsilonLB, want)
+	}
+	if p := r.PValue(r.EpsilonLB * 0.99); !(p < 0.05) {
+		t.Errorf("p-value just below the bound = %v, want < 0.05", p)
+	}
+	if _, err := Estimate(scores, worlds, Options{Delta: 1e-5, Confidence: 0.95, Splits: -1}); err == nil {
+		t.Error("negative Splits accepted")
 	}
 }

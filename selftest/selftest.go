@@ -43,6 +43,10 @@ type Config struct {
 	Trials []int
 	// Repeats is R, the audits per trial count.
 	Repeats int
+	// SplitFraction is the share of each world's trials that chooses the
+	// split threshold or builds the held-out Bonferroni grid (0:
+	// audit.DefaultSplitFraction).
+	SplitFraction float64
 	// Methods to run (nil: Methods).
 	Methods []string
 	Seed    uint64
@@ -58,7 +62,8 @@ func Default() Config {
 // The estimators compared. Each is an ε lower bound procedure applied to
 // the same trials.
 const (
-	Split           = "split"             // eps_delta_cp, threshold chosen on a held-out half: valid
+	Split           = "split"             // eps_delta_cp, threshold chosen on a held-out fifth: valid
+	Split3          = "split-3"           // eps_delta_cp, Bonferroni over 3 seeded splits: valid
 	BonferroniSplit = "bonferroni-split"  // eps_delta_cp, grid from a held-out half: valid
 	BonferroniFixed = "bonferroni-fixed"  // eps_delta_cp, grid fixed before the trials (a pilot run): valid
 	BonferroniData  = "bonferroni-trials" // grid from the evaluated trials: not covered by the union bound
@@ -68,14 +73,14 @@ const (
 )
 
 // Methods are all estimators, in table order.
-var Methods = []string{Split, BonferroniSplit, BonferroniFixed, BonferroniData, PostHoc, GDPLower, GDPPoint}
+var Methods = []string{Split, Split3, BonferroniSplit, BonferroniFixed, BonferroniData, PostHoc, GDPLower, GDPPoint}
 
 // info says what covers an estimator: Family is its estimate family,
 // Valid whether a proof covers it for any mechanism, Assumes what else
 // the proof needs.
 func info(m string) (family string, valid bool, assumes string) {
 	switch m {
-	case Split, BonferroniSplit, BonferroniFixed:
+	case Split, Split3, BonferroniSplit, BonferroniFixed:
 		return audit.FamilyEpsDeltaCP, true, "none"
 	case BonferroniData, PostHoc:
 		return audit.FamilyEpsDeltaCP, false, "selection on the evaluated trials"
@@ -120,6 +125,8 @@ func (c Config) check() error {
 		return fmt.Errorf("%w: selftest: δ must be in (0, 1), got %v", audit.ErrInvalid, c.Delta)
 	case !(c.Confidence > 0 && c.Confidence < 1):
 		return fmt.Errorf("%w: selftest: confidence must be in (0, 1), got %v", audit.ErrInvalid, c.Confidence)
+	case !(c.SplitFraction >= 0 && c.SplitFraction < 1):
+		return fmt.Errorf("%w: selftest: split fraction must be in (0, 1), got %v", audit.ErrInvalid, c.SplitFraction)
 	case c.Repeats < 1:
 		return fmt.Errorf("%w: selftest: repeats must be ≥ 1, got %d", audit.ErrInvalid, c.Repeats)
 	case len(c.Trials) == 0:
@@ -269,6 +276,9 @@ func audit1(c Config, mech attack.IdealMechanism, n, r int) ([]float64, error) {
 	scores, worlds := simulate(mech, n, c.Seed, "selftest", n, r)
 	base := audit.DefaultOptions()
 	base.Delta, base.Confidence = c.Delta, c.Confidence
+	if c.SplitFraction != 0 {
+		base.SplitFraction = c.SplitFraction
+	}
 	base.Seed = rng.Seed(c.Seed, "selftest", "split", n, r)
 	cache := map[string]audit.Result{}
 	est := func(key string, edit func(*audit.Options)) (audit.Result, error) {
@@ -288,6 +298,8 @@ func audit1(c Config, mech attack.IdealMechanism, n, r int) ([]float64, error) {
 		switch m {
 		case Split, GDPLower, GDPPoint:
 			res, err = est(Split, func(o *audit.Options) { o.Method = audit.Split })
+		case Split3:
+			res, err = est(m, func(o *audit.Options) { o.Method, o.Splits = audit.Split, 3 })
 		case BonferroniSplit:
 			res, err = est(m, func(o *audit.Options) { o.Method = audit.Bonferroni })
 		case BonferroniFixed:

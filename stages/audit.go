@@ -91,6 +91,7 @@ type estimateParams struct {
 	Estimator     string    `json:"estimator"`
 	Method        string    `json:"threshold"`
 	SplitFraction float64   `json:"split_fraction"`
+	Splits        int       `json:"splits"`
 	Grid          []float64 `json:"bonferroni_grid,omitempty"`
 	Confidence    float64   `json:"confidence"`
 	Delta         float64   `json:"delta"`
@@ -226,7 +227,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	claim := claimOf(a, trained)
 	repeats := max(a.Repeats, 1)
 	ep := estimateParams{
-		Estimator: a.Estimator, Method: a.Threshold, SplitFraction: a.SplitFraction, Grid: a.BonferroniGrid, Confidence: a.Confidence,
+		Estimator: a.Estimator, Method: a.Threshold, SplitFraction: a.SplitFraction, Splits: a.Splits, Grid: a.BonferroniGrid, Confidence: a.Confidence,
 		Delta: d.Delta, Seed: exp.Seed, Trials: a.Trials, Claim: claim, Trained: trained, Familywise: a.Familywise,
 	}
 	var shards []*pipeline.Node
@@ -648,6 +649,7 @@ func estimateRepeat(p estimateParams, key string, scores []float64, worlds []boo
 	}
 	o := audit.DefaultOptions()
 	o.Delta, o.Confidence, o.SplitFraction, o.Grid = p.Delta, p.Confidence, p.SplitFraction, p.Grid
+	o.Splits = p.Splits
 	o.Method = map[string]audit.Method{"split": audit.Split, "posthoc": audit.PostHoc, "bonferroni": audit.Bonferroni}[p.Method]
 	o.Seed = rng.Seed(uint64(p.Seed), "audit", key)
 	o.LowerMeansWorld1 = p.LowerWorld1

@@ -28,6 +28,7 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&d.Confidence, "confidence", d.Confidence, "confidence of the lower bounds")
 	fs.Float64Var(&d.SamplingRate, "sampling-rate", d.SamplingRate, "q of the ideal mechanism (1: the Gaussian mechanism, exact ε)")
 	fs.IntVar(&d.Steps, "steps", d.Steps, "T of the ideal mechanism")
+	fs.Float64Var(&d.SplitFraction, "split-fraction", 0, "share of each world's trials that chooses the split threshold (0: the audit default, 0.2)")
 	seed := fs.Uint64("seed", d.Seed, "seed of every stream")
 	fs.IntVar(&d.Workers, "j", 0, "parallel workers (0: all cores); results do not depend on it")
 	asJSON := fs.Bool("json", false, "print the report as JSON")

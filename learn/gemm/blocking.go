@@ -33,8 +33,19 @@ var (
 // packBMinTiles: an untransposed B is packed only when at least this many
 // row tiles reuse each panel. Reading it in place measured faster at every
 // size tried (28…448 rows, strides 256…1024), so packing is left for
-// transposed B, which the kernels cannot read in place.
-var packBMinTiles = 1 << 30
+// transposed B, which the kernels cannot read in place, and for wide B:
+//
+// packBMinStride: an untransposed B whose rows are at least this many floats
+// apart (4 KiB: every row of a kc-row panel on its own page, and at powers of
+// two in the same L1 sets) is packed once packBWideTiles row tiles reuse each
+// panel. Issue 12: NN at n = 2048 went from 82 to 106 GFLOP/s (thread CPU
+// time, shared machine, 3 alternating runs each), n = 1024 from 95 to 104;
+// at n = 512 (2 KiB rows) packing lost 10%, so it stays in place there.
+var (
+	packBMinTiles  = 1 << 30
+	packBMinStride = 1024
+	packBWideTiles = 8
+)
 
 // plan fixes every per-problem decision from the full problem shape, so that
 // the blocks of a parallel call make the same choices as a serial call.
@@ -50,7 +61,7 @@ type plan struct {
 	packB bool // copy every B panel (else only edge panels, and only on paths whose kernels cannot mask B)
 }
 
-func (ar *arch) plan(transA, transB bool, m, n, k, lda int) plan {
+func (ar *arch) plan(transA, transB bool, m, n, k, lda, ldb int) plan {
 	var p plan
 	p.dot = useDot(ar, transA, n, k)
 	p.kc = chunkLength(k)
@@ -64,7 +75,8 @@ func (ar *arch) plan(transA, transB bool, m, n, k, lda int) plan {
 	p.nc = ncTarget // a multiple of every nr
 	colPanels := (n + p.nr - 1) / p.nr
 	p.packA = !transA && lda%aliasStride == 0 && colPanels >= packAMinPanels
-	p.packB = transB || (m+p.mr-1)/p.mr >= packBMinTiles
+	rowTiles := (m + p.mr - 1) / p.mr
+	p.packB = transB || rowTiles >= packBMinTiles || (ldb >= packBMinStride && rowTiles >= packBWideTiles)
 	return p
 }
 

@@ -4,6 +4,9 @@ package gemm
 
 import (
 	"math"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dpaudit/dpaudit/learn/gemm/internal/openblas"
@@ -58,6 +61,44 @@ func BenchmarkOpenBLAS(b *testing.B) {
 				openblas.Sgemm(s.tA, s.tB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, s.n)
 			}
 			reportGFLOPS(b, s, nil)
+		})
+	}
+}
+
+// BenchmarkVsOpenBLAS: GEMM_SHAPES (as BenchmarkTune; default the squares
+// 512, 1024, 2048) on the best path and through OpenBLAS, one thread each,
+// one after the other, for side-by-side ratios on a shared machine. Set
+// OPENBLAS_CORETYPE=SkylakeX to get OpenBLAS's AVX-512 kernels.
+func BenchmarkVsOpenBLAS(b *testing.B) {
+	spec := os.Getenv("GEMM_SHAPES")
+	if spec == "" {
+		spec = "0,0,512,512,512;0,0,1024,1024,1024;0,0,2048,2048,2048"
+	}
+	openblas.SetThreads(1)
+	for _, sp := range strings.Split(spec, ";") {
+		f := strings.Split(sp, ",")
+		if len(f) != 5 {
+			continue
+		}
+		v := make([]int, 5)
+		for i := range f {
+			v[i], _ = strconv.Atoi(f[i])
+		}
+		s := benchShape{name: sp, tA: v[0] == 1, tB: v[1] == 1, m: v[2], n: v[3], k: v[4]}
+		a, lda, bm, ldb, c := benchOperands(s)
+		b.Run(sp+"/"+current.name, func(b *testing.B) {
+			cpu := startThreadCPU(b)
+			for b.Loop() {
+				Sgemm(s.tA, s.tB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, s.n)
+			}
+			reportGFLOPS(b, s, cpu)
+		})
+		b.Run(sp+"/openblas-"+openblas.Core(), func(b *testing.B) {
+			cpu := startThreadCPU(b)
+			for b.Loop() {
+				openblas.Sgemm(s.tA, s.tB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, s.n)
+			}
+			reportGFLOPS(b, s, cpu)
 		})
 	}
 }

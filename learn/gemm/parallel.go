@@ -24,7 +24,7 @@ func SgemmParallel(threads int, transA, transB bool, m, n, k int, alpha float32,
 		return
 	}
 	ar := current
-	pl := ar.plan(transA, transB, m, n, k, lda)
+	pl := ar.plan(transA, transB, m, n, k, lda, ldb)
 	flops := 2 * float64(m) * float64(n) * float64(k)
 	threads = min(threads, int(flops/minFlopsPerThread))
 

@@ -78,3 +78,62 @@ func TestSgemmParallelMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestWideBPacked: an untransposed B with rows ≥ packBMinStride floats
+// apart is packed (issue 12). Packing changes where B is read from, never
+// an element's operations: the bits equal the in-place result, on every
+// path and for every thread count, and integer data gives the exact
+// product.
+func TestWideBPacked(t *testing.T) {
+	const m, n, k = 200, 1030, 70
+	forEachPath(t, func(t *testing.T) {
+		if pl := current.plan(false, false, m, n, k, k, n+3); !pl.packB {
+			t.Fatalf("B with %d-float rows and %d rows not packed", n+3, m)
+		}
+		r := newRand("wide-b", current.name)
+		gen := smallInts(r)
+		a := newMatrix(m, k, k, goAlloc, gen)
+		b := newMatrix(k, n, n+3, goAlloc, gen)
+		c0 := newMatrix(m, n, n, goAlloc, gen)
+		want, _ := reference(false, false, m, n, k, 2, a, b, 1, c0)
+		packed := append([]float32(nil), c0.data...)
+		Sgemm(false, false, m, n, k, 2, a.data, a.ld, b.data, b.ld, 1, packed, c0.ld)
+		for i, w := range want {
+			if float64(packed[i]) != w {
+				t.Fatalf("element %d = %v, want %v (exact on integer data)", i, packed[i], w)
+			}
+		}
+		old := packBMinStride
+		packBMinStride = 1 << 30
+		inPlace := append([]float32(nil), c0.data...)
+		Sgemm(false, false, m, n, k, 2, a.data, a.ld, b.data, b.ld, 1, inPlace, c0.ld)
+		packBMinStride = old
+		u := uniform(r)
+		for i := range a.data {
+			a.data[i] = u()
+		}
+		for i := range b.data {
+			b.data[i] = u()
+		}
+		serial := append([]float32(nil), c0.data...)
+		Sgemm(false, false, m, n, k, 0.9, a.data, a.ld, b.data, b.ld, -0.4, serial, c0.ld)
+		packBMinStride = 1 << 30
+		unpacked := append([]float32(nil), c0.data...)
+		Sgemm(false, false, m, n, k, 0.9, a.data, a.ld, b.data, b.ld, -0.4, unpacked, c0.ld)
+		packBMinStride = old
+		for i := range serial {
+			if !sameBits(serial[i], unpacked[i]) || !sameBits(packed[i], inPlace[i]) {
+				t.Fatalf("element %d: packed B %v, in place %v", i, serial[i], unpacked[i])
+			}
+		}
+		for _, threads := range []int{2, 3} {
+			got := append([]float32(nil), c0.data...)
+			SgemmParallel(threads, false, false, m, n, k, 0.9, a.data, a.ld, b.data, b.ld, -0.4, got, c0.ld)
+			for i := range got {
+				if !sameBits(got[i], serial[i]) {
+					t.Fatalf("threads=%d: element %d = %v, serial %v", threads, i, got[i], serial[i])
+				}
+			}
+		}
+	})
+}

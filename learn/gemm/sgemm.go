@@ -30,7 +30,7 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 		return
 	}
 	ar := current
-	pl := ar.plan(transA, transB, m, n, k, lda)
+	pl := ar.plan(transA, transB, m, n, k, lda, ldb)
 	ws := workspaces.Get().(*workspace)
 	ar.run(&pl, ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	workspaces.Put(ws)

@@ -27,6 +27,7 @@ func BenchmarkTune(b *testing.B) {
 	set("GEMM_PACKA", &packAMinPanels)
 	set("GEMM_ALIAS", &aliasStride)
 	set("GEMM_PACKB", &packBMinTiles)
+	set("GEMM_PACKB_STRIDE", &packBMinStride)
 	if os.Getenv("GEMM_NODOT") != "" {
 		old := dotMinK
 		dotMinK = func(int) int { return 1 << 30 }
