@@ -89,13 +89,16 @@ func TestOrderStatsErrorProfile(t *testing.T) {
 
 func TestTightOneRunBadInput(t *testing.T) {
 	for name, err := range map[string]error{
-		"fdp correct > guesses": func() error { _, _, e := OneRunFDPEpsilon(10, 6, 5, 1e-5, 0.95); return e }(),
+		"fdp correct > guesses":  func() error { _, _, e := OneRunFDPEpsilon(10, 6, 5, 1e-5, 0.95); return e }(),
 		"fdp guesses > canaries": func() error { _, _, e := OneRunFDPEpsilon(10, 6, 11, 1e-5, 0.95); return e }(),
 		"os guesses > canaries":  func() error { _, e := OrderStatsEpsilon(OSFamily{1}, 10, 11, 1, 1e-5, 0.95); return e }(),
 		"os one canary":          func() error { _, e := OrderStatsEpsilon(OSFamily{1}, 1, 1, 0, 1e-5, 0.95); return e }(),
 		"os bad rate":            func() error { _, e := OrderStatsEpsilon(OSFamily{1.5}, 10, 5, 1, 1e-5, 0.95); return e }(),
 		"os δ = 0":               func() error { _, e := OrderStatsEpsilon(OSFamily{1}, 10, 5, 1, 0, 0.95); return e }(),
-		"os length":              func() error { _, e := OrderStatsOneRun(OSFamily{1}, []float64{1, 2}, []bool{true}, 1, 1e-5, 0.95); return e }(),
+		"os length": func() error {
+			_, e := OrderStatsOneRun(OSFamily{1}, []float64{1, 2}, []bool{true}, 1, 1e-5, 0.95)
+			return e
+		}(),
 	} {
 		if err == nil {
 			t.Errorf("%s: no error", name)
