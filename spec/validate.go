@@ -69,6 +69,7 @@ func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 		e.add(pos("audit.bonferroni_grid"), "audit.bonferroni_grid", "needs at least 2 thresholds, got %d (one threshold fixed in advance is threshold: split's job; a scan needs a grid)", len(a.BonferroniGrid))
 	}
 	validateClaim(exp, a, pos, e)
+	validateOneRun(a, pos, e)
 	if exp.Model == nil {
 		e.add(pos("audit"), "audit", "an audit needs a model block ({arch: ideal} simulates the ideal mechanism)")
 		return
@@ -206,6 +207,26 @@ func validateBound(exp *Experiment, b Bound, path string, root *Node, pos func(s
 		}
 		if noDPSGD && !has("delta") {
 			report("delta", "missing: the belief bound needs delta (for ρ_α) when there is no dpsgd block")
+		}
+	}
+}
+
+// validateOneRun checks that no one-run estimator guesses more canaries
+// than there are (the canaries are the trials).
+func validateOneRun(a *Audit, pos func(string) Pos, e *errs) {
+	if a.OneRun == nil {
+		return
+	}
+	if a.Estimator != "one_run" {
+		e.add(pos("audit.one_run"), "audit.one_run", "one_run guesses need estimator: one_run")
+		return
+	}
+	for _, g := range []struct {
+		n    int
+		name string
+	}{{a.OneRun.SteinkeGuesses, "steinke_guesses"}, {a.OneRun.FDPGuesses, "fdp_guesses"}, {a.OneRun.OrderStatsGuesses, "order_stats_guesses"}} {
+		if a.Trials > 0 && g.n > a.Trials {
+			e.add(pos("audit.one_run."+g.name), "audit.one_run."+g.name, "%d guesses but only %d canaries (audit.trials)", g.n, a.Trials)
 		}
 	}
 }

@@ -30,7 +30,7 @@ import (
 const (
 	craftVersion    = 1
 	trialsVersion   = 2 // 2: the repeat column
-	estimateVersion = 2 // 2: claim vs trained, estimate families, p-values, repeats
+	estimateVersion = 3 // 2: claim vs trained, estimate families, p-values, repeats; 3: one-run f-DP and order statistics
 
 	// TrialsFile is a trial shard's output table.
 	TrialsFile = "trials.parquet"
@@ -108,6 +108,8 @@ type estimateParams struct {
 	// the inputs are the repeats' shards, repeat by repeat, Shards each.
 	RepeatKeys []string `json:"repeat_keys,omitempty"`
 	Shards     int      `json:"shards"`
+	// OneRun: the guesses of the one-run estimators (estimator one_run).
+	OneRun *spec.OneRun `json:"one_run,omitempty"`
 }
 
 // mechanismConfig is a DP-SGD configuration as an accountant sees it: the
@@ -228,6 +230,13 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	ep := estimateParams{
 		Estimator: a.Estimator, Method: a.Threshold, SplitFraction: a.SplitFraction, Grid: a.BonferroniGrid, Confidence: a.Confidence,
 		Delta: d.Delta, Seed: exp.Seed, Trials: a.Trials, Claim: claim, Trained: trained, Familywise: a.Familywise,
+	}
+	if a.Estimator == "one_run" {
+		o := spec.OneRun{}
+		if a.OneRun != nil {
+			o = *a.OneRun
+		}
+		ep.OneRun = &o
 	}
 	var shards []*pipeline.Node
 	var label string
@@ -587,7 +596,7 @@ func estimateColumns(estimator string) []string {
 		"trained_noise_multiplier", "trained_sampling", "trained_sampling_rate", "trained_steps", "trained_clip", "trained_adjacency",
 		"claim_matches_training", "claim_config", "trained_config", "violation_p_value", "violation_uncorrected", "familywise", "canary_residual"}
 	if estimator == "one_run" {
-		return slices.Concat(head, []string{"one_run_guesses", "one_run_correct"}, tail)
+		return slices.Concat(head, oneRunColumns, tail)
 	}
 	return slices.Concat(head, []string{"epsilon_point", "threshold", "fpr", "fnr", "fpr_upper", "fnr_upper", "attack_accuracy", "max_accuracy", "auc",
 		"tpr_at_fpr_0_1pct", "tpr_at_fpr_1pct", "gdp_mu", "gdp_mu_lo", "gdp_mu_hi",
@@ -616,31 +625,14 @@ type repeatEstimate struct {
 	method    string
 	pValue    float64
 	violation bool
+	// extra: further bounds whose median over repeats is reported
+	// (column name → value), in column order.
+	extra []Output
 }
 
 func estimateRepeat(p estimateParams, key string, scores []float64, worlds []bool, epsAcc float64) (repeatEstimate, error) {
 	if p.Estimator == "one_run" {
-		// Guesses fixed before looking at the scores: the top and bottom
-		// 5% of the canaries (10% guessed in all).
-		k := max(1, len(scores)/20)
-		r, err := audit.OneRun(scores, worlds, k, k, p.Delta, p.Confidence)
-		if err != nil {
-			return repeatEstimate{}, err
-		}
-		pv := 1.0
-		if !math.IsInf(epsAcc, 1) {
-			if pv, err = audit.OneRunPValue(r.Canaries, r.Guesses, r.Correct, epsAcc, p.Delta); err != nil {
-				return repeatEstimate{}, err
-			}
-		}
-		return repeatEstimate{
-			outs: []Output{
-				{"one_run_guesses", pipeline.Int64, int64(r.Guesses)},
-				{"one_run_correct", pipeline.Int64, int64(r.Correct)},
-			},
-			family: audit.FamilyOneRun, valid: true, epsLB: r.EpsilonLB, conf: r.Confidence, method: "one_run",
-			pValue: pv, violation: r.EpsilonLB > epsAcc,
-		}, nil
+		return oneRunEstimate(p, scores, worlds, epsAcc)
 	}
 	o := audit.DefaultOptions()
 	o.Delta, o.Confidence, o.SplitFraction, o.Grid = p.Delta, p.Confidence, p.SplitFraction, p.Grid
@@ -740,6 +732,18 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 		{"epsilon_lb_repeats", pipeline.String, string(list)},
 	}
 	outs = append(outs, first.outs...)
+	for i, x := range first.extra {
+		vals := make([]float64, len(reps))
+		for r, re := range reps {
+			vals[r] = re.extra[i].Value.(float64)
+		}
+		lo, hi := math.NaN(), math.NaN()
+		if !slices.ContainsFunc(vals, math.IsNaN) {
+			lo, hi = slices.Min(vals), slices.Max(vals)
+		}
+		outs = append(outs, Output{x.Name + "_median", pipeline.Float64, medianOf(vals)},
+			Output{x.Name + "_min", pipeline.Float64, lo}, Output{x.Name + "_max", pipeline.Float64, hi})
+	}
 	c, t := p.Claim, p.Trained
 	outs = append(outs,
 		Output{"epsilon_accountant", pipeline.Float64, epsAcc},

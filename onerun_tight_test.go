@@ -1,0 +1,74 @@
+package dpaudit
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dpaudit/dpaudit/audit"
+)
+
+// estimator: one_run on the ideal Gaussian with μ = 2 (σ = 0.5, q = 1,
+// T = 1; ε = 9.9973 at δ = 1e-5) reports the three one-run bounds side by
+// side with their families and claims; the order-statistics column is the
+// library's bound on the reported counts, and it is the tightest (note §3:
+// 9.0038 at 1000 canaries with the expected mistake count 159).
+func TestOneRunThreeEstimators(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "o.yaml", `name: o
+seed: 14
+model: {arch: ideal}
+dpsgd: {noise_multiplier: 0.5, sampling_rate: 1, steps: 1, delta: 1.0e-5}
+audit: {threat_model: malicious_dataset, estimator: one_run, trials: 1000}
+`)
+	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+	r := summaryRow(t, res.Summary, 0)
+	if r["estimate_family"] != audit.FamilyOneRun || r["one_run_fdp_family"] != audit.FamilyOneRunFDP ||
+		r["one_run_os_family"] != audit.FamilyOneRunOrderStats || r["one_run_os_claim"] != "gaussian (mu-GDP)" {
+		t.Fatalf("families: %v %v %v %v", r["estimate_family"], r["one_run_fdp_family"], r["one_run_os_family"], r["one_run_os_claim"])
+	}
+	u, g := int(r["one_run_os_mistakes"].(int64)), int(r["one_run_os_guesses"].(int64))
+	if g != 1000 {
+		t.Fatalf("order-statistics guesses %d, want all 1000", g)
+	}
+	want, err := audit.OrderStatsEpsilon(audit.OSFamily{SamplingRate: 1}, 1000, g, u, 1e-5, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, fdp, os := r["epsilon_lb"].(float64), r["one_run_fdp_epsilon_lb"].(float64), r["one_run_os_epsilon_lb"].(float64)
+	if math.Abs(os-want.EpsilonLB) > 1e-12 {
+		t.Errorf("one_run_os_epsilon_lb %v, library on u = %d: %v", os, u, want.EpsilonLB)
+	}
+	// u ~ Bin(1000, Φ(−1)): 159 ± 12; the bound at u = 159 is 9.0038.
+	if !(st < fdp && fdp < os && os > 8 && u > 120 && u < 200) {
+		t.Errorf("Steinke %.3f, f-DP %.3f, order statistics %.3f (u = %d): want Steinke < f-DP < order statistics ≈ 9", st, fdp, os, u)
+	}
+	if p := r["one_run_os_claim_p_value"].(float64); !(p > 0 && p <= 1) || r["one_run_os_claim_mu"].(float64) != 2 {
+		t.Errorf("claim μ %v, p-value %v", r["one_run_os_claim_mu"], p)
+	}
+	if r["one_run_os_epsilon_lb_median"].(float64) != os {
+		t.Errorf("median over one repeat %v, want %v", r["one_run_os_epsilon_lb_median"], os)
+	}
+}
+
+// More guesses than canaries is a positioned spec error.
+func TestOneRunGuessesBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ audit, want string }{
+		{"estimator: one_run, trials: 100, one_run: {order_stats_guesses: 101}", "o.yaml:5:106: audit.one_run.order_stats_guesses: 101 guesses but only 100 canaries"},
+		{"estimator: one_run, trials: 100, one_run: {steinke_guesses: 200}", "audit.one_run.steinke_guesses: 200 guesses but only 100 canaries"},
+		{"trials: 100, one_run: {fdp_guesses: 10}", "audit.one_run: one_run guesses need estimator: one_run"},
+	} {
+		path := writeSpec(t, dir, "o.yaml", `name: o
+seed: 14
+model: {arch: ideal}
+dpsgd: {noise_multiplier: 0.5, sampling_rate: 1, steps: 1, delta: 1.0e-5}
+audit: {threat_model: malicious_dataset, `+c.audit+`}
+`)
+		_, err := Load(path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.audit, err, c.want)
+		}
+	}
+}
