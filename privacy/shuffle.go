@@ -106,7 +106,7 @@ func ShuffleEpsilonLB(sigma float64, batches, steps int, delta float64) (float64
 // HS_ε(A‖B) = Σ_k max(0, A(k) − e^ε B(k)), from the logs of p0, 1 − p0,
 // p1, 1 − p1.
 func binomialPairEpsilon(E int, l0, l0c, l1, l1c, delta float64) float64 {
-	if math.IsNaN(l0+l0c+l1+l1c) {
+	if math.IsNaN(l0 + l0c + l1 + l1c) {
 		return 0
 	}
 	lp0 := make([]float64, E+1)
