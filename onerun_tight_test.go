@@ -72,3 +72,33 @@ audit: {threat_model: malicious_dataset, `+c.audit+`}
 		}
 	}
 }
+
+// Shuffled batches accounted as Poisson sampling (σ = 0.7, q = 0.01,
+// T = 100: PLD ε = 2.37, shuffled ε ≥ 6.64) are a valid violation that
+// says so; the same spec training with Poisson sampling is not.
+func TestShuffleAccountedAsPoisson(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "s.yaml", `name: s
+seed: 5
+vars: {sampling: shuffle}
+model: {arch: ideal}
+dpsgd: {noise_multiplier: 0.7, sampling_rate: 0.01, steps: 100, delta: 1.0e-5, sampling: "=sampling"}
+audit: {threat_model: malicious_dataset, trials: 20000, claim: {sampling: poisson}}
+sweep: {grid: {sampling: [shuffle, poisson]}}
+`)
+	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+	sh, po := summaryRow(t, res.Summary, 0), summaryRow(t, res.Summary, 1)
+	if sh["trained_sampling"] != "shuffle" || sh["shuffle_accounted_as_poisson"] != true || sh["violation"] != true || sh["estimate_valid"] != true {
+		t.Errorf("shuffled: %v %v violation %v valid %v (ε_lb %v, claim %v)", sh["trained_sampling"], sh["shuffle_accounted_as_poisson"], sh["violation"], sh["estimate_valid"], sh["epsilon_lb"], sh["epsilon_accountant"])
+	}
+	if lb := sh["epsilon_shuffle_lb"].(float64); math.Abs(lb-6.639) > 0.01 {
+		t.Errorf("epsilon_shuffle_lb %v, want 6.639 (privacy.ShuffleEpsilonLB)", lb)
+	}
+	if po["trained_sampling"] != "poisson" || po["violation"] != false || po["shuffle_accounted_as_poisson"] != false || !math.IsNaN(po["epsilon_shuffle_lb"].(float64)) {
+		t.Errorf("poisson: %v violation %v (ε_lb %v, claim %v)", po["trained_sampling"], po["violation"], po["epsilon_lb"], po["epsilon_accountant"])
+	}
+	vs, err := Violations(res.Summary)
+	if err != nil || len(vs) != 1 || !vs[0].ShuffleAsPoisson {
+		t.Errorf("violations %+v, %v", vs, err)
+	}
+}

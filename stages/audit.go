@@ -80,6 +80,7 @@ type idealShardParams struct {
 	Sigma       float64 `json:"noise_multiplier"`
 	SigmaD      float64 `json:"distinguisher_noise_multiplier"`
 	RandomWorld bool    `json:"random_worlds"` // one-run audits: each canary in with probability ½
+	Shuffle     bool    `json:"shuffle,omitempty"` // shuffled batches (attack.IdealMechanism.Shuffle)
 	First       int     `json:"first"`
 	Count       int     `json:"count"`
 	Repeat      int     `json:"repeat,omitempty"`
@@ -224,6 +225,11 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		Steps: d.Steps, Clip: d.Clip, Adjacency: string(attack.AddRemove)}
 	if exp.Model.Ideal != nil {
 		trained.Sampling, trained.Clip = "poisson", "hard"
+		if d.Sampling == "shuffle" {
+			// The shuffled game's pair is zero-out (see
+			// attack.IdealMechanism.Shuffle), accounted like add/remove.
+			trained.Sampling = "shuffle"
+		}
 	}
 	claim := claimOf(a, trained)
 	repeats := max(a.Repeats, 1)
@@ -242,7 +248,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	var label string
 	if exp.Model.Ideal != nil {
 		sp := idealShardParams{Seed: exp.Seed, Sampling: d.SamplingRate, Steps: d.Steps, Sigma: d.NoiseMultiplier,
-			SigmaD: claim.NoiseMultiplier, RandomWorld: a.Estimator == "one_run"}
+			SigmaD: claim.NoiseMultiplier, RandomWorld: a.Estimator == "one_run", Shuffle: trained.Sampling == "shuffle"}
 		form := "llr"
 		if exp.Distinguisher != nil && exp.Distinguisher.Watermark != nil {
 			form = exp.Distinguisher.Watermark.Form
@@ -499,7 +505,7 @@ func runIdealShard(ctx context.Context, p idealShardParams, w *pipeline.Work) er
 		worlds = attack.IdealRandom
 	}
 	res, err := attack.SimulateIdeal(attack.IdealRun{
-		Mechanism:          attack.IdealMechanism{SamplingRate: p.Sampling, Steps: p.Steps, NoiseMultiplier: p.Sigma},
+		Mechanism:          attack.IdealMechanism{SamplingRate: p.Sampling, Steps: p.Steps, NoiseMultiplier: p.Sigma, Shuffle: p.Shuffle},
 		DistinguisherSigma: p.SigmaD,
 		Seed:               uint64(p.Seed), Path: []any{"trial", p.Key},
 		First: p.First, Count: p.Count, Worlds: worlds, Workers: 1,
@@ -591,7 +597,7 @@ func readTrials(dirs []string, score string, total int) ([]float64, []bool, erro
 func estimateColumns(estimator string) []string {
 	head := []string{"audit_trials", "audit_score", "threshold_method", "epsilon_lb", "estimate_family", "estimate_valid", "epsilon_lb_confidence",
 		"audit_repeats", "epsilon_lb_median", "epsilon_lb_min", "epsilon_lb_max", "epsilon_lb_repeats"}
-	tail := []string{"epsilon_accountant",
+	tail := []string{"epsilon_accountant", "epsilon_shuffle_lb", "shuffle_accounted_as_poisson",
 		"claim_accountant", "claim_noise_multiplier", "claim_sampling", "claim_sampling_rate", "claim_steps", "claim_clip", "claim_adjacency",
 		"trained_noise_multiplier", "trained_sampling", "trained_sampling_rate", "trained_steps", "trained_clip", "trained_adjacency",
 		"claim_matches_training", "claim_config", "trained_config", "violation_p_value", "violation_uncorrected", "familywise", "canary_residual"}
@@ -745,8 +751,14 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 			Output{x.Name + "_min", pipeline.Float64, lo}, Output{x.Name + "_max", pipeline.Float64, hi})
 	}
 	c, t := p.Claim, p.Trained
+	shuffleLB, err := shuffleEpsilonLB(p.Trained, p.Delta)
+	if err != nil {
+		return nil, err
+	}
 	outs = append(outs,
 		Output{"epsilon_accountant", pipeline.Float64, epsAcc},
+		Output{"epsilon_shuffle_lb", pipeline.Float64, shuffleLB},
+		Output{"shuffle_accounted_as_poisson", pipeline.Bool, p.Trained.Sampling == "shuffle" && p.Claim.Sampling == "poisson"},
 		Output{"claim_accountant", pipeline.String, c.Accountant},
 		Output{"claim_noise_multiplier", pipeline.Float64, c.NoiseMultiplier},
 		Output{"claim_sampling", pipeline.String, c.Sampling},

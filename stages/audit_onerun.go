@@ -6,6 +6,7 @@ import (
 
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/privacy"
 )
 
 // oneRunColumns are the estimator-specific summary columns of a one-run
@@ -148,4 +149,16 @@ func medianOf(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// shuffleEpsilonLB is a lower bound on the true ε at δ of what was trained
+// when it used shuffled batches (privacy.ShuffleEpsilonLB with the
+// others-at-−1 pair, K = round(1/q) batches per epoch); NaN for Poisson
+// sampling or without noise.
+func shuffleEpsilonLB(t mechanismConfig, delta float64) (float64, error) {
+	if t.Sampling != "shuffle" || t.NoiseMultiplier == 0 || !(delta > 0) {
+		return math.NaN(), nil
+	}
+	k := max(1, int(math.Round(1/t.SamplingRate)))
+	return privacy.ShuffleEpsilonLB(t.accountedSigma(), k, t.Steps, delta, privacy.ShuffleOthersMinusOne)
 }
