@@ -79,7 +79,7 @@ type idealShardParams struct {
 	Steps       int     `json:"steps"`
 	Sigma       float64 `json:"noise_multiplier"`
 	SigmaD      float64 `json:"distinguisher_noise_multiplier"`
-	RandomWorld bool    `json:"random_worlds"` // one-run audits: each canary in with probability ½
+	RandomWorld bool    `json:"random_worlds"`     // one-run audits: each canary in with probability ½
 	Shuffle     bool    `json:"shuffle,omitempty"` // shuffled batches (attack.IdealMechanism.Shuffle)
 	First       int     `json:"first"`
 	Count       int     `json:"count"`
