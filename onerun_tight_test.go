@@ -1,6 +1,7 @@
 package dpaudit
 
 import (
+	"context"
 	"math"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,64 @@ sweep: {grid: {sampling: [shuffle, poisson]}}
 	vs, err := Violations(res.Summary)
 	if err != nil || len(vs) != 1 || !vs[0].ShuffleAsPoisson {
 		t.Errorf("violations %+v, %v", vs, err)
+	}
+}
+
+// A one-run audit of a trained model: audit.trials Dirac gradient canaries
+// in ONE DP-SGD run, each included with probability ½. Under-noising
+// (trained σ = 0.3, claimed σ = 2) is flagged by Steinke et al.'s valid
+// bound from that single run; an honest claim is not.
+func TestOneRunTrainedModel(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")}
+	body := func(claim string) string {
+		return `name: t
+seed: 3
+dataset: {source: digits, classes: [0, 1], train_size: 100}
+model: {arch: mlp, hidden: [16]}
+dpsgd: {noise_multiplier: 0.3, sampling_rate: 0.1, steps: 30, delta: 1.0e-5, learning_rate: 0.1}
+audit: {threat_model: gradient, estimator: one_run, trials: 400` + claim + `}
+`
+	}
+	_, res := runSpec(t, writeSpec(t, dir, "t.yaml", body(", claim: {noise_multiplier: 2}")), o)
+	r := summaryRow(t, res.Summary, 0)
+	if r["violation"] != true || r["estimate_family"] != audit.FamilyOneRun || r["audit_trials"] != int64(400) || r["one_run_guesses"] != int64(40) {
+		t.Errorf("under-noised: violation %v family %v trials %v guesses %v (ε_lb %v, claim %v)", r["violation"], r["estimate_family"], r["audit_trials"], r["one_run_guesses"], r["epsilon_lb"], r["epsilon_accountant"])
+	}
+	if !(r["one_run_fdp_epsilon_lb"].(float64) >= r["epsilon_lb"].(float64)) {
+		t.Errorf("f-DP %v below Steinke %v", r["one_run_fdp_epsilon_lb"], r["epsilon_lb"])
+	}
+	_, res = runSpec(t, writeSpec(t, dir, "h.yaml", body("")), o)
+	if h := summaryRow(t, res.Summary, 0); h["violation"] != false || !(h["epsilon_lb"].(float64) < h["epsilon_accountant"].(float64)) {
+		t.Errorf("honest: violation %v, ε_lb %v, claim %v", h["violation"], h["epsilon_lb"], h["epsilon_accountant"])
+	}
+}
+
+// Bad one-run setups of trained models are positioned spec errors, or
+// (more canaries than parameters) a run error naming both counts.
+func TestOneRunTrainedBadInput(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")}
+	head := `name: b
+seed: 3
+dataset: {source: digits, classes: [0, 1], train_size: 100}
+model: {arch: mlp, hidden: [16]}
+dpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 5, delta: 1.0e-5}
+`
+	for _, c := range []struct{ rest, want string }{
+		{"audit: {threat_model: api_access, estimator: one_run, trials: 100}\n", "audit.threat_model: the one-run audit of a trained model"},
+		{"crafter: {kind: gradient_canary}\naudit: {threat_model: gradient, estimator: one_run, trials: 100}\n", "b.yaml:6:10: crafter: the one-run audit of a trained model inserts its own"},
+	} {
+		_, err := Load(writeSpec(t, dir, "b.yaml", head+c.rest), o)
+		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+	p, err := Load(writeSpec(t, dir, "b.yaml", head+"audit: {threat_model: gradient, estimator: one_run, trials: 5000}\n"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Execute(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "5000 gradient canaries need as many parameters, the model has") {
+		t.Errorf("run error %v", err)
 	}
 }

@@ -86,8 +86,23 @@ func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 		}
 		return
 	}
-	if exp.Model.Ideal == nil && a.Estimator == "one_run" {
-		e.add(pos("audit.estimator"), "audit.estimator", "the one-run audit is implemented for the ideal mechanism only (model: {arch: ideal}); training with many canaries in one run is not implemented yet")
+	if a.Estimator == "one_run" {
+		// One training run with Dirac gradient canaries, scored from the
+		// privatised updates: white-box gradient access, and no crafter or
+		// distinguisher of the classic game.
+		if a.ThreatModel != "" && a.ThreatModel != "gradient" {
+			e.add(pos("audit.threat_model"), "audit.threat_model", "the one-run audit of a trained model inserts gradient canaries and reads every privatised update: it needs threat_model gradient, got %s", a.ThreatModel)
+		}
+		if exp.Crafter != nil {
+			e.add(pos("crafter"), "crafter", "the one-run audit of a trained model inserts its own Dirac gradient canaries (audit.trials of them): remove the crafter block")
+		}
+		if exp.Distinguisher != nil {
+			e.add(pos("distinguisher"), "distinguisher", "the one-run audit of a trained model scores each canary by its log-likelihood ratio: remove the distinguisher block")
+		}
+		if exp.Dataset == nil {
+			e.add(pos("audit"), "audit", "an audit of a trained model needs a dataset block")
+		}
+		return
 	}
 	for _, need := range []struct {
 		ok   bool

@@ -275,6 +275,13 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 				}))
 			}
 		}
+	} else if a.Estimator == "one_run" {
+		base, keys, nodes, err := oneRunTrainedStages(name, pt, env, claim.NoiseMultiplier, repeats, g)
+		if err != nil {
+			return pointStage{}, nil, err
+		}
+		ep.Key, ep.Score, ep.RepeatKeys, shards = base, "llr", keys, nodes
+		label = fmt.Sprintf("one run %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
 	} else {
 		dist, err := distinguisherFor(exp.Distinguisher)
 		if err != nil {
