@@ -319,10 +319,14 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	if repeats == 1 {
 		ep.RepeatKeys = nil // the key of an audit without repeats
 	}
+	method := a.Threshold
+	if a.Estimator == "one_run" {
+		method = "one_run"
+	}
 	est := &pipeline.Node{
 		Kind: "estimate", Version: estimateVersion, Params: ep, Inputs: shards,
 		SameCodeInputs: true, // never one estimate over shards of two builds
-		Label:          fmt.Sprintf("%s (%d trials, %s%s)", label, a.Trials, a.Threshold, repeatLabel(repeats-1, repeats)),
+		Label:          fmt.Sprintf("%s (%d trials, %s%s)", label, a.Trials, method, repeatLabel(repeats-1, repeats)),
 		Slot:           fmt.Sprintf("%s/estimate/%d", name, pt.Index),
 		Run: func(ctx context.Context, w *pipeline.Work) error {
 			outs, err := runEstimate(ep, w.Inputs)
