@@ -287,6 +287,11 @@ type Violation struct {
 	// correction over the run's points.
 	Claim, Trained, Familywise string
 	PValue                     float64
+	// ShuffleAsPoisson: training used shuffled batches and the claim
+	// Poisson sampling; ShuffleLB is then a lower bound on the true ε of
+	// the shuffled training (epsilon_shuffle_lb).
+	ShuffleAsPoisson bool
+	ShuffleLB        float64
 }
 
 // Violations reads the summary of a finished run.
@@ -319,6 +324,9 @@ func Violations(summary string) ([]Violation, error) {
 		vi.PValue = math.NaN()
 		if c := t.Col("violation_p_value"); c != nil && c.Values[i] != nil {
 			vi.PValue = c.Float(i)
+		}
+		if c := t.Col("shuffle_accounted_as_poisson"); c != nil && c.Values[i] == true {
+			vi.ShuffleAsPoisson, vi.ShuffleLB = true, t.Col("epsilon_shuffle_lb").Float(i)
 		}
 		out = append(out, vi)
 	}

@@ -34,7 +34,23 @@ type IdealMechanism struct {
 	SamplingRate    float64 // q ∈ (0, 1]
 	Steps           int     // T ≥ 1
 	NoiseMultiplier float64 // σ_actual > 0, in units of the clipping norm C
+	// Shuffle simulates shuffled batches of fixed size instead of Poisson
+	// sampling: K = round(1/q) batches per epoch, a fresh permutation per
+	// epoch, so the canary is in exactly one uniformly random step of
+	// each epoch (of a final partial epoch of R < K steps, w.p. R/K). The
+	// other records contribute −1 each and the canary +1 (world 1) or
+	// nothing (world 0, zero-out adjacency); with fixed batch sizes their
+	// sum is known, so the canary's step shows y = 2 (world 1) or 1
+	// (world 0) on top of the noise, every other step 0. This is the pair
+	// under which shuffling is far less private than Poisson accounting
+	// says (privacy.ShuffleOthersMinusOne; Chua et al. 2024). Zero-out
+	// adjacency is accounted like add/remove under Poisson sampling, so a
+	// Poisson claim can be audited with it.
+	Shuffle bool
 }
+
+// Batches is K, the batches per epoch of shuffled sampling.
+func (m IdealMechanism) Batches() int { return max(1, int(math.Round(1/m.SamplingRate))) }
 
 // Validate reports bad parameters as errors wrapping ErrInvalid
 // (privacy.ErrInvalid).
@@ -87,6 +103,9 @@ func (m IdealMechanism) Trial(r *rand.Rand, world bool, sigmaD float64) IdealSco
 // trial is Trial with the LLR optional: its exponential is two thirds of
 // a step's cost.
 func (m IdealMechanism) trial(r *rand.Rand, world bool, sigmaD float64, withLLR bool) IdealScores {
+	if m.Shuffle {
+		return m.shuffleTrial(r, world, sigmaD)
+	}
 	q, sigma := m.SamplingRate, m.NoiseMultiplier
 	inv2s2 := 1 / (2 * sigmaD * sigmaD)
 	logQ, log1mQ := math.Log(q), math.Log1p(-q)
@@ -133,6 +152,43 @@ func (m IdealMechanism) trial(r *rand.Rand, world bool, sigmaD float64, withLLR 
 		}
 	}
 	s.LLR = logLR + math.Log(prod)
+	return s
+}
+
+// shuffleTrial is a trial of the shuffled game (see Shuffle). LLR is the
+// Neyman–Pearson log-likelihood ratio of that game under σ_d, epoch by
+// epoch: log Σ_t e^{(4y_t−4)/(2σ_d²)} − log Σ_t e^{(2y_t−1)/(2σ_d²)}, each
+// sum with K − R terms e^0 for the unobserved steps of a partial epoch.
+// Projection and Watermark are as for Poisson sampling.
+func (m IdealMechanism) shuffleTrial(r *rand.Rand, world bool, sigmaD float64) IdealScores {
+	K, sigma := m.Batches(), m.NoiseMultiplier
+	inv2s2 := 1 / (2 * sigmaD * sigmaD)
+	shift := 1.0
+	if world {
+		shift = 2
+	}
+	var s IdealScores
+	for start := 0; start < m.Steps; start += K {
+		R := min(K, m.Steps-start)
+		slot := r.IntN(K) // the canary's step in this epoch (≥ R: not observed)
+		la, lb := math.Inf(-1), math.Inf(-1)
+		if R < K {
+			la = math.Log(float64(K - R))
+			lb = la
+		}
+		for t := 0; t < R; t++ {
+			y := sigma * r.NormFloat64()
+			if t == slot {
+				y += shift
+			}
+			s.Projection += y
+			d := y - 1
+			s.Watermark -= d * d * inv2s2
+			la = logAddExp(la, (4*y-4)*inv2s2)
+			lb = logAddExp(lb, (2*y-1)*inv2s2)
+		}
+		s.LLR += la - lb
+	}
 	return s
 }
 

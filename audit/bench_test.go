@@ -43,3 +43,32 @@ func BenchmarkOneRunEpsilon(b *testing.B) {
 		}
 	}
 }
+
+// The order-statistics bound (Xiang et al.) at the note's settings: 40
+// bisection steps, each a 10⁵-point channel grid (sorted) and, for r < n,
+// a 20001-node integral of binomial CDFs.
+//
+//	go test -run '^$' -bench 'OrderStats|OneRunFDP' -count 3 ./audit/
+func BenchmarkOrderStatsEpsilon(b *testing.B) {
+	for _, c := range []struct {
+		name    string
+		q       float64
+		n, r, u int
+	}{{"gauss_n1e3_all", 1, 1000, 1000, 159}, {"sgm_n1e5_r1e4", 0.2, 100000, 10000, 2156}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := OrderStatsEpsilon(OSFamily{SamplingRate: c.q}, c.n, c.r, c.u, 1e-5, 0.95); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkOneRunFDPEpsilon(b *testing.B) {
+	for b.Loop() {
+		if _, _, err := OneRunFDPEpsilon(100000, 9939, 10000, 1e-5, 0.95); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -161,19 +161,36 @@ type OneRunResult struct {
 // were chosen without looking at these results; scanning them and keeping
 // the best is optimistic, like a post-hoc threshold.
 func OneRun(scores []float64, included []bool, kPlus, kMinus int, delta, confidence float64) (OneRunResult, error) {
+	v, err := twoSidedCorrect(scores, included, kPlus, kMinus)
+	if err != nil {
+		return OneRunResult{}, err
+	}
+	m := len(scores)
+	eps, err := OneRunEpsilon(m, kPlus+kMinus, v, delta, confidence)
+	if err != nil {
+		return OneRunResult{}, err
+	}
+	return OneRunResult{Canaries: m, Guesses: kPlus + kMinus, Correct: v, KPlus: kPlus, KMinus: kMinus,
+		EpsilonLB: eps, Confidence: confidence, Delta: delta}, nil
+}
+
+// twoSidedCorrect counts the correct guesses of "included" for the kPlus
+// highest scores and "excluded" for the kMinus lowest (ties by canary
+// order).
+func twoSidedCorrect(scores []float64, included []bool, kPlus, kMinus int) (int, error) {
 	m := len(scores)
 	if m == 0 {
-		return OneRunResult{}, invalidf("no canaries")
+		return 0, invalidf("no canaries")
 	}
 	if len(included) != m {
-		return OneRunResult{}, invalidf("%d scores but %d inclusion bits", m, len(included))
+		return 0, invalidf("%d scores but %d inclusion bits", m, len(included))
 	}
 	if kPlus < 0 || kMinus < 0 || kPlus+kMinus > m {
-		return OneRunResult{}, invalidf("guess counts must be ≥ 0 with k+ + k− ≤ m = %d, got k+ = %d, k− = %d", m, kPlus, kMinus)
+		return 0, invalidf("guess counts must be ≥ 0 with k+ + k− ≤ m = %d, got k+ = %d, k− = %d", m, kPlus, kMinus)
 	}
 	for i, s := range scores {
 		if math.IsNaN(s) {
-			return OneRunResult{}, invalidf("score of canary %d is NaN", i)
+			return 0, invalidf("score of canary %d is NaN", i)
 		}
 	}
 	order := make([]int, m) // canaries by descending score, ties by index
@@ -192,10 +209,5 @@ func OneRun(scores []float64, included []bool, kPlus, kMinus int, delta, confide
 			v++
 		}
 	}
-	eps, err := OneRunEpsilon(m, kPlus+kMinus, v, delta, confidence)
-	if err != nil {
-		return OneRunResult{}, err
-	}
-	return OneRunResult{Canaries: m, Guesses: kPlus + kMinus, Correct: v, KPlus: kPlus, KMinus: kMinus,
-		EpsilonLB: eps, Confidence: confidence, Delta: delta}, nil
+	return v, nil
 }

@@ -44,6 +44,14 @@ const (
 	FamilyGDPFit = "gdp_fit"
 	// FamilyOneRun: Steinke, Nasr & Jagielski (2023), one training run.
 	FamilyOneRun = "one_run"
+	// FamilyOneRunFDP: the one-run f-DP audit of Mahloujifar, Melis &
+	// Chaudhuri (2024). It rejects a μ-GDP claim; its ε is a lower bound on
+	// the true ε only if the trade-off curve is Gaussian.
+	FamilyOneRunFDP = "one_run_fdp"
+	// FamilyOneRunOrderStats: the order-statistics one-run audit of Xiang
+	// et al. (2025). It rejects a parametric claim (μ-GDP, or the one-step
+	// subsampled Gaussian with the claimed q), not (ε, δ)-DP in general.
+	FamilyOneRunOrderStats = "one_run_order_stats"
 )
 
 // Label is the method name a result row carries: "split",

@@ -28,6 +28,15 @@ type Hooks struct {
 	// gradient of one more Poisson-sampled example — Nasr et al.'s gradient
 	// canary. Step.CanaryIncluded reports the draw.
 	Canary []float32
+	// Dirac, if non-empty, are more gradient canaries for one-run audits:
+	// canary j is DiracValue on parameter Dirac[j] and 0 elsewhere (norm
+	// |DiracValue| ≤ the clip norm), added to the clipped sum at each
+	// step with probability SamplingRate, independently of each other and
+	// of the batch, like one more Poisson-sampled record each. The
+	// indices must be distinct. Their draws come from their own stream,
+	// so batch sampling is the same with or without them.
+	Dirac      []int
+	DiracValue float32
 	// Target, if non-nil, is one more training record with index N = len(Y),
 	// sampled like every other record (the "differing record" of an audit).
 	// It does not change the normaliser (see DPSGD.ExpectedBatchSize), so

@@ -39,6 +39,11 @@ func (t *trainer) step(s int) error {
 		addInto(t.sum, t.h.Canary)
 		t.res.CanarySteps++
 	}
+	for _, i := range t.h.Dirac {
+		if t.dirac.Float64() < t.cfg.SamplingRate {
+			t.sum[i] += t.h.DiracValue
+		}
+	}
 	finite := true
 	if t.noise != nil {
 		finite = t.addNoise() // checks finiteness on the fly

@@ -73,6 +73,7 @@ type trainer struct {
 	clipOn  bool
 	sampler batchSampler
 	draws   *rand.Rand // sampling stream (batches, canary)
+	dirac   *rand.Rand // Hooks.Dirac inclusion draws
 	noise   *noiseGen
 	ws      []*workspace
 	pool    *pool
@@ -125,6 +126,9 @@ func newTrainer(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Ho
 
 	master := r.Uint64()
 	t.draws = rand.New(rand.NewChaCha8(rng.Key(master, "learn/sampling")))
+	if len(h.Dirac) > 0 {
+		t.dirac = rand.New(rand.NewChaCha8(rng.Key(master, "learn/dirac")))
+	}
 	switch cfg.sampling() {
 	case SamplePoisson:
 		t.sampler = newPoissonSampler(t.draws, t.nRec, q)
@@ -201,6 +205,22 @@ func (t *trainer) checkHooks() error {
 		}
 		if norm := math.Sqrt(sumSq(h.Canary)); norm > limit*(1+1e-6) {
 			return fmt.Errorf("train: canary norm %g exceeds the clip norm %g: it would not be a valid clipped gradient", norm, limit)
+		}
+	}
+	if len(h.Dirac) > 0 {
+		limit := t.cfg.ClipNorm
+		if t.cfg.clip() == ClipSoft {
+			limit *= 1.11524
+		}
+		if v := math.Abs(float64(h.DiracValue)); !(v <= limit*(1+1e-6)) {
+			return fmt.Errorf("train: Dirac canary value %v exceeds the clip norm %g: it would not be a valid clipped gradient", h.DiracValue, limit)
+		}
+		seen := make(map[int]bool, len(h.Dirac))
+		for _, i := range h.Dirac {
+			if i < 0 || i >= len(m.params) || seen[i] {
+				return fmt.Errorf("train: Dirac canary index %d out of range [0, %d) or repeated", i, len(m.params))
+			}
+			seen[i] = true
 		}
 	}
 	if h.Target != nil {

@@ -263,7 +263,8 @@ type Audit struct {
 	ThreatModel            string    `yaml:"threat_model" required:"true" enum:"api_access|static_poison|intermediate_poison|adaptive_poison|gradient|malicious_dataset" doc:"What the adversary may do and see (Nasr et al. 2021, Table I); the crafter and distinguisher must fit in it."`
 	Trials                 int       `yaml:"trials" required:"true" check:">=4" doc:"Number of trials, alternating between the two worlds (trial i is in world i mod 2)."`
 	ShardSize              int       `yaml:"shard_size" default:"0" check:">=0" doc:"Trials per pipeline node; 0 = 64 for trained models, 65536 for the ideal mechanism. Results do not depend on it."`
-	Estimator              string    `yaml:"estimator" default:"clopper_pearson" enum:"clopper_pearson|one_run" doc:"clopper_pearson: the ε lower bound of Nasr et al. Eq. 5 (estimate_family eps_delta_cp; a GDP estimate is reported beside it); one_run: Steinke, Nasr & Jagielski (2023) on the trials as canaries (ideal mechanism only)."`
+	Estimator              string    `yaml:"estimator" default:"clopper_pearson" enum:"clopper_pearson|one_run" doc:"clopper_pearson: the ε lower bound of Nasr et al. Eq. 5 (estimate_family eps_delta_cp; a GDP estimate is reported beside it); one_run: the trials are canaries, each in with probability ½, audited by Steinke, Nasr & Jagielski (2023) (epsilon_lb, family one_run), and beside it the f-DP bound of Mahloujifar et al. (2024) and the order-statistics bound of Xiang et al. (2025) (columns one_run_fdp_*, one_run_os_*; they test a Gaussian-family claim). On a trained model (threat_model gradient, no crafter or distinguisher): audit.trials Dirac gradient canaries, each in with probability ½, in ONE training run, scored by their LLR from the privatised updates."`
+	OneRun                 *OneRun   `yaml:"one_run" doc:"Guesses of the three one-run estimators (estimator: one_run), fixed before the canaries are scored; 0 = the default."`
 	Confidence             float64   `yaml:"confidence" default:"0.95" check:">0,<1" doc:"Confidence level of the lower bound (two-sided Clopper–Pearson, α/2 per error rate)."`
 	Threshold              string    `yaml:"threshold" default:"split" enum:"split|posthoc|bonferroni" doc:"split: choose the threshold on a seeded share of the trials, evaluate on the rest (valid); posthoc: maximise over thresholds on all trials (optimistic, labelled invalid, never a violation); bonferroni: a corrected scan over bonferroni_grid, or over a grid built from a seeded held-out share and evaluated on the rest (valid)."`
 	SplitFraction          float64   `yaml:"split_fraction" default:"0.2" check:">0,<1" doc:"Share of each world's trials used to choose the split threshold (or to build the default Bonferroni grid). The default 0.2 leaves more trials to the bound than a half and gave more power in dpaudit selftest (issue 12)."`
@@ -275,6 +276,17 @@ type Audit struct {
 	Familywise             string    `yaml:"familywise" default:"holm" enum:"holm|none" doc:"Correction of the violation flag over the points of the run: holm (Holm's step-down at 1 − confidence family-wise, on the points' p-values) or none (each point at its own confidence)."`
 	Repeats                int       `yaml:"repeats" default:"1" check:">=1" doc:"R: run the whole audit R times with derived seeds (repeat 0 is the audit of repeats: 1) and report the median, min and max of epsilon_lb over repeats, so seed noise is visible."`
 	RandomInit             bool      `yaml:"random_init" default:"false" doc:"Draw a fresh initial model per trial instead of one fixed θ_0 (the fixed start is the stronger audit)."`
+}
+
+// OneRun fixes how many guesses each one-run estimator makes. The number
+// must be chosen before the scores are seen (choosing it after is a
+// post-hoc scan); each estimator has its own because they are tight at
+// different numbers (Steinke et al. at few confident guesses, the
+// order-statistics bound of a Gaussian at all of them).
+type OneRun struct {
+	SteinkeGuesses    int `yaml:"steinke_guesses" default:"0" check:">=0" doc:"Guesses of the Steinke et al. audit: half 'included' for the highest scores, half 'excluded' for the lowest; 0 = 10% of the canaries."`
+	FDPGuesses        int `yaml:"fdp_guesses" default:"0" check:">=0" doc:"Guesses of the f-DP audit (Mahloujifar et al.), two-sided as steinke_guesses; 0 = 10% of the canaries."`
+	OrderStatsGuesses int `yaml:"order_stats_guesses" default:"0" check:">=0" doc:"Released guesses r of the order-statistics audit (Xiang et al.): the r canaries with the largest |log-likelihood ratio|, guessed by its sign; 0 = all canaries (tightest for the Gaussian; about 10% is tighter for the subsampled Gaussian)."`
 }
 
 // Claim is what a DP-SGD implementation asserts: the configuration its

@@ -73,6 +73,7 @@ func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 		e.add(pos("audit.bonferroni_grid"), "audit.bonferroni_grid", "needs at least 2 thresholds, got %d (one threshold fixed in advance is threshold: split's job; a scan needs a grid)", len(a.BonferroniGrid))
 	}
 	validateClaim(exp, a, pos, e)
+	validateOneRun(a, pos, e)
 	if exp.Model == nil {
 		e.add(pos("audit"), "audit", "an audit needs a model block ({arch: ideal} simulates the ideal mechanism)")
 		return
@@ -89,8 +90,23 @@ func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 		}
 		return
 	}
-	if exp.Model.Ideal == nil && a.Estimator == "one_run" {
-		e.add(pos("audit.estimator"), "audit.estimator", "the one-run audit is implemented for the ideal mechanism only (model: {arch: ideal}); training with many canaries in one run is not implemented yet")
+	if a.Estimator == "one_run" {
+		// One training run with Dirac gradient canaries, scored from the
+		// privatised updates: white-box gradient access, and no crafter or
+		// distinguisher of the classic game.
+		if a.ThreatModel != "" && a.ThreatModel != "gradient" {
+			e.add(pos("audit.threat_model"), "audit.threat_model", "the one-run audit of a trained model inserts gradient canaries and reads every privatised update: it needs threat_model gradient, got %s", a.ThreatModel)
+		}
+		if exp.Crafter != nil {
+			e.add(pos("crafter"), "crafter", "the one-run audit of a trained model inserts its own Dirac gradient canaries (audit.trials of them): remove the crafter block")
+		}
+		if exp.Distinguisher != nil {
+			e.add(pos("distinguisher"), "distinguisher", "the one-run audit of a trained model scores each canary by its log-likelihood ratio: remove the distinguisher block")
+		}
+		if exp.Dataset == nil {
+			e.add(pos("audit"), "audit", "an audit of a trained model needs a dataset block")
+		}
+		return
 	}
 	for _, need := range []struct {
 		ok   bool
@@ -210,6 +226,26 @@ func validateBound(exp *Experiment, b Bound, path string, root *Node, pos func(s
 		}
 		if noDPSGD && !has("delta") {
 			report("delta", "missing: the belief bound needs delta (for ρ_α) when there is no dpsgd block")
+		}
+	}
+}
+
+// validateOneRun checks that no one-run estimator guesses more canaries
+// than there are (the canaries are the trials).
+func validateOneRun(a *Audit, pos func(string) Pos, e *errs) {
+	if a.OneRun == nil {
+		return
+	}
+	if a.Estimator != "one_run" {
+		e.add(pos("audit.one_run"), "audit.one_run", "one_run guesses need estimator: one_run")
+		return
+	}
+	for _, g := range []struct {
+		n    int
+		name string
+	}{{a.OneRun.SteinkeGuesses, "steinke_guesses"}, {a.OneRun.FDPGuesses, "fdp_guesses"}, {a.OneRun.OrderStatsGuesses, "order_stats_guesses"}} {
+		if a.Trials > 0 && g.n > a.Trials {
+			e.add(pos("audit.one_run."+g.name), "audit.one_run."+g.name, "%d guesses but only %d canaries (audit.trials)", g.n, a.Trials)
 		}
 	}
 }

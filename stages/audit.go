@@ -30,7 +30,7 @@ import (
 const (
 	craftVersion    = 1
 	trialsVersion   = 2 // 2: the repeat column
-	estimateVersion = 3 // 2: claim vs trained, estimate families, p-values, repeats; 3: best accountant, PLD rounding bounds
+	estimateVersion = 4 // 2: claim vs trained, estimate families, p-values, repeats; 3: best accountant, PLD rounding bounds; 4: one-run f-DP and order statistics
 
 	// TrialsFile is a trial shard's output table.
 	TrialsFile = "trials.parquet"
@@ -79,7 +79,8 @@ type idealShardParams struct {
 	Steps       int     `json:"steps"`
 	Sigma       float64 `json:"noise_multiplier"`
 	SigmaD      float64 `json:"distinguisher_noise_multiplier"`
-	RandomWorld bool    `json:"random_worlds"` // one-run audits: each canary in with probability ½
+	RandomWorld bool    `json:"random_worlds"`     // one-run audits: each canary in with probability ½
+	Shuffle     bool    `json:"shuffle,omitempty"` // shuffled batches (attack.IdealMechanism.Shuffle)
 	First       int     `json:"first"`
 	Count       int     `json:"count"`
 	Repeat      int     `json:"repeat,omitempty"`
@@ -109,6 +110,8 @@ type estimateParams struct {
 	// the inputs are the repeats' shards, repeat by repeat, Shards each.
 	RepeatKeys []string `json:"repeat_keys,omitempty"`
 	Shards     int      `json:"shards"`
+	// OneRun: the guesses of the one-run estimators (estimator one_run).
+	OneRun *spec.OneRun `json:"one_run,omitempty"`
 }
 
 // mechanismConfig is a DP-SGD configuration as an accountant sees it: the
@@ -223,6 +226,11 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		Steps: d.Steps, Clip: d.Clip, Adjacency: string(attack.AddRemove)}
 	if exp.Model.Ideal != nil {
 		trained.Sampling, trained.Clip = "poisson", "hard"
+		if d.Sampling == "shuffle" {
+			// The shuffled game's pair is zero-out (see
+			// attack.IdealMechanism.Shuffle), accounted like add/remove.
+			trained.Sampling = "shuffle"
+		}
 	}
 	claim := claimOf(a, trained)
 	repeats := max(a.Repeats, 1)
@@ -230,11 +238,18 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		Estimator: a.Estimator, Method: a.Threshold, SplitFraction: a.SplitFraction, Splits: a.Splits, Grid: a.BonferroniGrid, Confidence: a.Confidence,
 		Delta: d.Delta, Seed: exp.Seed, Trials: a.Trials, Claim: claim, Trained: trained, Familywise: a.Familywise,
 	}
+	if a.Estimator == "one_run" {
+		o := spec.OneRun{}
+		if a.OneRun != nil {
+			o = *a.OneRun
+		}
+		ep.OneRun = &o
+	}
 	var shards []*pipeline.Node
 	var label string
 	if exp.Model.Ideal != nil {
 		sp := idealShardParams{Seed: exp.Seed, Sampling: d.SamplingRate, Steps: d.Steps, Sigma: d.NoiseMultiplier,
-			SigmaD: claim.NoiseMultiplier, RandomWorld: a.Estimator == "one_run"}
+			SigmaD: claim.NoiseMultiplier, RandomWorld: a.Estimator == "one_run", Shuffle: trained.Sampling == "shuffle"}
 		form := "llr"
 		if exp.Distinguisher != nil && exp.Distinguisher.Watermark != nil {
 			form = exp.Distinguisher.Watermark.Form
@@ -261,6 +276,13 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 				}))
 			}
 		}
+	} else if a.Estimator == "one_run" {
+		base, keys, nodes, err := oneRunTrainedStages(name, pt, env, claim.NoiseMultiplier, repeats, g)
+		if err != nil {
+			return pointStage{}, nil, err
+		}
+		ep.Key, ep.Score, ep.RepeatKeys, shards = base, "llr", keys, nodes
+		label = fmt.Sprintf("one run %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
 	} else {
 		dist, err := distinguisherFor(exp.Distinguisher)
 		if err != nil {
@@ -298,10 +320,14 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	if repeats == 1 {
 		ep.RepeatKeys = nil // the key of an audit without repeats
 	}
+	method := a.Threshold
+	if a.Estimator == "one_run" {
+		method = "one_run"
+	}
 	est := &pipeline.Node{
 		Kind: "estimate", Version: estimateVersion, Params: ep, Inputs: shards,
 		SameCodeInputs: true, // never one estimate over shards of two builds
-		Label:          fmt.Sprintf("%s (%d trials, %s%s)", label, a.Trials, a.Threshold, repeatLabel(repeats-1, repeats)),
+		Label:          fmt.Sprintf("%s (%d trials, %s%s)", label, a.Trials, method, repeatLabel(repeats-1, repeats)),
 		Slot:           fmt.Sprintf("%s/estimate/%d", name, pt.Index),
 		Run: func(ctx context.Context, w *pipeline.Work) error {
 			outs, err := runEstimate(ep, w.Inputs)
@@ -491,7 +517,7 @@ func runIdealShard(ctx context.Context, p idealShardParams, w *pipeline.Work) er
 		worlds = attack.IdealRandom
 	}
 	res, err := attack.SimulateIdeal(attack.IdealRun{
-		Mechanism:          attack.IdealMechanism{SamplingRate: p.Sampling, Steps: p.Steps, NoiseMultiplier: p.Sigma},
+		Mechanism:          attack.IdealMechanism{SamplingRate: p.Sampling, Steps: p.Steps, NoiseMultiplier: p.Sigma, Shuffle: p.Shuffle},
 		DistinguisherSigma: p.SigmaD,
 		Seed:               uint64(p.Seed), Path: []any{"trial", p.Key},
 		First: p.First, Count: p.Count, Worlds: worlds, Workers: 1,
@@ -583,12 +609,12 @@ func readTrials(dirs []string, score string, total int) ([]float64, []bool, erro
 func estimateColumns(estimator string) []string {
 	head := []string{"audit_trials", "audit_score", "threshold_method", "epsilon_lb", "estimate_family", "estimate_valid", "epsilon_lb_confidence",
 		"audit_repeats", "epsilon_lb_median", "epsilon_lb_min", "epsilon_lb_max", "epsilon_lb_repeats"}
-	tail := []string{"epsilon_accountant",
+	tail := []string{"epsilon_accountant", "epsilon_shuffle_lb", "shuffle_accounted_as_poisson",
 		"claim_accountant", "claim_noise_multiplier", "claim_sampling", "claim_sampling_rate", "claim_steps", "claim_clip", "claim_adjacency",
 		"trained_noise_multiplier", "trained_sampling", "trained_sampling_rate", "trained_steps", "trained_clip", "trained_adjacency",
 		"claim_matches_training", "claim_config", "trained_config", "violation_p_value", "violation_uncorrected", "familywise", "canary_residual"}
 	if estimator == "one_run" {
-		return slices.Concat(head, []string{"one_run_guesses", "one_run_correct"}, tail)
+		return slices.Concat(head, oneRunColumns, tail)
 	}
 	return slices.Concat(head, []string{"epsilon_point", "threshold", "fpr", "fnr", "fpr_upper", "fnr_upper", "attack_accuracy", "max_accuracy", "auc",
 		"tpr_at_fpr_0_1pct", "tpr_at_fpr_1pct", "gdp_mu", "gdp_mu_lo", "gdp_mu_hi",
@@ -621,31 +647,14 @@ type repeatEstimate struct {
 	method    string
 	pValue    float64
 	violation bool
+	// extra: further bounds whose median over repeats is reported
+	// (column name → value), in column order.
+	extra []Output
 }
 
 func estimateRepeat(p estimateParams, key string, scores []float64, worlds []bool, epsAcc float64) (repeatEstimate, error) {
 	if p.Estimator == "one_run" {
-		// Guesses fixed before looking at the scores: the top and bottom
-		// 5% of the canaries (10% guessed in all).
-		k := max(1, len(scores)/20)
-		r, err := audit.OneRun(scores, worlds, k, k, p.Delta, p.Confidence)
-		if err != nil {
-			return repeatEstimate{}, err
-		}
-		pv := 1.0
-		if !math.IsInf(epsAcc, 1) {
-			if pv, err = audit.OneRunPValue(r.Canaries, r.Guesses, r.Correct, epsAcc, p.Delta); err != nil {
-				return repeatEstimate{}, err
-			}
-		}
-		return repeatEstimate{
-			outs: []Output{
-				{"one_run_guesses", pipeline.Int64, int64(r.Guesses)},
-				{"one_run_correct", pipeline.Int64, int64(r.Correct)},
-			},
-			family: audit.FamilyOneRun, valid: true, epsLB: r.EpsilonLB, conf: r.Confidence, method: "one_run",
-			pValue: pv, violation: r.EpsilonLB > epsAcc,
-		}, nil
+		return oneRunEstimate(p, scores, worlds, epsAcc)
 	}
 	o := audit.DefaultOptions()
 	o.Delta, o.Confidence, o.SplitFraction, o.Grid = p.Delta, p.Confidence, p.SplitFraction, p.Grid
@@ -746,9 +755,27 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 		{"epsilon_lb_repeats", pipeline.String, string(list)},
 	}
 	outs = append(outs, first.outs...)
+	for i, x := range first.extra {
+		vals := make([]float64, len(reps))
+		for r, re := range reps {
+			vals[r] = re.extra[i].Value.(float64)
+		}
+		lo, hi := math.NaN(), math.NaN()
+		if !slices.ContainsFunc(vals, math.IsNaN) {
+			lo, hi = slices.Min(vals), slices.Max(vals)
+		}
+		outs = append(outs, Output{x.Name + "_median", pipeline.Float64, medianOf(vals)},
+			Output{x.Name + "_min", pipeline.Float64, lo}, Output{x.Name + "_max", pipeline.Float64, hi})
+	}
 	c, t := p.Claim, p.Trained
+	shuffleLB, err := shuffleEpsilonLB(p.Trained, p.Delta)
+	if err != nil {
+		return nil, err
+	}
 	outs = append(outs,
 		Output{"epsilon_accountant", pipeline.Float64, epsAcc},
+		Output{"epsilon_shuffle_lb", pipeline.Float64, shuffleLB},
+		Output{"shuffle_accounted_as_poisson", pipeline.Bool, p.Trained.Sampling == "shuffle" && p.Claim.Sampling == "poisson"},
 		Output{"claim_accountant", pipeline.String, c.Accountant},
 		Output{"claim_noise_multiplier", pipeline.Float64, c.NoiseMultiplier},
 		Output{"claim_sampling", pipeline.String, c.Sampling},

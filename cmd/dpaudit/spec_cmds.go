@@ -154,6 +154,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			if v.Claim != "" {
 				fmt.Fprintf(stderr, "    claimed: %s\n    trained: %s\n", v.Claim, v.Trained)
 			}
+			if v.ShuffleAsPoisson {
+				fmt.Fprintf(stderr, "    shuffled batches were accounted as Poisson sampling; the shuffled training's true ε is at least %.4g (epsilon_shuffle_lb)\n", v.ShuffleLB)
+			}
 			if v.Familywise != "" {
 				fmt.Fprintf(stderr, "    family-wise correction: %s\n", v.Familywise)
 			}

@@ -1,0 +1,164 @@
+package stages
+
+import (
+	"math"
+	"slices"
+
+	"github.com/dpaudit/dpaudit/audit"
+	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/privacy"
+)
+
+// oneRunColumns are the estimator-specific summary columns of a one-run
+// audit: Steinke et al.'s counts (its bound is epsilon_lb), then the f-DP
+// bound of Mahloujifar et al. and the order-statistics bound of Xiang et
+// al. side by side, each with its family and the claim it tests, then the
+// median, min and max over repeats of the latter two.
+var oneRunColumns = []string{"one_run_guesses", "one_run_correct",
+	"one_run_fdp_epsilon_lb", "one_run_fdp_mu", "one_run_fdp_guesses", "one_run_fdp_correct", "one_run_fdp_family", "one_run_fdp_claim",
+	"one_run_os_epsilon_lb", "one_run_os_mu", "one_run_os_guesses", "one_run_os_mistakes", "one_run_os_family", "one_run_os_claim",
+	"one_run_os_claim_mu", "one_run_os_claim_p_value", "one_run_os_at_range_end",
+	"one_run_fdp_epsilon_lb_median", "one_run_fdp_epsilon_lb_min", "one_run_fdp_epsilon_lb_max",
+	"one_run_os_epsilon_lb_median", "one_run_os_epsilon_lb_min", "one_run_os_epsilon_lb_max"}
+
+// twoSided splits g guesses into "included" for the highest scores and
+// "excluded" for the lowest; g = 0 is the default, 10% of the m canaries
+// (5% each side, at least one).
+func twoSided(g, m int) (kPlus, kMinus int) {
+	if g == 0 {
+		k := max(1, m/20)
+		return k, k
+	}
+	return (g + 1) / 2, g / 2
+}
+
+// osFamilyOf is the order-statistics family of the claim, and the claim's
+// parameter in it: T steps without subsampling compose to the Gaussian
+// with μ = √T/σ (exactly); one subsampled step is the SGM family with the
+// claimed q. T > 1 steps with q < 1 is in neither (ok = false).
+func osFamilyOf(c mechanismConfig) (f audit.OSFamily, mu float64, ok bool) {
+	sigma := c.accountedSigma()
+	switch {
+	case sigma == 0:
+		return f, 0, false
+	case c.SamplingRate == 1:
+		return audit.OSFamily{SamplingRate: 1}, math.Sqrt(float64(c.Steps)) / sigma, true
+	case c.Steps == 1:
+		return audit.OSFamily{SamplingRate: c.SamplingRate}, 1 / sigma, true
+	}
+	return f, 0, false
+}
+
+// oneRunEstimate runs the three one-run estimators on the canaries' scores
+// (the ideal mechanism's log-likelihood ratio under the claim). Only
+// Steinke et al.'s bound tests (ε, δ)-DP for any mechanism, so it is
+// epsilon_lb and the only one that can raise a violation; the other two
+// test a Gaussian-family claim and are reported beside it.
+func oneRunEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc float64) (repeatEstimate, error) {
+	o := p.OneRun
+	m := len(scores)
+	kp, km := twoSided(o.SteinkeGuesses, m)
+	r, err := audit.OneRun(scores, worlds, kp, km, p.Delta, p.Confidence)
+	if err != nil {
+		return repeatEstimate{}, err
+	}
+	pv := 1.0
+	if !math.IsInf(epsAcc, 1) {
+		if pv, err = audit.OneRunPValue(r.Canaries, r.Guesses, r.Correct, epsAcc, p.Delta); err != nil {
+			return repeatEstimate{}, err
+		}
+	}
+	kp, km = twoSided(o.FDPGuesses, m)
+	fdp, fdpMu, err := audit.OneRunFDP(scores, worlds, kp, km, p.Delta, p.Confidence)
+	if err != nil {
+		return repeatEstimate{}, err
+	}
+	outs := []Output{
+		{"one_run_guesses", pipeline.Int64, int64(r.Guesses)},
+		{"one_run_correct", pipeline.Int64, int64(r.Correct)},
+		{"one_run_fdp_epsilon_lb", pipeline.Float64, fdp.EpsilonLB},
+		{"one_run_fdp_mu", pipeline.Float64, fdpMu},
+		{"one_run_fdp_guesses", pipeline.Int64, int64(fdp.Guesses)},
+		{"one_run_fdp_correct", pipeline.Int64, int64(fdp.Correct)},
+		{"one_run_fdp_family", pipeline.String, audit.FamilyOneRunFDP},
+		{"one_run_fdp_claim", pipeline.String, "gaussian (mu-GDP)"},
+	}
+	osEps := math.NaN()
+	fam, claimMu, ok := osFamilyOf(p.Claim)
+	if !ok {
+		outs = append(outs,
+			Output{"one_run_os_epsilon_lb", pipeline.Float64, math.NaN()},
+			Output{"one_run_os_mu", pipeline.Float64, math.NaN()},
+			Output{"one_run_os_guesses", pipeline.Int64, int64(0)},
+			Output{"one_run_os_mistakes", pipeline.Int64, int64(0)},
+			Output{"one_run_os_family", pipeline.String, audit.FamilyOneRunOrderStats},
+			Output{"one_run_os_claim", pipeline.String, "none (no order-statistics family for T > 1 steps with q < 1)"},
+			Output{"one_run_os_claim_mu", pipeline.Float64, math.NaN()},
+			Output{"one_run_os_claim_p_value", pipeline.Float64, math.NaN()},
+			Output{"one_run_os_at_range_end", pipeline.Bool, false},
+		)
+	} else {
+		rr := o.OrderStatsGuesses
+		if rr == 0 {
+			rr = m
+		}
+		os, err := audit.OrderStatsOneRun(fam, scores, worlds, rr, p.Delta, p.Confidence)
+		if err != nil {
+			return repeatEstimate{}, err
+		}
+		// The p-value of the family's claim itself: at most u mistakes
+		// are this unlikely if the mechanism is the claimed one.
+		cpv, err := audit.OrderStatsPValue(fam, claimMu, os.Canaries, os.Guesses, os.Mistakes)
+		if err != nil {
+			return repeatEstimate{}, err
+		}
+		osEps = os.EpsilonLB
+		outs = append(outs,
+			Output{"one_run_os_epsilon_lb", pipeline.Float64, os.EpsilonLB},
+			Output{"one_run_os_mu", pipeline.Float64, os.Mu},
+			Output{"one_run_os_guesses", pipeline.Int64, int64(os.Guesses)},
+			Output{"one_run_os_mistakes", pipeline.Int64, int64(os.Mistakes)},
+			Output{"one_run_os_family", pipeline.String, audit.FamilyOneRunOrderStats},
+			Output{"one_run_os_claim", pipeline.String, fam.Name()},
+			Output{"one_run_os_claim_mu", pipeline.Float64, claimMu},
+			Output{"one_run_os_claim_p_value", pipeline.Float64, cpv},
+			Output{"one_run_os_at_range_end", pipeline.Bool, os.AtRangeEnd},
+		)
+	}
+	return repeatEstimate{
+		outs:   outs,
+		family: audit.FamilyOneRun, valid: true, epsLB: r.EpsilonLB, conf: r.Confidence, method: "one_run",
+		pValue: pv, violation: r.EpsilonLB > epsAcc,
+		extra: []Output{
+			{"one_run_fdp_epsilon_lb", pipeline.Float64, fdp.EpsilonLB},
+			{"one_run_os_epsilon_lb", pipeline.Float64, osEps},
+		},
+	}, nil
+}
+
+// medianOf is the median of xs (NaN if any is NaN).
+func medianOf(xs []float64) float64 {
+	for _, x := range xs {
+		if math.IsNaN(x) {
+			return math.NaN()
+		}
+	}
+	s := slices.Sorted(slices.Values(xs))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// shuffleEpsilonLB is a lower bound on the true ε at δ of what was trained
+// when it used shuffled batches (privacy.ShuffleEpsilonLB with the
+// others-at-−1 pair, K = round(1/q) batches per epoch); NaN for Poisson
+// sampling or without noise.
+func shuffleEpsilonLB(t mechanismConfig, delta float64) (float64, error) {
+	if t.Sampling != "shuffle" || t.NoiseMultiplier == 0 || !(delta > 0) {
+		return math.NaN(), nil
+	}
+	k := max(1, int(math.Round(1/t.SamplingRate)))
+	return privacy.ShuffleEpsilonLB(t.accountedSigma(), k, t.Steps, delta, privacy.ShuffleOthersMinusOne)
+}

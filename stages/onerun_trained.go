@@ -1,0 +1,171 @@
+package stages
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+
+	"github.com/dpaudit/dpaudit/learn"
+	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/rng"
+	"github.com/dpaudit/dpaudit/spec"
+)
+
+// One-run audit of a trained model (Steinke, Nasr & Jagielski 2023, §6:
+// white-box, gradient canaries): m Dirac gradient canaries — C on one
+// parameter each, distinct parameters chosen uniformly at random — are each
+// included with probability ½ in ONE DP-SGD run; an included canary joins
+// the clipped sum at every step with probability q, like a Poisson-sampled
+// record (learn.Hooks.Dirac). The auditor sees every privatised update and
+// scores canary j by the log-likelihood ratio of its coordinate's stream
+// under the claim, Σ_t log(1 − q + q·exp((2y_t − 1)/(2σ_d²))) with
+// y_t = NoisySum_t[p_j]/C: the ideal mechanism's LLR, except that the data's
+// own clipped gradients on p_j add to y_t (they only weaken the audit, so
+// the canaries go where the data's gradients are smallest, see below).
+// Inclusion bits, parameters, θ_0 and the run derive from the spec seed and
+// the point's key.
+const oneRunTrainVersion = 1
+
+type oneRunTrainParams struct {
+	Key      string     `json:"point_key"`
+	Data     dataParams `json:"data"`
+	Arch     learn.Arch `json:"arch"`
+	DPSGD    trainDPSGD `json:"dpsgd"`
+	Claimed  float64    `json:"claimed_noise_multiplier"`
+	Canaries int        `json:"canaries"`
+	Seed     int64      `json:"seed"`
+	Repeat   int        `json:"repeat,omitempty"`
+}
+
+// oneRunTrainedStages adds one training node per repeat.
+func oneRunTrainedStages(name string, pt spec.Point, env Env, claimed float64, repeats int, g *pipeline.Graph) (string, []string, []*pipeline.Node, error) {
+	exp := pt.Exp
+	arch, flatten, err := archFor(exp.Model)
+	if err != nil {
+		return "", nil, nil, &PathError{"model.arch", err}
+	}
+	data, err := datasetParams(exp.Dataset, exp.Seed, flatten)
+	if err != nil {
+		return "", nil, nil, &PathError{"dataset.source", err}
+	}
+	if err := checkTrainable(data, arch, env.DataDir); err != nil {
+		return "", nil, nil, err
+	}
+	p := oneRunTrainParams{Data: data, Arch: arch, DPSGD: trainConfig(exp.DPSGD), Claimed: claimed, Canaries: exp.Audit.Trials, Seed: exp.Seed}
+	base := hashKey(p)
+	var keys []string
+	var nodes []*pipeline.Node
+	for r := range repeats {
+		q := p
+		q.Key, q.Repeat = repeatKey(base, r), r
+		keys = append(keys, q.Key)
+		nodes = append(nodes, g.Add(&pipeline.Node{
+			Kind: "onerun_train", Version: oneRunTrainVersion, Params: q,
+			Label: fmt.Sprintf("one run, %d gradient canaries, %s %s σ=%.4g q=%.4g T=%d%s", q.Canaries, data.Source.Name, arch.Kind,
+				q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, repeatLabel(r, repeats)),
+			Slot: fmt.Sprintf("%s/onerun/%d%s", name, pt.Index, repeatSlot(r)),
+			Run:  func(ctx context.Context, w *pipeline.Work) error { return runOneRunTrain(ctx, q, env.DataDir, w) },
+		}))
+	}
+	return base, keys, nodes, nil
+}
+
+func runOneRunTrain(ctx context.Context, p oneRunTrainParams, dataDir string, w *pipeline.Work) error {
+	split, err := loadSplit(p.Data, dataDir)
+	if err != nil {
+		return err
+	}
+	tr := split.Train
+	seed := uint64(p.Seed)
+	m, err := learn.NewModel(p.Arch, tr.Shape, tr.Classes, rng.Seed(seed, "onerun", p.Key, "init"))
+	if err != nil {
+		return err
+	}
+	n := p.Canaries
+	if n > m.NumParams() {
+		return fmt.Errorf("one-run audit: %d gradient canaries need as many parameters, the model has %d", n, m.NumParams())
+	}
+	cfg := p.DPSGD.learn()
+	// The canaries go on the parameters the data's clipped gradients touch
+	// least (Nasr et al.'s Crafter 4 measure), in a noise-free reference
+	// run of min(T, 100) steps from the same θ_0 with its own stream: the
+	// data gradient on a canary's parameter adds to its scores and only
+	// weakens the audit. Ties (parameters the data never moves) are broken
+	// by a seeded random order.
+	ref := m.Clone()
+	rc := cfg
+	rc.Steps = min(cfg.Steps, 100)
+	mass := make([]float64, m.NumParams())
+	if _, err := learn.Train(ref, tr.X, tr.Y, rc, rng.New(seed, "onerun", p.Key, "reference"), &learn.Hooks{CleanSum: true, OnStep: func(s *learn.Step) error {
+		for i, v := range s.ClippedSum {
+			mass[i] += math.Abs(float64(v))
+		}
+		return ctx.Err()
+	}}); err != nil {
+		return fmt.Errorf("one-run reference run: %w", err)
+	}
+	pr := rng.New(seed, "onerun", p.Key, "params")
+	perm := pr.Perm(m.NumParams())
+	slices.SortStableFunc(perm, func(a, b int) int { return cmp.Compare(mass[a], mass[b]) })
+	coords := perm[:n]
+	br := rng.New(seed, "onerun", p.Key, "bits")
+	in := make([]bool, n)
+	var included []int
+	for j := range in {
+		in[j] = br.Uint64()&1 == 1
+		if in[j] {
+			included = append(included, coords[j])
+		}
+	}
+	C := cfg.ClipNorm
+	q := cfg.SamplingRate
+	sigmaD := p.Claimed
+	if sigmaD == 0 {
+		sigmaD = cfg.NoiseMultiplier
+	}
+	inv2s2 := 1 / (2 * sigmaD * sigmaD)
+	llr := make([]float64, n)
+	proj := make([]float64, n)
+	h := &learn.Hooks{Dirac: included, DiracValue: float32(C), OnStep: func(s *learn.Step) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for j, c := range coords {
+			y := float64(s.NoisySum[c]) / C
+			proj[j] += y
+			z := (2*y - 1) * inv2s2
+			if z > 30 {
+				llr[j] += z + math.Log(q) + math.Log1p((1-q)/q*math.Exp(-z))
+			} else {
+				llr[j] += math.Log1p(q * math.Expm1(z))
+			}
+		}
+		return nil
+	}}
+	if _, err := learn.Train(m, tr.X, tr.Y, cfg, rng.New(seed, "onerun", p.Key, "train"), h); err != nil {
+		return fmt.Errorf("one-run training: %w", err)
+	}
+	trial, world, rep, cl, cp, cr := make([]any, n), make([]any, n), make([]any, n), make([]any, n), make([]any, n), make([]any, n)
+	param := make([]any, n)
+	for j := range n {
+		trial[j], rep[j], cl[j], cp[j], param[j] = int64(j), int64(p.Repeat), llr[j], proj[j], int64(coords[j])
+		cr[j] = math.NaN() // the data gradient on p_j is not measured
+		if in[j] {
+			world[j] = int64(1)
+		} else {
+			world[j] = int64(0)
+		}
+	}
+	t := &pipeline.Table{}
+	t.Add("repeat", pipeline.Int64, rep)
+	t.Add("trial", pipeline.Int64, trial)
+	t.Add("world", pipeline.Int64, world)
+	t.Add("canary_param", pipeline.Int64, param)
+	t.Add("llr", pipeline.Float64, cl)
+	t.Add("projection", pipeline.Float64, cp)
+	t.Add("canary_residual", pipeline.Float64, cr)
+	return pipeline.WriteParquet(filepath.Join(w.Dir, TrialsFile), t)
+}
