@@ -1,0 +1,69 @@
+package learn
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// ClippedGradientSum must equal the sum of the explicitly materialised
+// per-example gradients, each clipped to C (the definition), for a CNN
+// and an MLP, including records whose gradient is below C.
+func TestClippedGradientSum(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		arch  Arch
+		shape []int
+	}{
+		{Arch{Kind: KindCNN, Activation: ReLU, Conv: []ConvSpec{{Filters: 4, Kernel: 3, Stride: 1, Pool: 2}, {Filters: 4, Kernel: 3, Stride: 1, Pool: 2}}}, []int{1, 12, 12}},
+		{Arch{Kind: KindMLP, Hidden: []int{7}}, []int{9}},
+	} {
+		m, err := NewModel(tc.arch, tc.shape, 3, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, D, P := 300, m.InputSize(), m.NumParams() // 300 > one eval chunk
+		X, Y := make([]float32, n*D), make([]int32, n)
+		for i := range X {
+			X[i] = float32(r.Float64())
+		}
+		for i := range Y {
+			Y[i] = int32(r.IntN(3))
+		}
+		pex, norms := make([]float32, n*P), make([]float64, n)
+		if err := m.PerExampleGradients(X, Y, pex, norms); err != nil {
+			t.Fatal(err)
+		}
+		sort := append([]float64(nil), norms...)
+		C := median(sort) // half the records clipped, half not
+		want := make([]float64, P)
+		for i := 0; i < n; i++ {
+			f := math.Min(1, C/norms[i])
+			for j := 0; j < P; j++ {
+				want[j] += f * float64(pex[i*P+j])
+			}
+		}
+		got := make([]float32, P)
+		if err := m.ClippedGradientSum(X, Y, C, got); err != nil {
+			t.Fatal(err)
+		}
+		var diff, ref float64
+		for j := range got {
+			diff += (float64(got[j]) - want[j]) * (float64(got[j]) - want[j])
+			ref += want[j] * want[j]
+		}
+		// float32 GEMMs against a float64 sum of float32 rows: relative 1e-5.
+		if rel := math.Sqrt(diff / ref); rel > 1e-5 {
+			t.Errorf("%s: relative error %g of the clipped sum", tc.arch, rel)
+		}
+	}
+}
+
+func median(x []float64) float64 {
+	for i := 1; i < len(x); i++ {
+		for j := i; j > 0 && x[j] < x[j-1]; j-- {
+			x[j], x[j-1] = x[j-1], x[j]
+		}
+	}
+	return x[len(x)/2]
+}
