@@ -67,3 +67,15 @@ func median(x []float64) float64 {
 	}
 	return x[len(x)/2]
 }
+
+// BernauCNN has 160 + 2320 + 4010 = 6,490 parameters on MNIST (the
+// authors' 6,554 less the 64 batch-norm parameters).
+func TestBernauCNNParams(t *testing.T) {
+	m, err := NewModel(BernauCNN(), []int{1, 28, 28}, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.NumParams() != 6490 {
+		t.Errorf("%d parameters, want 6490", m.NumParams())
+	}
+}

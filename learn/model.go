@@ -26,6 +26,9 @@ type Model struct {
 	params  []float32
 	// evalPool recycles the evaluation helpers' workspaces.
 	evalPool sync.Pool
+	// clipPool recycles ClippedGradientSum's workspaces (training-sized
+	// chunks; clipsum.go).
+	clipPool sync.Pool
 }
 
 // LayerInfo describes one layer and where its parameters live in the flat

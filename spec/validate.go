@@ -55,6 +55,9 @@ func validate(exp *Experiment, root *Node, e *errs) {
 	if a := exp.Audit; a != nil {
 		validateAudit(exp, a, pos, e)
 	}
+	if exp.Identifiability != nil {
+		validateIdentifiability(exp, root, pos, e)
+	}
 }
 
 // validateAudit checks that an audit has what its game needs. Whether the

@@ -124,6 +124,7 @@ func Functions(m *Memo) map[string]spec.Func {
 			return privacy.Delta(privacy.Accountant(acc), privacy.SampledGaussian{NoiseMultiplier: a[0], SamplingRate: a[1], Steps: int(a[2])}, a[3], privacy.Options{})
 		})
 	}
+	f["bernau_noise"] = bernauNoise
 	return f
 }
 

@@ -86,6 +86,9 @@ func archFor(m *spec.Model) (learn.Arch, bool, error) {
 		return learn.Arch{Kind: learn.KindMLP, Hidden: m.MLP.Hidden, Activation: learn.Activation(m.MLP.Activation), Init: m.MLP.Init}, true, nil
 	case m.CNN != nil:
 		a := learn.TanhCNN()
+		if m.CNN.Preset == "bernau-mnist" {
+			a = learn.BernauCNN()
+		}
 		a.Init = m.CNN.Init
 		return a, false, nil
 	}
