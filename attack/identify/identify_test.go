@@ -46,7 +46,7 @@ func TestAdversaryFact11(t *testing.T) {
 func TestWorstCaseOutputFact12(t *testing.T) {
 	r := make([]float32, 1)
 	WorstCaseOutput(r, []float32{1}, []float32{0}, 2, 0.1) // Δ = 1, σ = 2
-	if math.Abs(float64(r[0])-(1-0.1)) > 1e-7 {             // μ₁ + t, t = −0.1
+	if math.Abs(float64(r[0])-(1-0.1)) > 1e-7 {            // μ₁ + t, t = −0.1
 		t.Errorf("r = %v, want μ₁ − 0.1 = 0.9", r[0])
 	}
 	var a Adversary
