@@ -87,7 +87,7 @@ const (
 
 var identColumns = []string{
 	"identify_repetitions", "identify_adjacency", "identify_sensitivity", "identify_removed", "identify_added",
-	"identify_distance", "identify_ds_score", "identify_epsilon", "identify_rho_beta", "identify_rho_alpha", "identify_rho_alpha_rdp",
+	"identify_distance", "identify_ds_score", "identify_epsilon", "identify_delta", "identify_rho_beta", "identify_rho_alpha", "identify_rho_alpha_rdp",
 	"identify_wins", "identify_advantage", "identify_advantage_lo", "identify_advantage_hi",
 	"identify_exceed", "identify_delta_prime", "identify_delta_prime_lo", "identify_delta_prime_hi",
 	"identify_belief_mean", "identify_belief_max",
@@ -145,7 +145,11 @@ func identifyStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (poi
 	cp.Seed = rng.Seed(uint64(exp.Seed), "identify/craft", ck)
 	// The accounted ε of the run (full batch, the authors' order grid and
 	// classic conversion): ρ_β = logistic(ε) is δ′'s threshold.
-	eps, _, err := bounds.FullBatchGaussianEpsilon(float64(d.Steps)/(d.NoiseMultiplier*d.NoiseMultiplier), d.Delta, nil)
+	claimed := id.ClaimedNoiseMultiplier
+	if claimed == 0 {
+		claimed = d.NoiseMultiplier
+	}
+	eps, _, err := bounds.FullBatchGaussianEpsilon(float64(d.Steps)/(claimed*claimed), d.Delta, nil)
 	if err != nil {
 		return pointStage{}, nil, &PathError{"dpsgd.noise_multiplier", err}
 	}
@@ -182,7 +186,7 @@ func identifyStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (poi
 			},
 		}))
 	}
-	ep := identEstimateParams{Key: key, Repetitions: id.Repetitions, Epsilon: eps, Noise: d.NoiseMultiplier, Steps: d.Steps,
+	ep := identEstimateParams{Key: key, Repetitions: id.Repetitions, Epsilon: eps, Noise: claimed, Steps: d.Steps,
 		Delta: d.Delta, Confidence: id.Confidence, Adjacency: id.Adjacency, Sensitivity: id.Sensitivity}
 	est := &pipeline.Node{
 		Kind: "identify_estimate", Version: identEstimateVersion, Params: ep, Inputs: append([]*pipeline.Node{craft}, shards...),
@@ -214,7 +218,7 @@ func runIdentCraft(p identCraftParams, dataDir string, w *pipeline.Work) error {
 	}
 	nb, err := identify.Craft(identify.CraftInput{X: split.Train.X, PoolX: split.Test.X, Dim: split.Train.D, Shape: split.Train.Shape,
 		Adjacency: p.Adjacency, Distance: p.Distance, Choose: p.Choose, Rank: p.Rank, Index: p.Index, Candidate: p.Candidate,
-		Seed: p.Seed, Workers: 1})
+		Seed: p.Seed})
 	if err != nil {
 		return err
 	}
@@ -343,6 +347,7 @@ func runIdentEstimate(p identEstimateParams, craftDir string, dirs []string) ([]
 		{"identify_distance", pipeline.String, nb.Distance},
 		f64("identify_ds_score", nb.Score),
 		f64("identify_epsilon", p.Epsilon),
+		f64("identify_delta", p.Delta),
 		f64("identify_rho_beta", r.RhoBeta),
 		f64("identify_rho_alpha", r.RhoAlpha),
 		f64("identify_rho_alpha_rdp", rdp),
