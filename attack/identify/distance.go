@@ -105,12 +105,18 @@ type ssim struct {
 
 const ssimWin = 7
 
-// ssimStats are one image's window means μ and sample variances v, per
-// channel, for the (H−6)×(W−6) full windows.
-type ssimStats struct{ mu, v []float64 }
+// ssimStats are one image's per-window terms, per channel, for the
+// (H−6)×(W−6) full windows: the mean μ, a = μ² + C1/2 and
+// b = v + C2/2 (v the sample variance), so that a window's SSIM is
+// (2μ_xμ_y + C1)(2v_xy + C2) / ((a_x + a_y)(b_x + b_y)).
+type ssimStats struct{ mu, a, b []float64 }
 
 func (s *ssim) oh() int { return s.h - ssimWin + 1 }
 func (s *ssim) ow() int { return s.w - ssimWin + 1 }
+
+func (s *ssim) consts() (c1, c2 float64) {
+	return (0.01 * s.r) * (0.01 * s.r), (0.03 * s.r) * (0.03 * s.r)
+}
 
 // boxSums writes the 7×7 window sums of img (h×w) into out (oh×ow), by a
 // horizontal then a vertical running sum; tmp holds h×ow.
@@ -129,15 +135,20 @@ func (s *ssim) boxSums(img []float64, tmp, out []float64) {
 			t[x] = acc
 		}
 	}
-	for x := 0; x < ow; x++ {
-		var acc float64
-		for y := 0; y < ssimWin; y++ {
-			acc += tmp[y*ow+x]
+	// Vertical: row by row (contiguous), out[y] = out[y−1] + tmp[y+6] − tmp[y−1].
+	o0 := out[:ow]
+	copy(o0, tmp[:ow])
+	for y := 1; y < ssimWin; y++ {
+		t := tmp[y*ow : (y+1)*ow]
+		for x := range o0 {
+			o0[x] += t[x]
 		}
-		out[x] = acc
-		for y := 1; y < oh; y++ {
-			acc += tmp[(y+ssimWin-1)*ow+x] - tmp[(y-1)*ow+x]
-			out[y*ow+x] = acc
+	}
+	for y := 1; y < oh; y++ {
+		prev, cur := out[(y-1)*ow:y*ow], out[y*ow:(y+1)*ow]
+		add, sub := tmp[(y+ssimWin-1)*ow:(y+ssimWin)*ow], tmp[(y-1)*ow:y*ow]
+		for x := range cur {
+			cur[x] = prev[x] + add[x] - sub[x]
 		}
 	}
 }
@@ -145,8 +156,9 @@ func (s *ssim) boxSums(img []float64, tmp, out []float64) {
 func (s *ssim) prepare(x []float32) any {
 	n, m := s.h*s.w, s.oh()*s.ow()
 	img, sq, tmp := make([]float64, n), make([]float64, n), make([]float64, s.h*s.ow())
-	st := ssimStats{mu: make([]float64, s.c*m), v: make([]float64, s.c*m)}
+	st := ssimStats{mu: make([]float64, s.c*m), a: make([]float64, s.c*m), b: make([]float64, s.c*m)}
 	sum, sumSq := make([]float64, m), make([]float64, m)
+	c1, c2 := s.consts()
 	const np = ssimWin * ssimWin
 	for c := 0; c < s.c; c++ {
 		for i, v := range x[c*n : (c+1)*n] {
@@ -157,7 +169,8 @@ func (s *ssim) prepare(x []float32) any {
 		for i := range sum {
 			mu := sum[i] / np
 			st.mu[c*m+i] = mu
-			st.v[c*m+i] = (sumSq[i]/np - mu*mu) * np / (np - 1)
+			st.a[c*m+i] = mu*mu + c1/2
+			st.b[c*m+i] = (sumSq[i]/np-mu*mu)*np/(np-1) + c2/2
 		}
 	}
 	return st
@@ -173,19 +186,22 @@ func (s *ssim) dist(a, b []float32, pa, pb, scr any) float64 {
 	sa, sb, sc := pa.(ssimStats), pb.(ssimStats), scr.(*ssimScratch)
 	n, m := s.h*s.w, s.oh()*s.ow()
 	prod, tmp, sum := sc.prod, sc.tmp, sc.sum
-	c1, c2 := (0.01*s.r)*(0.01*s.r), (0.03*s.r)*(0.03*s.r)
+	c1, c2 := s.consts()
 	const np = ssimWin * ssimWin
+	const k = 2.0 / (np - 1) // 2·v_xy = k·(Σxy − np·μ_xμ_y)
 	var total float64
 	for c := 0; c < s.c; c++ {
-		for i := 0; i < n; i++ {
-			prod[i] = float64(a[c*n+i]) * float64(b[c*n+i])
+		ac, bc := a[c*n:(c+1)*n], b[c*n:(c+1)*n]
+		for i := range prod[:n] {
+			prod[i] = float64(ac[i]) * float64(bc[i])
 		}
 		s.boxSums(prod, tmp, sum)
+		mux, muy := sa.mu[c*m:(c+1)*m], sb.mu[c*m:(c+1)*m]
+		ax, ay, bx, by := sa.a[c*m:(c+1)*m], sb.a[c*m:(c+1)*m], sa.b[c*m:(c+1)*m], sb.b[c*m:(c+1)*m]
 		var acc float64
-		for i := 0; i < m; i++ {
-			ux, uy := sa.mu[c*m+i], sb.mu[c*m+i]
-			vxy := (sum[i]/np - ux*uy) * np / (np - 1)
-			acc += (2*ux*uy + c1) * (2*vxy + c2) / ((ux*ux + uy*uy + c1) * (sa.v[c*m+i] + sb.v[c*m+i] + c2))
+		for i, sxy := range sum[:m] {
+			p := mux[i] * muy[i]
+			acc += (2*p + c1) * (k*(sxy-np*p) + c2) / ((ax[i] + ay[i]) * (bx[i] + by[i]))
 		}
 		total += acc / float64(m)
 	}
