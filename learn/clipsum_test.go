@@ -3,6 +3,7 @@ package learn
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -77,5 +78,66 @@ func TestBernauCNNParams(t *testing.T) {
 	}
 	if m.NumParams() != 6490 {
 		t.Errorf("%d parameters, want 6490", m.NumParams())
+	}
+}
+
+// Max pooling against its definition: each output is the largest input of
+// its window, and the backward pass puts each output's gradient on that
+// input (summed where windows overlap).
+func TestMaxPoolMatchesDefinition(t *testing.T) {
+	for _, sh := range []struct{ h, w, c, k, s int }{{26, 26, 16, 2, 2}, {11, 11, 16, 2, 2}, {7, 6, 3, 3, 1}} {
+		p, err := newMaxPool(sh.h, sh.w, sh.c, sh.k, sh.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const b = 2
+		x, _ := randomData(5, b, p.inSize(), 2)
+		g, _ := randomData(6, b, p.outSize(), 2)
+		s := p.newScratch(b)
+		y := make([]float32, b*p.outSize())
+		p.forward(s, x, y, b)
+		dx := make([]float32, b*p.inSize())
+		p.backward(s, x, y, g, dx, b, nil, false)
+		want := make([]float32, len(dx))
+		for i := 0; i < b; i++ {
+			for oy := 0; oy < p.outH; oy++ {
+				for ox := 0; ox < p.outW; ox++ {
+					for c := 0; c < sh.c; c++ {
+						o := i*p.outSize() + (oy*p.outW+ox)*sh.c + c
+						best, at := float32(math.Inf(-1)), -1
+						for dy := 0; dy < sh.k; dy++ {
+							for ddx := 0; ddx < sh.k; ddx++ {
+								j := i*p.inSize() + ((oy*sh.s+dy)*sh.w+ox*sh.s+ddx)*sh.c + c
+								if x[j] > best {
+									best, at = x[j], j
+								}
+							}
+						}
+						if y[o] != best {
+							t.Fatalf("%+v: forward[%d] = %v, want %v", sh, o, y[o], best)
+						}
+						want[at] += g[o]
+					}
+				}
+			}
+		}
+		for j := range dx {
+			if math.Abs(float64(dx[j]-want[j])) > 1e-6 {
+				t.Fatalf("%+v: backward[%d] = %v, want %v", sh, j, dx[j], want[j])
+			}
+		}
+	}
+}
+
+func TestBernauCNNMaxPool(t *testing.T) {
+	m, err := NewModel(BernauCNNMaxPool(), []int{1, 28, 28}, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.NumParams() != 6490 || BernauCNN().Conv[0].MaxPool {
+		t.Errorf("%d parameters (want 6490), or BernauCNN changed", m.NumParams())
+	}
+	if got := m.layers[2].describe(); !strings.Contains(got, "maxpool") {
+		t.Errorf("layer 2 is %q, want a max pool", got)
 	}
 }

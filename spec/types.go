@@ -147,7 +147,7 @@ type ModelMLP struct {
 
 // ModelCNN is a small convolutional network.
 type ModelCNN struct {
-	Preset string `yaml:"preset" default:"mnist-tanh" enum:"mnist-tanh|bernau-mnist" doc:"Named architecture: mnist-tanh = conv 16 k8 s2 p3, tanh, avgpool 2 s1, conv 32 k4 s2, tanh, avgpool 2 s1, dense 32, tanh, dense (26,010 parameters on 1×28×28; Papernot et al. / Guo et al.); bernau-mnist = conv 16 k3, relu, avgpool 2 s2, conv 16 k3, relu, avgpool 2 s2, dense (6,490 parameters; Bernau et al. with average pooling for their max pooling and without their batch norm)."`
+	Preset string `yaml:"preset" default:"mnist-tanh" enum:"mnist-tanh|bernau-mnist|bernau-mnist-maxpool" doc:"Named architecture: mnist-tanh = conv 16 k8 s2 p3, tanh, avgpool 2 s1, conv 32 k4 s2, tanh, avgpool 2 s1, dense 32, tanh, dense (26,010 parameters on 1×28×28; Papernot et al. / Guo et al.); bernau-mnist = conv 16 k3, relu, avgpool 2 s2, conv 16 k3, relu, avgpool 2 s2, dense (6,490 parameters; Bernau et al. with average pooling for their max pooling and without their batch norm); bernau-mnist-maxpool = the same with max pooling, as theirs."`
 	Init   string `yaml:"init" default:"pytorch" enum:"pytorch|glorot" doc:"Parameter initialisation."`
 }
 
