@@ -52,8 +52,9 @@ const (
 type ConvSpec struct {
 	Filters, Kernel, Stride, Padding int
 	Pool, PoolStride                 int
-	// MaxPool selects max instead of average pooling.
-	MaxPool bool
+	// MaxPool selects max instead of average pooling. (omitempty keeps the
+	// cache keys of existing average-pooling specs unchanged.)
+	MaxPool bool `json:",omitempty"`
 }
 
 // Arch describes a model. Kind selects the family:
