@@ -149,6 +149,15 @@ func Craft(in CraftInput) (Neighbours, error) {
 	pd := prep(in.X, n)
 	switch in.Adjacency {
 	case Unbounded:
+		if out.Remove >= 0 { // chosen already: only its own score
+			scr := met.scratch()
+			for j := 0; j < n; j++ {
+				if j != out.Remove {
+					out.Score += met.dist(row(in.X, out.Remove), row(in.X, j), pd[out.Remove], pd[j], scr)
+				}
+			}
+			return out, nil
+		}
 		// d[i][j] for i < j, each pair once; row sums in float64, added
 		// in a fixed order so the result does not depend on workers.
 		dist := make([]float64, n*n)
@@ -164,9 +173,7 @@ func Craft(in CraftInput) (Neighbours, error) {
 				score[i] += dist[i*n+j]
 			}
 		}
-		if out.Remove < 0 {
-			out.Remove = pick(score, in.Choose == ChooseMax, in.Rank)
-		}
+		out.Remove = pick(score, in.Choose == ChooseMax, in.Rank)
 		out.Score = score[out.Remove]
 	case Bounded:
 		pp := prep(in.PoolX, m)

@@ -288,3 +288,27 @@ func TestSSIM(t *testing.T) {
 		t.Errorf("1 − SSIM(a, a) = %v, want 0", d)
 	}
 }
+
+// A random or given record gets the same score the full computation gives
+// it.
+func TestCraftChosenRecordScore(t *testing.T) {
+	in := CraftInput{X: []float32{0, 1, 10, 4}, PoolX: []float32{-5, 4}, Dim: 1, Shape: []int{1},
+		Adjacency: Unbounded, Distance: DistManhattan, Choose: ChooseIndex, Index: 3, Candidate: -1}
+	got, err := Craft(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Remove != 3 || got.Score != 4+3+6 {
+		t.Errorf("index 3: %+v, want score 13", got)
+	}
+	in.Adjacency = Bounded
+	if got, _ = Craft(in); got.Remove != 3 || got.Add != 0 || got.Score != 9 {
+		t.Errorf("bounded index 3: %+v, want pool 0 at d = 9", got)
+	}
+	in.Choose, in.Seed = ChooseRandom, 9
+	a, _ := Craft(in)
+	b, _ := Craft(in)
+	if a != b || a.Remove < 0 || a.Add < 0 {
+		t.Errorf("random: %+v then %+v", a, b)
+	}
+}
