@@ -91,6 +91,7 @@ func (m *Memo) Flush() error {
 //	calibrate(target_epsilon, delta, sampling_rate, steps[, accountant])  → noise multiplier
 //	epsilon(noise_multiplier, sampling_rate, steps, delta[, accountant])   → ε
 //	delta(noise_multiplier, sampling_rate, steps, epsilon[, accountant])   → δ
+//	bernau_noise(rho_beta, delta, steps)                                  → full-batch z for ρ_β (functions_identify.go)
 //
 // for the Poisson-subsampled Gaussian (add/remove adjacency). The
 // accountant is "pld" (default, interval 1e-4), "rdp" (improved
