@@ -46,11 +46,15 @@ const (
 
 // ConvSpec describes one convolution block of a CNN: a 2-D convolution with
 // Filters output channels, a square Kernel, Stride and symmetric zero Padding,
-// followed by the activation and, if Pool > 0, an average pooling of size
-// Pool with PoolStride (0 means PoolStride = Pool).
+// followed by the activation and, if Pool > 0, an average (or, with
+// MaxPool, max) pooling of size Pool with PoolStride (0 means
+// PoolStride = Pool).
 type ConvSpec struct {
 	Filters, Kernel, Stride, Padding int
 	Pool, PoolStride                 int
+	// MaxPool selects max instead of average pooling. (omitempty keeps the
+	// cache keys of existing average-pooling specs unchanged.)
+	MaxPool bool `json:",omitempty"`
 }
 
 // Arch describes a model. Kind selects the family:
@@ -96,7 +100,9 @@ func (a Arch) String() string {
 	b.WriteString(a.Kind)
 	for _, c := range a.Conv {
 		fmt.Fprintf(&b, " conv%d/k%ds%dp%d", c.Filters, c.Kernel, c.Stride, c.Padding)
-		if c.Pool > 0 {
+		if c.Pool > 0 && c.MaxPool {
+			fmt.Fprintf(&b, "/maxpool%ds%d", c.Pool, c.poolStride())
+		} else if c.Pool > 0 {
 			fmt.Fprintf(&b, "/pool%ds%d", c.Pool, c.poolStride())
 		}
 	}

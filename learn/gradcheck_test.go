@@ -32,6 +32,10 @@ func gradCases() []gradCase {
 		{"mlp-sigmoid", Arch{Kind: KindMLP, Hidden: []int{5}, Activation: Sigmoid, Output: OutputSigmoid}, []int{6}, 2, 1e-2},
 		{"cnn-tanh-2ch", smallCNN(Tanh), []int{2, 7, 7}, 3, 1e-2},
 		{"cnn-elu-1ch", smallCNN(ELU), []int{1, 8, 6}, 3, 1e-2},
+		{"cnn-maxpool-2ch", Arch{Kind: KindCNN, Activation: Tanh, Conv: []ConvSpec{
+			{Filters: 3, Kernel: 3, Stride: 1, Pool: 2, MaxPool: true},
+			{Filters: 4, Kernel: 2, Stride: 1, Pool: 2, PoolStride: 1, MaxPool: true},
+		}}, []int{2, 9, 8}, 3, 1e-3},
 	}
 }
 

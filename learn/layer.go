@@ -44,6 +44,7 @@ type scratch struct {
 	pad    []float32 // conv: one zero-bordered input image
 	dpad   []float32 // conv: one padded input-gradient image (col2im)
 	win    []float32 // avgPool: window sums at every corner of the chunk
+	argmax []int32   // maxPool: input offset of each output's maximum
 	pex    []float32 // conv: materialised per-example gradients, b×numParams
 	scaled []float32 // dense/conv: output deltas scaled by clip factors
 	rowsq  []float64 // per-example squared norms (deltas)

@@ -26,6 +26,9 @@ type Model struct {
 	params  []float32
 	// evalPool recycles the evaluation helpers' workspaces.
 	evalPool sync.Pool
+	// clipPool recycles ClippedGradientSum's workspaces (training-sized
+	// chunks; clipsum.go).
+	clipPool sync.Pool
 }
 
 // LayerInfo describes one layer and where its parameters live in the flat
@@ -92,7 +95,14 @@ func (m *Model) build() error {
 			}
 			m.layers = append(m.layers, cv, &activation{kind: act, n: cv.outSize()})
 			h, w, c = cv.outH, cv.outW, cv.outC
-			if s.Pool > 0 {
+			if s.Pool > 0 && s.MaxPool {
+				p, err := newMaxPool(h, w, c, s.Pool, s.poolStride())
+				if err != nil {
+					return fmt.Errorf("conv[%d] pool: %w", i, err)
+				}
+				m.layers = append(m.layers, p)
+				h, w = p.outH, p.outW
+			} else if s.Pool > 0 {
 				p, err := newAvgPool(h, w, c, s.Pool, s.poolStride())
 				if err != nil {
 					return fmt.Errorf("conv[%d] pool: %w", i, err)

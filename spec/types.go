@@ -39,6 +39,10 @@ type Experiment struct {
 	Bound          []Bound         `yaml:"bound" doc:"Theoretical values computed per point (accountants, bounds)."`
 	Sweep          *Sweep          `yaml:"sweep" doc:"Sweep grid: which parameters vary across points."`
 	Report         *Report         `yaml:"report" doc:"Figures drawn from the results."`
+
+	// Identifiability stands apart so that gofmt's alignment of the block
+	// above is untouched (merge-friendly); spec/types_identifiability.go.
+	Identifiability *Identifiability `yaml:"identifiability" doc:"Identifiability audit (Bernau et al. 2021): the adversary who knows D and D′ tracks its posterior belief through full-batch DP-SGD; empirical advantage, δ′ and ε′ beside ρ_β and ρ_α."`
 }
 
 // DPSGD is the mechanism: T steps of the Poisson-subsampled Gaussian with
@@ -145,7 +149,7 @@ type ModelMLP struct {
 
 // ModelCNN is a small convolutional network.
 type ModelCNN struct {
-	Preset string `yaml:"preset" default:"mnist-tanh" enum:"mnist-tanh" doc:"Named architecture: mnist-tanh = conv 16 k8 s2 p3, tanh, avgpool 2 s1, conv 32 k4 s2, tanh, avgpool 2 s1, dense 32, tanh, dense (26,010 parameters on 1×28×28; Papernot et al. / Guo et al.)."`
+	Preset string `yaml:"preset" default:"mnist-tanh" enum:"mnist-tanh|bernau-mnist|bernau-mnist-maxpool" doc:"Named architecture: mnist-tanh = conv 16 k8 s2 p3, tanh, avgpool 2 s1, conv 32 k4 s2, tanh, avgpool 2 s1, dense 32, tanh, dense (26,010 parameters on 1×28×28; Papernot et al. / Guo et al.); bernau-mnist = conv 16 k3, relu, avgpool 2 s2, conv 16 k3, relu, avgpool 2 s2, dense (6,490 parameters; Bernau et al. with average pooling for their max pooling and without their batch norm); bernau-mnist-maxpool = the same with max pooling, as theirs."`
 	Init   string `yaml:"init" default:"pytorch" enum:"pytorch|glorot" doc:"Parameter initialisation."`
 }
 

@@ -60,6 +60,10 @@ func validate(exp *Experiment, root *Node, e *errs) {
 	}
 
 	validateGLM(exp, root, pos, e)
+
+	if exp.Identifiability != nil {
+		validateIdentifiability(exp, root, pos, e)
+	}
 }
 
 // validateAudit checks that an audit has what its game needs. Whether the

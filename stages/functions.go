@@ -91,6 +91,7 @@ func (m *Memo) Flush() error {
 //	calibrate(target_epsilon, delta, sampling_rate, steps[, accountant])  → noise multiplier
 //	epsilon(noise_multiplier, sampling_rate, steps, delta[, accountant])   → ε
 //	delta(noise_multiplier, sampling_rate, steps, epsilon[, accountant])   → δ
+//	bernau_noise(rho_beta, delta, steps)                                  → full-batch z for ρ_β (functions_identify.go)
 //
 // for the Poisson-subsampled Gaussian (add/remove adjacency). The
 // accountant is "best" (default: the smallest valid upper bound of RDP and
@@ -127,6 +128,7 @@ func Functions(m *Memo) map[string]spec.Func {
 			return privacy.Delta(privacy.Accountant(acc), privacy.SampledGaussian{NoiseMultiplier: a[0], SamplingRate: a[1], Steps: int(a[2])}, a[3], privacy.Options{})
 		})
 	}
+	f["bernau_noise"] = bernauNoise
 	return f
 }
 

@@ -26,6 +26,8 @@ var implemented = map[string]map[string]bool{
 	"model":          {"logreg": true, "mlp": true, "cnn": true, "ideal": true, "output_perturbation": true, "pnsgd": true},
 	"reconstruction": {"glm": true},
 	"audit":          {"": true},
+	// Bernau et al.'s identifiability game (identify.go).
+	"identifiability": {"": true},
 	"crafter": {"random_record": true, "mislabeled_record": true, "constant_input": true, "noise_input": true,
 		"static_poison": true, "adaptive_poison": true, "gradient_canary": true, "malicious_dataset": true},
 	"distinguisher": {"loss_threshold": true, "intermediate_loss": true, "watermark": true},
@@ -97,6 +99,14 @@ func Compile(name string, points []spec.Point, cols []spec.Column, env Env) (*Co
 		}
 		if r := pt.Exp.Reconstruction; r != nil && r.GLM != nil {
 			st, shards, err := glmReconStages(name, pt, env, g)
+			if err != nil {
+				return nil, err
+			}
+			stagesOfPoint = append(stagesOfPoint, st)
+			trials[pt.ID] = shards
+		}
+		if pt.Exp.Identifiability != nil {
+			st, shards, err := identifyStages(name, pt, env, g)
 			if err != nil {
 				return nil, err
 			}

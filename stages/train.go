@@ -88,6 +88,12 @@ func archFor(m *spec.Model) (learn.Arch, bool, error) {
 		return learn.Arch{Kind: learn.KindMLP, Hidden: m.MLP.Hidden, Activation: learn.Activation(m.MLP.Activation), Init: m.MLP.Init}, true, nil
 	case m.CNN != nil:
 		a := learn.TanhCNN()
+		switch m.CNN.Preset {
+		case "bernau-mnist":
+			a = learn.BernauCNN()
+		case "bernau-mnist-maxpool":
+			a = learn.BernauCNNMaxPool()
+		}
 		a.Init = m.CNN.Init
 		return a, false, nil
 	}

@@ -146,6 +146,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if failed, err := reportIdentifiabilityViolations(stderr, res.Summary, res.Dir, plan.Spec.Name, len(plan.Points)); err != nil {
+		return err
+	} else if failed && rf.failOnViolation && len(vs) == 0 {
+		return silent{errViolation}
+	}
 	if len(vs) > 0 {
 		fmt.Fprintf(stderr, "\n!!! PRIVACY VIOLATION: %d of %d point(s) of %s break their claimed guarantee !!!\n", len(vs), len(plan.Points), plan.Spec.Name)
 		for _, v := range vs {

@@ -1,0 +1,78 @@
+package learn
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// maxPool is max pooling over HWC images with a square window of size k and
+// stride st, without padding (Keras MaxPool2D, "valid"). The forward pass
+// records, per output, the input offset of its maximum (the first one in
+// row-major window order on ties, as TensorFlow), and the backward pass
+// routes each output's gradient there. It is piecewise linear: its
+// gradient is exact wherever the maximum of every window is unique.
+type maxPool struct {
+	h, w, c, k, st int
+	outH, outW     int
+}
+
+func newMaxPool(h, w, c, k, stride int) (*maxPool, error) {
+	if k > h || k > w {
+		return nil, fmt.Errorf("maxpool %d does not fit a %d×%d input", k, h, w)
+	}
+	return &maxPool{h: h, w: w, c: c, k: k, st: stride, outH: (h-k)/stride + 1, outW: (w-k)/stride + 1}, nil
+}
+
+func (p *maxPool) describe() string {
+	return fmt.Sprintf("maxpool %dx%dx%d→%dx%d k%d s%d", p.c, p.h, p.w, p.outH, p.outW, p.k, p.st)
+}
+func (p *maxPool) inSize() int                   { return p.h * p.w * p.c }
+func (p *maxPool) outSize() int                  { return p.outH * p.outW * p.c }
+func (p *maxPool) numParams() int                { return 0 }
+func (p *maxPool) bind([]float32)                {}
+func (p *maxPool) initParams(*rand.Rand, string) {}
+
+func (p *maxPool) newScratch(maxB int) *scratch {
+	return &scratch{argmax: make([]int32, maxB*p.outSize())}
+}
+
+func (p *maxPool) forward(s *scratch, in, out []float32, b int) {
+	C, W := p.c, p.w
+	for i := 0; i < b; i++ {
+		x := in[i*p.inSize() : (i+1)*p.inSize()]
+		y := out[i*p.outSize() : (i+1)*p.outSize()]
+		arg := s.argmax[i*p.outSize() : (i+1)*p.outSize()]
+		for oy := 0; oy < p.outH; oy++ {
+			for ox := 0; ox < p.outW; ox++ {
+				o := (oy*p.outW + ox) * C
+				base := (oy*p.st*W + ox*p.st) * C
+				for c := 0; c < C; c++ {
+					best, at := x[base+c], int32(base+c)
+					for dy := 0; dy < p.k; dy++ {
+						row := base + dy*W*C + c
+						for dx := 0; dx < p.k; dx++ {
+							if v := x[row+dx*C]; v > best {
+								best, at = v, int32(row+dx*C)
+							}
+						}
+					}
+					y[o+c], arg[o+c] = best, at
+				}
+			}
+		}
+	}
+}
+
+func (p *maxPool) backward(s *scratch, in, out, dOut, dIn []float32, b int, sq []float64, norms bool) {
+	if dIn == nil {
+		return
+	}
+	for i := 0; i < b; i++ {
+		dx := dIn[i*p.inSize() : (i+1)*p.inSize()]
+		clear(dx)
+		g := dOut[i*p.outSize() : (i+1)*p.outSize()]
+		for o, at := range s.argmax[i*p.outSize() : (i+1)*p.outSize()] {
+			dx[at] += g[o]
+		}
+	}
+}

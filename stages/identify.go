@@ -1,0 +1,378 @@
+package stages
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/dpaudit/dpaudit/attack/identify"
+	"github.com/dpaudit/dpaudit/audit"
+	"github.com/dpaudit/dpaudit/bounds"
+	"github.com/dpaudit/dpaudit/learn"
+	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/rng"
+	"github.com/dpaudit/dpaudit/spec"
+)
+
+// An identifiability point (Bernau et al. 2021) becomes one craft node (the
+// dataset-sensitivity choice of D′, O(n²) once), shards of repetitions and
+// one estimate node, like a membership audit (audit.go). Repetition i's
+// noise and θ₀ are rng streams of (seed, game key, i): results do not
+// depend on the shard size or -j.
+const (
+	identCraftVersion    = 1
+	identTrialsVersion   = 1
+	identEstimateVersion = 1
+	identCraftFile       = "neighbours.json"
+	defaultIdentShard    = 50
+)
+
+// identCraftParams is what the choice of D′ depends on.
+type identCraftParams struct {
+	Data      dataParams `json:"data"`
+	Adjacency string     `json:"adjacency"`
+	Distance  string     `json:"distance"`
+	Choose    string     `json:"differing"`
+	Rank      int        `json:"rank"`
+	Index     int        `json:"index"`
+	Candidate int        `json:"candidate"`
+	Seed      uint64     `json:"seed"`
+}
+
+// identGame is everything a repetition depends on besides the crafted pair.
+type identGame struct {
+	Data        dataParams `json:"data"`
+	Arch        learn.Arch `json:"arch"`
+	Adjacency   string     `json:"adjacency"`
+	Sensitivity string     `json:"sensitivity"`
+	Noise       float64    `json:"noise_multiplier"`
+	Steps       int        `json:"steps"`
+	ClipNorm    float64    `json:"clip_norm"`
+	LR          float64    `json:"learning_rate"`
+	Optimizer   string     `json:"optimizer"`
+	WorstCase   float64    `json:"worst_case_epsilon,omitempty"`
+	RandomInit  bool       `json:"random_init"`
+	Delta       float64    `json:"delta"`
+	Seed        int64      `json:"seed"`
+}
+
+type identShardParams struct {
+	Key   string    `json:"point_key"`
+	Game  identGame `json:"game"`
+	First int       `json:"first"`
+	Count int       `json:"count"`
+}
+
+type identEstimateParams struct {
+	Key         string  `json:"point_key"`
+	Repetitions int     `json:"repetitions"`
+	Epsilon     float64 `json:"epsilon"`
+	Noise       float64 `json:"noise_multiplier"`
+	Steps       int     `json:"steps"`
+	Delta       float64 `json:"delta"`
+	Confidence  float64 `json:"confidence"`
+	Adjacency   string  `json:"adjacency"`
+	Sensitivity string  `json:"sensitivity"`
+}
+
+// The three ε′ estimates, each with what it assumes (Sec. 5.3).
+const (
+	identAssumesLS        = "max over repetitions of the RDP composition (authors' order grid, classic conversion) of the k steps at the observed local sensitivities; equals the accounted ε under local-sensitivity noise"
+	identAssumesBelief    = "ln(β/(1−β)) of the largest final belief: one extreme repetition, no confidence level, grows with the number of repetitions"
+	identAssumesAdvantage = "2·c(δ)·Φ⁻¹((Adv+1)/2): inverts ρ_α of the classic Gaussian calibration (Theorem 2, factor 2 restored); interval from the advantage's Clopper–Pearson interval"
+)
+
+var identColumns = []string{
+	"identify_repetitions", "identify_adjacency", "identify_sensitivity", "identify_removed", "identify_added",
+	"identify_distance", "identify_ds_score", "identify_epsilon", "identify_delta", "identify_rho_beta", "identify_rho_alpha", "identify_rho_alpha_rdp",
+	"identify_wins", "identify_advantage", "identify_advantage_lo", "identify_advantage_hi",
+	"identify_exceed", "identify_delta_prime", "identify_delta_prime_lo", "identify_delta_prime_hi",
+	"identify_belief_mean", "identify_belief_max",
+	"identify_epsilon_ls", "identify_epsilon_belief", "identify_epsilon_advantage", "identify_epsilon_advantage_lo", "identify_epsilon_advantage_hi",
+	"identify_epsilon_ls_assumes", "identify_epsilon_belief_assumes", "identify_epsilon_advantage_assumes",
+	"identify_ls_mean", "identify_ls_max", "identify_train_accuracy",
+	"identify_advantage_above_rho_alpha", "identify_violation",
+}
+
+// identifyStages builds the identifiability audit of one point.
+func identifyStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointStage, []*pipeline.Node, error) {
+	exp, id := pt.Exp, pt.Exp.Identifiability
+	arch, flatten, err := archFor(exp.Model)
+	if err != nil {
+		return pointStage{}, nil, &PathError{"model.arch", err}
+	}
+	data, err := datasetParams(exp.Dataset, exp.Seed, flatten)
+	if err != nil {
+		return pointStage{}, nil, &PathError{"dataset.source", err}
+	}
+	if err := checkTrainable(data, arch, env.DataDir); err != nil {
+		return pointStage{}, nil, err
+	}
+	split, err := loadSplit(data, env.DataDir)
+	if err != nil {
+		return pointStage{}, nil, &PathError{"dataset", err}
+	}
+	d := exp.DPSGD
+	cp := identCraftParams{Data: data, Adjacency: id.Adjacency, Distance: id.Distance, Choose: id.Differing,
+		Rank: id.Rank, Index: id.Index, Candidate: id.Candidate}
+	if cp.Distance == "auto" {
+		cp.Distance = identify.DistEuclidean
+		if len(split.Train.Shape) == 3 {
+			cp.Distance = identify.DistSSIM
+		}
+	}
+	if cp.Distance == identify.DistSSIM && len(split.Train.Shape) != 3 {
+		return pointStage{}, nil, &PathError{"identifiability.distance", fmt.Errorf("ssim needs images of shape [C, H, W]; model %s takes flat records of shape %v (use a cnn, or a tabular distance)", exp.Model.Arch, split.Train.Shape)}
+	}
+	probe := identify.CraftInput{X: split.Train.X, PoolX: split.Test.X, Dim: split.Train.D, Shape: split.Train.Shape,
+		Adjacency: cp.Adjacency, Distance: cp.Distance, Choose: cp.Choose, Rank: cp.Rank, Index: cp.Index, Candidate: cp.Candidate}
+	if err := probe.Validate(); err != nil {
+		path := "identifiability.adjacency"
+		switch {
+		case cp.Choose == identify.ChooseIndex:
+			path = "identifiability.index"
+		case cp.Choose == identify.ChooseMax || cp.Choose == identify.ChooseMin:
+			if split.Train.N >= 2 {
+				path = "identifiability.rank"
+			}
+		}
+		return pointStage{}, nil, &PathError{path, fmt.Errorf("%w (the training split has %d records, the pool %d)", err, split.Train.N, split.Test.N)}
+	}
+	ck := hashKey(cp)
+	cp.Seed = rng.Seed(uint64(exp.Seed), "identify/craft", ck)
+	// The accounted ε of the run (full batch, the authors' order grid and
+	// classic conversion): ρ_β = logistic(ε) is δ′'s threshold.
+	claimed := id.ClaimedNoiseMultiplier
+	if claimed == 0 {
+		claimed = d.NoiseMultiplier
+	}
+	eps, _, err := bounds.FullBatchGaussianEpsilon(float64(d.Steps)/(claimed*claimed), d.Delta, nil)
+	if err != nil {
+		return pointStage{}, nil, &PathError{"dpsgd.noise_multiplier", err}
+	}
+	game := identGame{Data: data, Arch: arch, Adjacency: id.Adjacency, Sensitivity: id.Sensitivity, Noise: d.NoiseMultiplier,
+		Steps: d.Steps, ClipNorm: d.ClipNorm, LR: d.LearningRate, Optimizer: id.Optimizer, RandomInit: id.RandomInit,
+		Delta: d.Delta, Seed: exp.Seed}
+	if id.Output == "worst_case" {
+		game.WorstCase = eps
+	}
+	if err := game.config(split.Train.Shape, split.Train.Classes).Validate(); err != nil {
+		return pointStage{}, nil, &PathError{"dpsgd", err}
+	}
+	craft := g.Add(&pipeline.Node{
+		Kind: "identify_craft", Version: identCraftVersion, Params: cp,
+		Label: fmt.Sprintf("%s %s D′ (%s, %s) on %s", id.Adjacency, id.Differing, cp.Distance, id.Sensitivity, data.Source.Name),
+		Slot:  fmt.Sprintf("%s/identify_craft/%d", name, pt.Index),
+		Run:   func(ctx context.Context, w *pipeline.Work) error { return runIdentCraft(cp, env.DataDir, w) },
+	})
+	key := hashKey(game)
+	label := fmt.Sprintf("A_DI %s/%s z=%.4g T=%d", id.Adjacency, id.Sensitivity, d.NoiseMultiplier, d.Steps)
+	size := id.ShardSize
+	if size == 0 {
+		size = defaultIdentShard
+	}
+	var shards []*pipeline.Node
+	for first, k := 0, 0; first < id.Repetitions; first, k = first+size, k+1 {
+		p := identShardParams{Key: key, Game: game, First: first, Count: min(size, id.Repetitions-first)}
+		shards = append(shards, g.Add(&pipeline.Node{
+			Kind: "identify_trials", Version: identTrialsVersion, Params: p, Inputs: []*pipeline.Node{craft},
+			Label: fmt.Sprintf("%s repetitions %d–%d", label, p.First, p.First+p.Count-1),
+			Slot:  fmt.Sprintf("%s/identify_trials/%d/%d", name, pt.Index, k),
+			Run: func(ctx context.Context, w *pipeline.Work) error {
+				return runIdentShard(ctx, p, env.DataDir, w)
+			},
+		}))
+	}
+	ep := identEstimateParams{Key: key, Repetitions: id.Repetitions, Epsilon: eps, Noise: claimed, Steps: d.Steps,
+		Delta: d.Delta, Confidence: id.Confidence, Adjacency: id.Adjacency, Sensitivity: id.Sensitivity}
+	est := &pipeline.Node{
+		Kind: "identify_estimate", Version: identEstimateVersion, Params: ep, Inputs: append([]*pipeline.Node{craft}, shards...),
+		Label: fmt.Sprintf("%s (%d repetitions)", label, id.Repetitions),
+		Slot:  fmt.Sprintf("%s/identify_estimate/%d", name, pt.Index),
+		Run: func(ctx context.Context, w *pipeline.Work) error {
+			outs, err := runIdentEstimate(ep, w.Inputs[0], w.Inputs[1:])
+			if err != nil {
+				return err
+			}
+			return writeValues(w.Dir, outs)
+		},
+	}
+	return pointStage{node: est, columns: identColumns}, shards, nil
+}
+
+func (p identGame) config(shape []int, classes int) identify.Config {
+	return identify.Config{
+		Arch: p.Arch, InShape: shape, Classes: classes, ClipNorm: p.ClipNorm, Steps: p.Steps,
+		LearningRate: p.LR, Optimizer: p.Optimizer, Sensitivity: p.Sensitivity, NoiseMultiplier: p.Noise,
+		WorstCaseEpsilon: p.WorstCase, RandomInit: p.RandomInit, Delta: p.Delta,
+	}
+}
+
+func runIdentCraft(p identCraftParams, dataDir string, w *pipeline.Work) error {
+	split, err := loadSplit(p.Data, dataDir)
+	if err != nil {
+		return err
+	}
+	nb, err := identify.Craft(identify.CraftInput{X: split.Train.X, PoolX: split.Test.X, Dim: split.Train.D, Shape: split.Train.Shape,
+		Adjacency: p.Adjacency, Distance: p.Distance, Choose: p.Choose, Rank: p.Rank, Index: p.Index, Candidate: p.Candidate,
+		Seed: p.Seed})
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(nb)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(w.Dir, identCraftFile), b, 0o644)
+}
+
+func readNeighbours(dir string) (identify.Neighbours, error) {
+	var nb identify.Neighbours
+	b, err := os.ReadFile(filepath.Join(dir, identCraftFile))
+	if err == nil {
+		err = json.Unmarshal(b, &nb)
+	}
+	return nb, err
+}
+
+func runIdentShard(ctx context.Context, p identShardParams, dataDir string, w *pipeline.Work) error {
+	split, err := loadSplit(p.Game.Data, dataDir)
+	if err != nil {
+		return err
+	}
+	nb, err := readNeighbours(w.Input(0))
+	if err != nil {
+		return err
+	}
+	tr, te := split.Train, split.Test
+	cfg := p.Game.config(tr.Shape, tr.Classes)
+	cfg.X, cfg.Y, cfg.PoolX, cfg.PoolY, cfg.Pair = tr.X, tr.Y, te.X, te.Y, nb
+	game, err := identify.NewGame(cfg)
+	if err != nil {
+		return err
+	}
+	n := p.Count
+	cols := map[string][]any{}
+	names := []string{"repetition", "log_odds", "belief", "guess_d", "ls_min", "ls_mean", "ls_max", "sigma_mean", "epsilon_ls", "train_accuracy"}
+	for _, c := range names {
+		cols[c] = make([]any, n)
+	}
+	for k := 0; k < n; k++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		i := p.First + k
+		r, err := game.Run(uint64(p.Game.Seed), p.Key, i)
+		if err != nil {
+			return fmt.Errorf("repetition %d: %w", i, err)
+		}
+		lsMin, lsMax, lsSum, sgSum := math.Inf(1), 0.0, 0.0, 0.0
+		for s, ls := range r.LS {
+			lsMin, lsMax, lsSum, sgSum = math.Min(lsMin, ls), math.Max(lsMax, ls), lsSum+ls, sgSum+r.Sigma[s]
+		}
+		T := float64(len(r.LS))
+		cols["repetition"][k], cols["log_odds"][k], cols["belief"][k], cols["guess_d"][k] = int64(i), r.LogOdds, identify.Logistic(r.LogOdds), r.GuessD
+		cols["ls_min"][k], cols["ls_mean"][k], cols["ls_max"][k], cols["sigma_mean"][k] = lsMin, lsSum/T, lsMax, sgSum/T
+		cols["epsilon_ls"][k], cols["train_accuracy"][k] = r.EpsilonLS, r.TrainAccuracy
+	}
+	t := &pipeline.Table{}
+	for _, c := range names {
+		typ := pipeline.Float64
+		switch c {
+		case "repetition":
+			typ = pipeline.Int64
+		case "guess_d":
+			typ = pipeline.Bool
+		}
+		if err := t.Add(c, typ, cols[c]); err != nil {
+			return err
+		}
+	}
+	return pipeline.WriteParquet(filepath.Join(w.Dir, TrialsFile), t)
+}
+
+func runIdentEstimate(p identEstimateParams, craftDir string, dirs []string) ([]Output, error) {
+	nb, err := readNeighbours(craftDir)
+	if err != nil {
+		return nil, err
+	}
+	var logOdds, epsLS []float64
+	var lsSum, lsMax, accSum, belSum float64
+	for _, d := range dirs {
+		t, err := pipeline.ReadParquet(filepath.Join(d, TrialsFile))
+		if err != nil {
+			return nil, err
+		}
+		rc, lc, ec, mc, xc, ac := t.Col("repetition"), t.Col("log_odds"), t.Col("epsilon_ls"), t.Col("ls_mean"), t.Col("ls_max"), t.Col("train_accuracy")
+		if rc == nil || lc == nil || ec == nil || mc == nil || xc == nil || ac == nil {
+			return nil, fmt.Errorf("%s: not an identifiability repetition table", d)
+		}
+		for i := range lc.Values {
+			if rc.Values[i].(int64) != int64(len(logOdds)) {
+				return nil, fmt.Errorf("%s: repetition %v out of order (want %d)", d, rc.Values[i], len(logOdds))
+			}
+			logOdds = append(logOdds, lc.Float(i))
+			epsLS = append(epsLS, ec.Float(i))
+			lsSum += mc.Float(i)
+			lsMax = math.Max(lsMax, xc.Float(i))
+			accSum += ac.Float(i)
+			belSum += identify.Logistic(lc.Float(i))
+		}
+	}
+	if len(logOdds) != p.Repetitions {
+		return nil, fmt.Errorf("found %d repetitions, want %d", len(logOdds), p.Repetitions)
+	}
+	r, err := audit.EstimateIdentifiability(audit.IdentifiabilityInput{LogOdds: logOdds, EpsilonLS: epsLS, Epsilon: p.Epsilon, Delta: p.Delta, Confidence: p.Confidence})
+	if err != nil {
+		return nil, err
+	}
+	rdp, err := bounds.RhoAlphaGaussianSteps(p.Steps, p.Noise)
+	if err != nil {
+		return nil, err
+	}
+	n := float64(len(logOdds))
+	var added any
+	if nb.Add >= 0 {
+		added = int64(nb.Add)
+	}
+	return []Output{
+		{"identify_repetitions", pipeline.Int64, int64(r.N)},
+		{"identify_adjacency", pipeline.String, p.Adjacency},
+		{"identify_sensitivity", pipeline.String, p.Sensitivity},
+		{"identify_removed", pipeline.Int64, int64(nb.Remove)},
+		{"identify_added", pipeline.Int64, added},
+		{"identify_distance", pipeline.String, nb.Distance},
+		f64("identify_ds_score", nb.Score),
+		f64("identify_epsilon", p.Epsilon),
+		f64("identify_delta", p.Delta),
+		f64("identify_rho_beta", r.RhoBeta),
+		f64("identify_rho_alpha", r.RhoAlpha),
+		f64("identify_rho_alpha_rdp", rdp),
+		{"identify_wins", pipeline.Int64, int64(r.Wins)},
+		f64("identify_advantage", r.Advantage),
+		f64("identify_advantage_lo", r.AdvantageLo),
+		f64("identify_advantage_hi", r.AdvantageHi),
+		{"identify_exceed", pipeline.Int64, int64(r.Exceed)},
+		f64("identify_delta_prime", r.DeltaPrime),
+		f64("identify_delta_prime_lo", r.DeltaPrimeLo),
+		f64("identify_delta_prime_hi", r.DeltaPrimeHi),
+		f64("identify_belief_mean", belSum/n),
+		f64("identify_belief_max", r.BeliefMax),
+		f64("identify_epsilon_ls", r.EpsilonLS),
+		f64("identify_epsilon_belief", r.EpsilonBelief),
+		f64("identify_epsilon_advantage", r.EpsilonAdvantage),
+		f64("identify_epsilon_advantage_lo", r.EpsilonAdvantageLo),
+		f64("identify_epsilon_advantage_hi", r.EpsilonAdvantageHi),
+		{"identify_epsilon_ls_assumes", pipeline.String, identAssumesLS},
+		{"identify_epsilon_belief_assumes", pipeline.String, identAssumesBelief},
+		{"identify_epsilon_advantage_assumes", pipeline.String, identAssumesAdvantage},
+		f64("identify_ls_mean", lsSum/n),
+		f64("identify_ls_max", lsMax),
+		f64("identify_train_accuracy", accSum/n),
+		{"identify_advantage_above_rho_alpha", pipeline.Bool, r.AdvantageAboveRhoAlpha},
+		{"identify_violation", pipeline.Bool, r.DeltaViolation},
+	}, nil
+}
