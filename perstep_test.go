@@ -47,6 +47,11 @@ audit: {threat_model: gradient, estimator: per_step, trials: 1000` + claim + `}
 	if !(lb < acc && lb > 0.7*want) || math.Abs(acc-want) > 0.02*want {
 		t.Errorf("ε_lb %v, accountant %v, GDP at the true μ %v", lb, acc, want)
 	}
+	// Two runs pooled: twice the samples, the same family.
+	_, res = runSpec(t, writeSpec(t, dir, "r.yaml", body("2", ", runs: 2")), o)
+	if r2 := summaryRow(t, res.Summary, 0); r2["per_step_samples"] != int64(40000) || r2["per_step_runs"] != int64(2) || r2["violation"] != false {
+		t.Errorf("two runs: %v samples, %v runs, violation %v", r2["per_step_samples"], r2["per_step_runs"], r2["violation"])
+	}
 	_, res = runSpec(t, writeSpec(t, dir, "u.yaml", body("1", ", claim: {noise_multiplier: 2}")), o)
 	if u := summaryRow(t, res.Summary, 0); u["violation"] != true || !(u["epsilon_lb"].(float64) > u["epsilon_accountant"].(float64)) {
 		t.Errorf("under-noised: violation %v ε_lb %v claim %v p %v", u["violation"], u["epsilon_lb"], u["epsilon_accountant"], u["violation_p_value"])
@@ -67,6 +72,7 @@ dpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 5, delta: 1.0e-5}
 	for _, c := range []struct{ spec, want string }{
 		{head + "audit: {threat_model: api_access, estimator: per_step, trials: 100}\n", "b.yaml:6:23: audit.threat_model: the per-step audit reads every step's privatised update, which threat model api_access does not release"},
 		{head + "audit: {threat_model: gradient, estimator: per_step, trials: 1}\n", "audit.trials: the per-step audit needs at least 2 canaries"},
+		{head + "audit: {threat_model: gradient, estimator: one_run, trials: 100, runs: 3}\n", "b.yaml:6:72: audit.runs: pooled training runs are for estimator per_step"},
 		{head + "crafter: {kind: gradient_canary}\naudit: {threat_model: gradient, estimator: per_step, trials: 100}\n", "crafter: the per-step audit inserts its own"},
 		{"name: b\nmodel: {arch: ideal}\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 5}\naudit: {threat_model: gradient, estimator: per_step, trials: 100}\n", "audit.estimator: the per-step audit trains a model"},
 	} {

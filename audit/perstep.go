@@ -72,9 +72,10 @@ func PerStepMu(alpha, beta, q float64) float64 {
 // does, each already divided by the clip norm and with the data's own
 // clipped gradient subtracted. They must be independent given the model
 // (the fresh Gaussian noise of each step and coordinate makes them so).
-// The samples of even index choose the threshold (largest certified μ on
-// them); the odd ones are counted at that threshold, so the interval does
-// not pay for the search. delta is the δ of the per-step CP ε bound.
+// The samples of even index choose the threshold (q = 1: half-way between
+// the two sides' medians; q < 1: the largest certified μ on them); the odd
+// ones are counted at that threshold, so the interval does not pay for the
+// choice. delta is the δ of the per-step CP ε bound.
 func PerStep(in, out []float64, q, delta, confidence float64) (PerStepResult, error) {
 	if !(q > 0 && q <= 1) {
 		return PerStepResult{}, invalidf("per-step sampling rate %v outside (0, 1]", q)
@@ -97,7 +98,18 @@ func PerStep(in, out []float64, q, delta, confidence float64) (PerStepResult, er
 	}
 	selIn, evIn := halves(in)
 	selOut, evOut := halves(out)
-	t := bestThreshold(selIn, selOut, q, confidence)
+	var t float64
+	if q == 1 {
+		// Two Gaussians of equal variance: the threshold half-way between
+		// them balances the two rates, where the μ estimate's variance is
+		// smallest; the medians of the selection halves locate it without
+		// the overfitting of a search (a search over thresholds chose
+		// extreme quantiles on some seeds and lost up to 7% of μ at 10⁵
+		// samples a side, against 1–2% here).
+		t = (sampleMedian(selIn) + sampleMedian(selOut)) / 2
+	} else {
+		t = bestThreshold(selIn, selOut, q, confidence)
+	}
 	r := PerStepResult{SamplingRate: q, N1: len(evIn), N0: len(evOut), Threshold: t, Confidence: confidence}
 	for _, x := range evOut {
 		if x > t {
@@ -179,7 +191,7 @@ func halves(xs []float64) (sel, ev []float64) {
 	return sel, ev
 }
 
-// bestThreshold is the threshold among 400 quantiles of the pooled
+// bestThreshold is the threshold among the central quantiles (steps of 1/400) of the pooled
 // selection samples whose Clopper–Pearson-certified μ on those samples is
 // largest (ties: the first).
 func bestThreshold(in, out []float64, q, confidence float64) float64 {
@@ -187,8 +199,11 @@ func bestThreshold(in, out []float64, q, confidence float64) float64 {
 	so := slices.Sorted(slices.Values(out))
 	pool := slices.Sorted(slices.Values(slices.Concat(in, out)))
 	best, bestMu := pool[len(pool)/2], -1.0
+	// Only the central 80% of the pool: at the extremes one side's rate
+	// rests on a few counts, its bound on the selection half is noisy, and
+	// the maximum over such thresholds overfits.
 	const k = 400
-	for i := 1; i < k; i++ {
+	for i := k / 10; i <= k-k/10; i++ {
 		t := pool[i*(len(pool)-1)/k]
 		fp := len(so) - upperIndex(so, t)
 		fn := upperIndex(si, t)
@@ -233,4 +248,13 @@ func mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+func sampleMedian(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }

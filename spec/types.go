@@ -278,6 +278,7 @@ type Audit struct {
 	Claim                  *Claim    `yaml:"claim" doc:"What the implementation claims about itself, which the audit tests: accountant, noise multiplier, sampling, clipping, adjacency. Every absent key is the trained configuration (dpsgd block, the crafter's adjacency). A violation means ε_lb above this claim's ε."`
 	ClaimedNoiseMultiplier float64   `yaml:"claimed_noise_multiplier" default:"0" check:">=0" doc:"Deprecated spelling of claim.noise_multiplier (0 = absent); give one of the two."`
 	Familywise             string    `yaml:"familywise" default:"holm" enum:"holm|none" doc:"Correction of the violation flag over the points of the run: holm (Holm's step-down at 1 − confidence family-wise, on the points' p-values) or none (each point at its own confidence)."`
+	Runs                   int       `yaml:"runs" default:"1" check:">=1" doc:"estimator per_step: training runs (each with audit.trials Dirac canaries) whose per-step samples are pooled into ONE audit (audit.repeats repeats the whole audit)."`
 	Repeats                int       `yaml:"repeats" default:"1" check:">=1" doc:"R: run the whole audit R times with derived seeds (repeat 0 is the audit of repeats: 1) and report the median, min and max of epsilon_lb over repeats, so seed noise is visible."`
 	RandomInit             bool      `yaml:"random_init" default:"false" doc:"Draw a fresh initial model per trial instead of one fixed θ_0 (the fixed start is the stronger audit)."`
 }

@@ -78,6 +78,9 @@ func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 	}
 	validateClaim(exp, a, pos, e)
 	validateOneRun(a, pos, e)
+	if a.Runs > 1 && a.Estimator != "per_step" {
+		e.add(pos("audit.runs"), "audit.runs", "pooled training runs are for estimator per_step; use audit.repeats to repeat an audit")
+	}
 	if exp.Model == nil {
 		e.add(pos("audit"), "audit", "an audit needs a model block ({arch: ideal} simulates the ideal mechanism)")
 		return

@@ -115,6 +115,8 @@ type estimateParams struct {
 	// Samples: the rows per repeat when they are not Trials; -1: as many
 	// as the shards hold (per_step: set by the canaries' inclusion draws).
 	Samples int `json:"samples,omitempty"`
+	// Runs: per_step training runs pooled per repeat (the shards).
+	Runs int `json:"runs,omitempty"`
 }
 
 // mechanismConfig is a DP-SGD configuration as an accountant sees it: the
@@ -285,6 +287,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 			return pointStage{}, nil, err
 		}
 		ep.Key, ep.Score, ep.RepeatKeys, shards = base, "projection", keys, nodes
+		ep.Runs = max(a.Runs, 1)
 		ep.Samples = -1 // the rows depend on the inclusion draws
 		label = fmt.Sprintf("per step %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
 	} else if a.Estimator == "one_run" {
@@ -588,7 +591,8 @@ func canaryResidual(dir string) (any, error) {
 }
 
 // readTrials concatenates the shards' score column and world bits, in
-// trial order (the split threshold depends on that order).
+// trial order (the split threshold depends on that order); total < 0 takes
+// every row, shard by shard (per_step: the rows depend on the draws).
 func readTrials(dirs []string, score string, total int) ([]float64, []bool, error) {
 	scores := make([]float64, 0, max(total, 0))
 	worlds := make([]bool, 0, max(total, 0))
@@ -602,7 +606,7 @@ func readTrials(dirs []string, score string, total int) ([]float64, []bool, erro
 			return nil, nil, fmt.Errorf("%s: trial table has no %q column", d, score)
 		}
 		for i := range sc.Values {
-			if tc.Values[i].(int64) != int64(len(scores)) {
+			if total >= 0 && tc.Values[i].(int64) != int64(len(scores)) {
 				return nil, nil, fmt.Errorf("%s: trial %v out of order (want %d)", d, tc.Values[i], len(scores))
 			}
 			scores = append(scores, sc.Float(i))

@@ -29,11 +29,13 @@ import (
 // fresh draw of the per-step Gaussian mechanism: N(1, σ²) at a step where
 // the canary was drawn, N(0, σ²) on a never-inserted canary's parameter,
 // independent across steps and parameters given the model. A run gives
-// about m/2·q·T samples a side; audit.repeats runs are separate audits.
+// about m/2·q·T samples a side; audit.runs runs are pooled into one audit
+// (the samples of different runs are independent too), audit.repeats
+// repeat the whole audit.
 const perStepTrainVersion = 1
 
 // perStepColumns are the estimator-specific summary columns.
-var perStepColumns = []string{"per_step_samples", "per_step_threshold", "per_step_fpr_upper", "per_step_fnr_upper",
+var perStepColumns = []string{"per_step_runs", "per_step_samples", "per_step_threshold", "per_step_fpr_upper", "per_step_fnr_upper",
 	"per_step_mu_lb", "per_step_mu_ub", "per_step_mu_point", "per_step_claim_mu", "per_step_sampling_rate",
 	"per_step_composition", "per_step_claim", "epsilon_per_step_point", "epsilon_per_step_ub",
 	"per_step_cp_epsilon_lb", "per_step_claim_step_epsilon"}
@@ -46,9 +48,12 @@ type perStepTrainParams struct {
 	Canaries int        `json:"canaries"`
 	Seed     int64      `json:"seed"`
 	Repeat   int        `json:"repeat,omitempty"`
+	Run      int        `json:"run,omitempty"`
 }
 
-// perStepTrainedStages adds one training node per repeat.
+// perStepTrainedStages adds audit.runs training nodes per repeat, repeat
+// by repeat; run 0 of repeat 0 has the point's key, run k > 0 its own
+// derived key (its own θ_0, canary parameters and streams).
 func perStepTrainedStages(name string, pt spec.Point, env Env, repeats int, g *pipeline.Graph) (string, []string, []*pipeline.Node, error) {
 	exp := pt.Exp
 	arch, flatten, err := archFor(exp.Model)
@@ -66,17 +71,24 @@ func perStepTrainedStages(name string, pt spec.Point, env Env, repeats int, g *p
 	base := hashKey(p)
 	var keys []string
 	var nodes []*pipeline.Node
+	runs := max(exp.Audit.Runs, 1)
 	for r := range repeats {
-		q := p
-		q.Key, q.Repeat = repeatKey(base, r), r
-		keys = append(keys, q.Key)
-		nodes = append(nodes, g.Add(&pipeline.Node{
-			Kind: "perstep_train", Version: perStepTrainVersion, Params: q,
-			Label: fmt.Sprintf("per-step audit, %d Dirac canaries, %s %s σ=%.4g q=%.4g T=%d%s", q.Canaries, data.Source.Name, arch.Kind,
-				q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, repeatLabel(r, repeats)),
-			Slot: fmt.Sprintf("%s/perstep/%d%s", name, pt.Index, repeatSlot(r)),
-			Run:  func(ctx context.Context, w *pipeline.Work) error { return runPerStepTrain(ctx, q, env.DataDir, w) },
-		}))
+		rk := repeatKey(base, r)
+		keys = append(keys, rk)
+		for k := range runs {
+			q := p
+			q.Key, q.Repeat, q.Run = rk, r, k
+			if k > 0 {
+				q.Key = fmt.Sprintf("%s/run/%d", rk, k)
+			}
+			nodes = append(nodes, g.Add(&pipeline.Node{
+				Kind: "perstep_train", Version: perStepTrainVersion, Params: q,
+				Label: fmt.Sprintf("per-step audit, %d Dirac canaries, %s %s σ=%.4g q=%.4g T=%d, run %d/%d%s", q.Canaries, data.Source.Name, arch.Kind,
+					q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, k+1, runs, repeatLabel(r, repeats)),
+				Slot: fmt.Sprintf("%s/perstep/%d/%d%s", name, pt.Index, k, repeatSlot(r)),
+				Run:  func(ctx context.Context, w *pipeline.Work) error { return runPerStepTrain(ctx, q, env.DataDir, w) },
+			}))
+		}
 	}
 	return base, keys, nodes, nil
 }
@@ -255,6 +267,7 @@ func perStepEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc f
 	pv := audit.PerStepPValue(r, claimMu)
 	return repeatEstimate{
 		outs: []Output{
+			{"per_step_runs", pipeline.Int64, int64(max(p.Runs, 1))},
 			{"per_step_samples", pipeline.Int64, int64(len(scores))},
 			{"per_step_threshold", pipeline.Float64, r.Threshold},
 			{"per_step_fpr_upper", pipeline.Float64, r.FPRUpper},
