@@ -58,6 +58,27 @@ audit: {threat_model: gradient, estimator: per_step, trials: 1000` + claim + `}
 	}
 }
 
+// With Poisson sampling the per-step μ is composed by the accountant with
+// the claimed q: an honest run (σ = 1, q = 0.2, T = 50, 2000 canaries,
+// ~10⁴ samples a side) lands below the accountant's ε and near it.
+func TestPerStepPoisson(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")}
+	_, res := runSpec(t, writeSpec(t, dir, "q.yaml", `name: q
+seed: 2
+dataset: {source: digits, classes: [0, 1], train_size: 100}
+model: {arch: mlp, hidden: [32]}
+dpsgd: {noise_multiplier: 1, sampling_rate: 0.2, steps: 50, delta: 1.0e-5, learning_rate: 0.1}
+audit: {threat_model: gradient, estimator: per_step, trials: 2000}
+`), o)
+	r := summaryRow(t, res.Summary, 0)
+	lb, acc := r["epsilon_lb"].(float64), r["epsilon_accountant"].(float64)
+	t.Logf("ε_lb %v, accountant %v, μ [%v, %v], %v samples", lb, acc, r["per_step_mu_lb"], r["per_step_mu_ub"], r["per_step_samples"])
+	if !(lb < acc && lb > 0.75*acc) || r["violation"] != false || !strings.Contains(r["per_step_claim"].(string), "Poisson q = 0.2 (taken from the claim") {
+		t.Errorf("ε_lb %v, accountant %v, violation %v, claim %q", lb, acc, r["violation"], r["per_step_claim"])
+	}
+}
+
 // Per-step audits need white-box gradient access, a trained model, and
 // their own canaries: positioned errors otherwise.
 func TestPerStepBadInput(t *testing.T) {
