@@ -12,7 +12,8 @@ import (
 // sum plus DiracValue on each canary's parameter in the steps that drew it,
 // each canary independently with probability q — T = 2000, q = 0.3: 600 ±
 // 5·√420 per canary — and the batches are the same with or without them
-// (their own stream). Bad canaries are errors.
+// (their own stream); Step.DiracIncluded reports the draws. Bad canaries
+// are errors.
 func TestDiracCanaries(t *testing.T) {
 	m := mustModel(t, Arch{Kind: KindLogReg}, []int{4}, 3, 1)
 	X, Y := randomData(2, 30, 4, 3)
@@ -23,6 +24,11 @@ func TestDiracCanaries(t *testing.T) {
 	mustTrain(t, m, X, Y, cfg, rng.New(3, "dirac"), &Hooks{Dirac: dirac, DiracValue: 1, CleanSum: true,
 		OnStep: func(s *Step) error {
 			batches = append(batches, append([]int(nil), s.Batch...))
+			for k, j := range dirac { // Step.DiracIncluded reports each draw
+				if d := float64(s.NoisySum[j] - s.ClippedSum[j]); s.DiracIncluded[k] != (math.Abs(d-1) < 1e-5) {
+					t.Fatalf("step %d canary %d: DiracIncluded %v, noisy − clean = %g", s.Index, k, s.DiracIncluded[k], d)
+				}
+			}
 			for j, v := range s.NoisySum {
 				switch d := float64(v - s.ClippedSum[j]); {
 				case math.Abs(d-1) < 1e-5 && (j == 0 || j == 7): // float32 sums

@@ -60,6 +60,9 @@ type Step struct {
 	Batch []int
 	// CanaryIncluded reports whether the canary was added this step.
 	CanaryIncluded bool
+	// DiracIncluded[j] reports whether Dirac canary j (Hooks.Dirac[j]) was
+	// added this step (nil without Dirac canaries).
+	DiracIncluded []bool
 	// NoisySum is the privatised gradient SUM, not the average:
 	//   Σ_{i∈Batch} clip_C(g_i) [+ canary] + N(0, σ²C²·I)
 	// with g_i the gradient of example i's loss at Params. The update uses

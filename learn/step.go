@@ -39,8 +39,12 @@ func (t *trainer) step(s int) error {
 		addInto(t.sum, t.h.Canary)
 		t.res.CanarySteps++
 	}
-	for _, i := range t.h.Dirac {
-		if t.dirac.Float64() < t.cfg.SamplingRate {
+	if len(t.h.Dirac) > 0 && len(t.diracIn) != len(t.h.Dirac) {
+		t.diracIn = make([]bool, len(t.h.Dirac))
+	}
+	for j, i := range t.h.Dirac {
+		t.diracIn[j] = t.dirac.Float64() < t.cfg.SamplingRate
+		if t.diracIn[j] {
 			t.sum[i] += t.h.DiracValue
 		}
 	}
@@ -64,7 +68,7 @@ func (t *trainer) step(s int) error {
 	}
 	if t.h.OnStep != nil {
 		st := &t.stepInfo
-		*st = Step{Index: s, Params: t.m.params, Batch: t.batch, CanaryIncluded: canary,
+		*st = Step{Index: s, Params: t.m.params, Batch: t.batch, CanaryIncluded: canary, DiracIncluded: t.diracIn,
 			NoisySum: t.sum, Normalizer: t.norm, Losses: t.losses[:b], ClippedSum: t.clean}
 		if t.norms != nil {
 			st.Norms = t.norms[:b]

@@ -74,6 +74,7 @@ type trainer struct {
 	sampler batchSampler
 	draws   *rand.Rand // sampling stream (batches, canary)
 	dirac   *rand.Rand // Hooks.Dirac inclusion draws
+	diracIn []bool     // this step's draws (Step.DiracIncluded)
 	noise   *noiseGen
 	ws      []*workspace
 	pool    *pool

@@ -78,6 +78,9 @@ func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 	}
 	validateClaim(exp, a, pos, e)
 	validateOneRun(a, pos, e)
+	if a.Runs > 1 && a.Estimator != "per_step" {
+		e.add(pos("audit.runs"), "audit.runs", "pooled training runs are for estimator per_step; use audit.repeats to repeat an audit")
+	}
 	if exp.Model == nil {
 		e.add(pos("audit"), "audit", "an audit needs a model block ({arch: ideal} simulates the ideal mechanism)")
 		return
@@ -91,6 +94,29 @@ func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 		}
 		if a.ThreatModel != "" && a.ThreatModel != "gradient" && a.ThreatModel != "malicious_dataset" {
 			e.add(pos("audit.threat_model"), "audit.threat_model", "the ideal mechanism needs gradient access (gradient or malicious_dataset), got %s", a.ThreatModel)
+		}
+		if a.Estimator == "per_step" {
+			e.add(pos("audit.estimator"), "audit.estimator", "the per-step audit trains a model with Dirac gradient canaries: it needs a trained model (model.arch other than ideal)")
+		}
+		return
+	}
+	if a.Estimator == "per_step" {
+		// Every step's privatised update on the canary's parameter is an
+		// observation: only white-box gradient access releases them.
+		if a.ThreatModel != "" && a.ThreatModel != "gradient" {
+			e.add(pos("audit.threat_model"), "audit.threat_model", "the per-step audit reads every step's privatised update, which threat model %s does not release: it needs threat_model gradient", a.ThreatModel)
+		}
+		if exp.Crafter != nil {
+			e.add(pos("crafter"), "crafter", "the per-step audit inserts its own Dirac gradient canaries (audit.trials of them): remove the crafter block")
+		}
+		if exp.Distinguisher != nil {
+			e.add(pos("distinguisher"), "distinguisher", "the per-step audit thresholds each step's canary projection: remove the distinguisher block")
+		}
+		if exp.Dataset == nil {
+			e.add(pos("audit"), "audit", "an audit of a trained model needs a dataset block")
+		}
+		if a.Trials < 2 {
+			e.add(pos("audit.trials"), "audit.trials", "the per-step audit needs at least 2 canaries (one inserted, one not), got %d", a.Trials)
 		}
 		return
 	}

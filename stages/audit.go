@@ -112,6 +112,11 @@ type estimateParams struct {
 	Shards     int      `json:"shards"`
 	// OneRun: the guesses of the one-run estimators (estimator one_run).
 	OneRun *spec.OneRun `json:"one_run,omitempty"`
+	// Samples: the rows per repeat when they are not Trials; -1: as many
+	// as the shards hold (per_step: set by the canaries' inclusion draws).
+	Samples int `json:"samples,omitempty"`
+	// Runs: per_step training runs pooled per repeat (the shards).
+	Runs int `json:"runs,omitempty"`
 }
 
 // mechanismConfig is a DP-SGD configuration as an accountant sees it: the
@@ -276,6 +281,15 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 				}))
 			}
 		}
+	} else if a.Estimator == "per_step" {
+		base, keys, nodes, err := perStepTrainedStages(name, pt, env, repeats, g)
+		if err != nil {
+			return pointStage{}, nil, err
+		}
+		ep.Key, ep.Score, ep.RepeatKeys, shards = base, "projection", keys, nodes
+		ep.Runs = max(a.Runs, 1)
+		ep.Samples = -1 // the rows depend on the inclusion draws
+		label = fmt.Sprintf("per step %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
 	} else if a.Estimator == "one_run" {
 		base, keys, nodes, err := oneRunTrainedStages(name, pt, env, claim.NoiseMultiplier, repeats, g)
 		if err != nil {
@@ -321,8 +335,8 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		ep.RepeatKeys = nil // the key of an audit without repeats
 	}
 	method := a.Threshold
-	if a.Estimator == "one_run" {
-		method = "one_run"
+	if a.Estimator == "one_run" || a.Estimator == "per_step" {
+		method = a.Estimator
 	}
 	est := &pipeline.Node{
 		Kind: "estimate", Version: estimateVersion, Params: ep, Inputs: shards,
@@ -577,10 +591,11 @@ func canaryResidual(dir string) (any, error) {
 }
 
 // readTrials concatenates the shards' score column and world bits, in
-// trial order (the split threshold depends on that order).
+// trial order (the split threshold depends on that order); total < 0 takes
+// every row, shard by shard (per_step: the rows depend on the draws).
 func readTrials(dirs []string, score string, total int) ([]float64, []bool, error) {
-	scores := make([]float64, 0, total)
-	worlds := make([]bool, 0, total)
+	scores := make([]float64, 0, max(total, 0))
+	worlds := make([]bool, 0, max(total, 0))
 	for _, d := range dirs {
 		t, err := pipeline.ReadParquet(filepath.Join(d, TrialsFile))
 		if err != nil {
@@ -591,14 +606,14 @@ func readTrials(dirs []string, score string, total int) ([]float64, []bool, erro
 			return nil, nil, fmt.Errorf("%s: trial table has no %q column", d, score)
 		}
 		for i := range sc.Values {
-			if tc.Values[i].(int64) != int64(len(scores)) {
+			if total >= 0 && tc.Values[i].(int64) != int64(len(scores)) {
 				return nil, nil, fmt.Errorf("%s: trial %v out of order (want %d)", d, tc.Values[i], len(scores))
 			}
 			scores = append(scores, sc.Float(i))
 			worlds = append(worlds, wc.Values[i].(int64) == 1)
 		}
 	}
-	if len(scores) != total {
+	if total >= 0 && len(scores) != total {
 		return nil, nil, fmt.Errorf("found %d trials, want %d", len(scores), total)
 	}
 	return scores, worlds, nil
@@ -615,6 +630,9 @@ func estimateColumns(estimator string) []string {
 		"claim_matches_training", "claim_config", "trained_config", "violation_p_value", "violation_uncorrected", "familywise", "canary_residual"}
 	if estimator == "one_run" {
 		return slices.Concat(head, oneRunColumns, tail)
+	}
+	if estimator == "per_step" {
+		return slices.Concat(head, perStepColumns, tail)
 	}
 	return slices.Concat(head, []string{"epsilon_point", "threshold", "fpr", "fnr", "fpr_upper", "fnr_upper", "attack_accuracy", "max_accuracy", "auc",
 		"tpr_at_fpr_0_1pct", "tpr_at_fpr_1pct", "gdp_mu", "gdp_mu_lo", "gdp_mu_hi",
@@ -655,6 +673,9 @@ type repeatEstimate struct {
 func estimateRepeat(p estimateParams, key string, scores []float64, worlds []bool, epsAcc float64) (repeatEstimate, error) {
 	if p.Estimator == "one_run" {
 		return oneRunEstimate(p, scores, worlds, epsAcc)
+	}
+	if p.Estimator == "per_step" {
+		return perStepEstimate(p, scores, worlds, epsAcc)
 	}
 	o := audit.DefaultOptions()
 	o.Delta, o.Confidence, o.SplitFraction, o.Grid = p.Delta, p.Confidence, p.SplitFraction, p.Grid
@@ -705,7 +726,11 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 	}
 	var reps []repeatEstimate
 	for r, key := range keys {
-		scores, worlds, err := readTrials(dirs[r*p.Shards:(r+1)*p.Shards], p.Score, p.Trials)
+		rows := p.Trials
+		if p.Samples != 0 {
+			rows = p.Samples
+		}
+		scores, worlds, err := readTrials(dirs[r*p.Shards:(r+1)*p.Shards], p.Score, rows)
 		if err != nil {
 			return nil, err
 		}
