@@ -34,14 +34,16 @@ func TestPLDTinyDeltaNeverUnderReports(t *testing.T) {
 	}
 }
 
-// TestPLDCoarsensInsteadOfGivingUp: a grid beyond MaxPMFLen is coarsened
-// (a coarser pessimistic grid is still an upper bound) and the interval
-// used is reported. At h = 1e-6 the MNIST composition needs ~9.9M points;
+// TestPLDCoarsensInsteadOfGivingUp: a grid beyond the memory cap (here
+// injected as the old fixed cap of MaxPMFLen points; by default it is a
+// quarter of RAM, where this grid fits) is coarsened (a coarser pessimistic
+// grid is still an upper bound) and the interval used is reported. At
+// h = 1e-6 the MNIST composition needs ~9.9M points;
 // coarsened by 16 (to ~1M points) ε must stay within 3e-4 of the limit
 // 2.381695 (h → 0, see PMF) and above it. On main this returned +Inf.
 func TestPLDCoarsensInsteadOfGivingUp(t *testing.T) {
 	m := SampledGaussian{NoiseMultiplier: 1.1, SamplingRate: mnistQ, Steps: mnistT}
-	r, err := EpsilonDetail(AccountantPLD, m, 1e-5, Options{PLDInterval: 1e-6})
+	r, err := EpsilonDetail(AccountantPLD, m, 1e-5, Options{PLDInterval: 1e-6, PLDMemory: MaxPMFLen * pldBytesPerPoint})
 	if err != nil {
 		t.Fatal(err)
 	}
