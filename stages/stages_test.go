@@ -123,7 +123,9 @@ func TestAccountantColumnsRecordHowTheyWereComputed(t *testing.T) {
 		}
 		return m
 	}
-	outs, err := runAccountant(accountantParams{Accountant: "pld", NoiseMultiplier: 1.1, SamplingRate: 256.0 / 60000, Steps: 14063, Delta: 1e-5, PLDInterval: 1e-6})
+	// pld_memory_mib: 1024 (128 bytes per point: the old cap of 2^23
+	// points) keeps this 9.9M-point grid coarsened, as before issue 12.
+	outs, err := runAccountant(accountantParams{Accountant: "pld", NoiseMultiplier: 1.1, SamplingRate: 256.0 / 60000, Steps: 14063, Delta: 1e-5, PLDInterval: 1e-6, PLDMemory: 1024 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
