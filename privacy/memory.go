@@ -8,10 +8,11 @@ import "sync"
 // the window), the window of the remove PMF kept while the add PMF is
 // composed and the add PMF's own (8 + 8), the tilted pass's extra input and
 // output (8 + 8), and the garbage collector's headroom over the live heap.
-// Measured: 1.07 GB peak RSS (/usr/bin/time -v) for the 9.8M-point windows
-// of q = 0.01, σ = 1, T = 2·10⁵ at h = 1e-5 (README, "PLD at fine
-// intervals"), ≈ 109 bytes per window point; 128 leaves a margin.
-const pldBytesPerPoint = 128
+// Measured: 1.07–1.34 GB peak RSS (/usr/bin/time -v, depending on when the
+// collector runs) for the 9.8M-point windows of q = 0.01, σ = 1,
+// T = 2·10⁵ at h = 1e-5 (README, "PLD at fine intervals"), 109–136 bytes
+// per window point; 160 leaves a margin.
+const pldBytesPerPoint = 160
 
 // DefaultPLDMemory returns the memory the PLD accountant may use by
 // default: a quarter of physical RAM, or, when that cannot be read, what

@@ -47,7 +47,7 @@ func TestPLDMemoryCap(t *testing.T) {
 // pldBytesPerPoint, past the old cap when the budget allows; the default is
 // a quarter of RAM (at least something on any machine).
 func TestPLDMemoryLimit(t *testing.T) {
-	if got := pldLimit(4 << 30); got != (4<<30)/pldBytesPerPoint || got <= MaxPMFLen {
+	if got := pldLimit(4 << 30); got != (4<<30)/pldBytesPerPoint || got <= MaxPMFLen { // 26.8M points
 		t.Errorf("4 GiB: %d points, want %d (> %d)", got, (4<<30)/pldBytesPerPoint, MaxPMFLen)
 	}
 	if pldLimit(1) != 1 {

@@ -6,8 +6,8 @@ import (
 )
 
 // --pld-memory reaches the accountant: at the MNIST schedule the default
-// interval needs ~99k grid points; 8 MiB at 128 bytes per point allows
-// 65536, so the interval is coarsened (×16, to 1.6e-3) and said to be.
+// interval needs ~99k grid points; 8 MiB at 160 bytes per point allows
+// 52428, so the interval is coarsened (×16, to 1.6e-3) and said to be.
 // Without the flag (a quarter of RAM) it runs at 1e-4.
 func TestAccountPLDMemory(t *testing.T) {
 	args := []string{"account", "--noise-multiplier", "1.1", "--sampling-rate", "0.004266666666666667",
