@@ -6,6 +6,11 @@ import (
 	"testing"
 )
 
+// oldCapMemory is the PLD memory that gives the grid cap of before issue 12
+// (MaxPMFLen points), for tests that must not build the large grids the
+// default cap (a quarter of RAM) allows.
+const oldCapMemory = MaxPMFLen * pldBytesPerPoint
+
 // TestPLDMemoryCap (issue 12 item 5): the PLD accountant's grid cap comes
 // from Options.PLDMemory, not the fixed MaxPMFLen. The MNIST schedule at
 // the default interval composes to ~99k points: with a cap of 2^16 points
