@@ -2,8 +2,6 @@ package dpaudit
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -112,7 +110,7 @@ func (p *Plan) publish(res *Result) error {
 		}
 		return fail(err)
 	}
-	syncDirPath(root)
+	pipeline.SyncDir(root)
 	os.RemoveAll(prev)
 	res.Summary = filepath.Join(final, stages.SummaryFile)
 	res.Manifest = filepath.Join(final, "manifest.json")
@@ -178,7 +176,7 @@ func (p *Plan) buildResults(res *Result, dir string) error {
 	if _, err := writeReportPage(dir); err != nil {
 		return err
 	}
-	return syncDirPath(dir)
+	return pipeline.SyncDir(dir)
 }
 
 // syncTree fsyncs every folder below root, and root.
@@ -187,7 +185,7 @@ func syncTree(root string) error {
 		if err != nil || !d.IsDir() {
 			return err
 		}
-		return syncDirPath(path)
+		return pipeline.SyncDir(path)
 	})
 }
 
@@ -221,17 +219,11 @@ func (p *Plan) publishNodeFileOnce(n *pipeline.Node, name, dst string) error {
 	if err := copyFile(filepath.Join(p.Store.Dir(key), name), dst); err != nil {
 		return err
 	}
-	f, err := os.Open(dst)
+	got, size, err := pipeline.HashFile(dst)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	h := sha256.New()
-	size, err := io.Copy(h, f)
-	if err != nil {
-		return err
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); size != sum.Size || got != sum.SHA256 {
+	if size != sum.Size || got != sum.SHA256 {
 		err := &pipeline.CorruptError{Key: key, Kind: n.Kind, File: name, Expected: "sha256 " + sum.SHA256, Found: "sha256 " + got}
 		p.Store.Quarantine(key, err)
 		return fmt.Errorf("%w (changed while publishing); run again to recompute it", err)
@@ -259,16 +251,4 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
-}
-
-func syncDirPath(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
 }

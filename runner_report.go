@@ -58,7 +58,7 @@ func (p *Plan) publishFigures(dir string) ([]stages.FigureInfo, error) {
 		}
 		infos = append(infos, info)
 	}
-	return infos, syncDirPath(figDir)
+	return infos, pipeline.SyncDir(figDir)
 }
 
 // replaceDir builds a folder beside final with fill and swaps it in, so a

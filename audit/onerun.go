@@ -122,11 +122,19 @@ func OneRunEpsilon(m, r, v int, delta, confidence float64) (float64, error) {
 	if !rejects(0) {
 		return 0, nil
 	}
-	lo, hi := 0.0, 1.0
+	// q = 1 to double precision long before 1e4: never loop forever.
+	return largestRejected(rejects, 0, 1e4), nil
+}
+
+// largestRejected is the largest x in [lo, cap] that rejects accepts, to
+// 1e-9 by doubling then bisection, for a rejects that is monotone (true
+// below a threshold) and true at lo.
+func largestRejected(rejects func(float64) bool, lo, limit float64) float64 {
+	hi := max(2*lo, 1.0)
 	for rejects(hi) {
 		lo, hi = hi, 2*hi
-		if hi > 1e4 { // q = 1 to double precision: cannot happen for v ≤ r, but never loop forever
-			return lo, nil
+		if hi > limit {
+			return lo
 		}
 	}
 	for hi-lo > 1e-9 {
@@ -137,7 +145,7 @@ func OneRunEpsilon(m, r, v int, delta, confidence float64) (float64, error) {
 			hi = mid
 		}
 	}
-	return lo, nil
+	return lo
 }
 
 // OneRunResult is the outcome of a one-run audit.

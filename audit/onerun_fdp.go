@@ -96,22 +96,8 @@ func OneRunFDPMu(m, c, cCap int, confidence float64) (float64, error) {
 	if !rejects(1e-9) {
 		return 0, nil
 	}
-	lo, hi := 1e-9, 1.0
-	for rejects(hi) {
-		lo, hi = hi, 2*hi
-		if hi > 1e3 { // Φ(Φ⁻¹(x) − μ) is 0 in double precision long before
-			return lo, nil
-		}
-	}
-	for hi-lo > 1e-9 {
-		mid := (lo + hi) / 2
-		if rejects(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo, nil
+	// Φ(Φ⁻¹(x) − μ) is 0 in double precision long before μ = 1e3.
+	return largestRejected(rejects, 1e-9, 1e3), nil
 }
 
 // OneRunFDPEpsilon is ε(μ, δ) of OneRunFDPMu: the ε lower bound for the

@@ -31,7 +31,7 @@ func (s *Store) Nodes() ([]StoredNode, error) {
 		}
 		keys, _ := os.ReadDir(filepath.Join(s.Root, top.Name()))
 		for _, k := range keys {
-			n := StoredNode{Key: k.Name(), Bytes: duPath(filepath.Join(s.Root, top.Name(), k.Name()))}
+			n := StoredNode{Key: k.Name(), Bytes: DiskUsage(filepath.Join(s.Root, top.Name(), k.Name()))}
 			if m, err := s.ReadMeta(k.Name()); err == nil {
 				n.Kind = m.Kind
 			}
@@ -117,12 +117,12 @@ func (s *Store) Garbage(keep map[string]bool, keepNone bool) ([]Garbage, error) 
 	}
 	tmps, _ := s.cleanTemp(24*time.Hour, true)
 	for _, p := range tmps {
-		out = append(out, Garbage{Path: p, What: "temp", Bytes: duPath(p)})
+		out = append(out, Garbage{Path: p, What: "temp", Bytes: DiskUsage(p)})
 	}
 	q, _ := os.ReadDir(filepath.Join(s.Root, "quarantine"))
 	for _, e := range q {
 		p := filepath.Join(s.Root, "quarantine", e.Name())
-		out = append(out, Garbage{Path: p, What: "quarantine", Bytes: duPath(p)})
+		out = append(out, Garbage{Path: p, What: "quarantine", Bytes: DiskUsage(p)})
 	}
 	leases, _ := os.ReadDir(filepath.Join(s.Root, "leases"))
 	for _, e := range leases {

@@ -103,7 +103,7 @@ func (s *Store) cleanTemp(olderThan time.Duration, dryRun bool) (paths []string,
 		if tempStale(e.Name(), info.ModTime(), now, olderThan) {
 			p := filepath.Join(dir, e.Name())
 			paths = append(paths, p)
-			bytes += duPath(p)
+			bytes += DiskUsage(p)
 			if !dryRun {
 				os.RemoveAll(p)
 			}
@@ -112,8 +112,8 @@ func (s *Store) cleanTemp(olderThan time.Duration, dryRun bool) (paths []string,
 	return paths, bytes
 }
 
-// duPath is the size of the files under p.
-func duPath(p string) int64 {
+// DiskUsage is the size of the files under p.
+func DiskUsage(p string) int64 {
 	var n int64
 	filepath.Walk(p, func(_ string, info os.FileInfo, err error) error {
 		if err == nil && !info.IsDir() {

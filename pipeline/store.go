@@ -193,7 +193,7 @@ func (s *Store) Init() error {
 		if err := writeAtomic(mp, append(b, '\n')); err != nil {
 			return err
 		}
-		syncDir(s.Root)
+		SyncDir(s.Root)
 	}
 	return nil
 }
@@ -290,7 +290,7 @@ func (s *Store) Verify(key string, full bool) error {
 	sort.Strings(names)
 	for _, name := range names {
 		sum := m.Files[name]
-		got, n, err := hashFile(filepath.Join(s.Dir(key), filepath.FromSlash(name)))
+		got, n, err := HashFile(filepath.Join(s.Dir(key), filepath.FromSlash(name)))
 		if err != nil {
 			return &CorruptError{Key: key, Kind: m.Kind, File: name, Found: err.Error()}
 		}
@@ -362,7 +362,7 @@ func (s *Store) quarantinePath(src, key string, why error) error {
 		}
 		return err
 	}
-	syncDir(filepath.Dir(src))
+	SyncDir(filepath.Dir(src))
 	s.notify("%v; moved to %s, it will be recomputed", why, dst)
 	return nil
 }
@@ -419,7 +419,8 @@ func sealDir(dir string) (map[string]FileSum, error) {
 	return files, err
 }
 
-func hashFile(p string) (string, int64, error) {
+// HashFile returns the SHA-256 (hex) and size of the file at p.
+func HashFile(p string) (string, int64, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return "", 0, err
@@ -454,7 +455,7 @@ func (s *Store) commit(tmp string, m *Meta, replace bool) error {
 	if err := writeFileSync(filepath.Join(tmp, "meta.json"), b); err != nil {
 		return err
 	}
-	if err := syncDir(tmp); err != nil {
+	if err := SyncDir(tmp); err != nil {
 		return err
 	}
 	final := s.Dir(m.Key)
@@ -463,13 +464,13 @@ func (s *Store) commit(tmp string, m *Meta, replace bool) error {
 		if err := os.MkdirAll(parent, 0o755); err != nil {
 			return err
 		}
-		syncDir(s.Root)
+		SyncDir(s.Root)
 	}
 	for attempt := 0; ; attempt++ {
 		err := os.Rename(tmp, final)
 		if err == nil {
 			s.markVerified(m.Key)
-			return syncDir(parent)
+			return SyncDir(parent)
 		}
 		if attempt >= 3 {
 			return err
@@ -486,7 +487,7 @@ func (s *Store) commit(tmp string, m *Meta, replace bool) error {
 			// Swapped in one step (Linux): readers see the old or the new
 			// folder at that path, never none. tmp now holds the old copy.
 			s.markVerified(m.Key)
-			syncDir(parent)
+			SyncDir(parent)
 			if vErr != nil {
 				s.quarantinePath(tmp, m.Key, vErr)
 			} else {
@@ -527,9 +528,9 @@ func writeFileSync(path string, b []byte) error {
 	return f.Close()
 }
 
-// syncDir fsyncs a directory so that renames and new entries in it survive
+// SyncDir fsyncs a directory so that renames and new entries in it survive
 // a crash.
-func syncDir(dir string) error {
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

@@ -174,20 +174,12 @@ func ReadParquet(path string) (*Table, error) { return ReadParquetColumns(path, 
 // nil), in the order given: figures of 10⁶ trials read two columns, not
 // every score.
 func ReadParquetColumns(path string, names []string) (*Table, error) {
-	f, err := os.Open(path)
+	f, rdr, fr, err := openParquet(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	rdr, err := file.NewParquetReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		return nil, err
-	}
 	var tbl arrow.Table
 	if names == nil {
 		tbl, err = fr.ReadTable(context.Background())
@@ -213,17 +205,8 @@ func ReadParquetColumns(path string, names []string) (*Table, error) {
 	for i := 0; i < int(tbl.NumCols()); i++ {
 		col := tbl.Column(i)
 		c := &Column{Name: col.Name(), Values: make([]any, 0, col.Len())}
-		switch col.DataType().ID() {
-		case arrow.FLOAT64:
-			c.Type = Float64
-		case arrow.INT64:
-			c.Type = Int64
-		case arrow.STRING:
-			c.Type = String
-		case arrow.BOOL:
-			c.Type = Bool
-		default:
-			return nil, fmt.Errorf("%s: column %s has unsupported type %s", path, col.Name(), col.DataType())
+		if c.Type, err = colType(path, col.Name(), col.DataType()); err != nil {
+			return nil, err
 		}
 		for _, chunk := range col.Data().Chunks() {
 			for j := 0; j < chunk.Len(); j++ {
@@ -280,20 +263,12 @@ func ParquetColumns(path string) ([]string, error) {
 // ParquetSchema returns the columns of a Parquet file (names and types,
 // no values) from its metadata.
 func ParquetSchema(path string) ([]*Column, error) {
-	f, err := os.Open(path)
+	f, rdr, fr, err := openParquet(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	rdr, err := file.NewParquetReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		return nil, err
-	}
 	sc, err := fr.Schema()
 	if err != nil {
 		return nil, err
@@ -301,19 +276,46 @@ func ParquetSchema(path string) ([]*Column, error) {
 	var out []*Column
 	for _, fl := range sc.Fields() {
 		c := &Column{Name: fl.Name}
-		switch fl.Type.ID() {
-		case arrow.FLOAT64:
-			c.Type = Float64
-		case arrow.INT64:
-			c.Type = Int64
-		case arrow.STRING:
-			c.Type = String
-		case arrow.BOOL:
-			c.Type = Bool
-		default:
-			return nil, fmt.Errorf("%s: column %s has unsupported type %s", path, fl.Name, fl.Type)
+		if c.Type, err = colType(path, fl.Name, fl.Type); err != nil {
+			return nil, err
 		}
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// openParquet opens a Parquet file for reading as Arrow; the caller closes
+// f and rdr.
+func openParquet(path string) (*os.File, *file.Reader, *pqarrow.FileReader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rdr, err := file.NewParquetReader(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
+	if err != nil {
+		rdr.Close()
+		f.Close()
+		return nil, nil, nil, err
+	}
+	return f, rdr, fr, nil
+}
+
+// colType maps an Arrow type to the table column types dpaudit writes.
+func colType(path, name string, t arrow.DataType) (ColType, error) {
+	switch t.ID() {
+	case arrow.FLOAT64:
+		return Float64, nil
+	case arrow.INT64:
+		return Int64, nil
+	case arrow.STRING:
+		return String, nil
+	case arrow.BOOL:
+		return Bool, nil
+	}
+	return 0, fmt.Errorf("%s: column %s has unsupported type %s", path, name, t)
 }

@@ -62,12 +62,13 @@ func writeSlurmSpec(t *testing.T, dir, name string) string {
 }
 
 // resultFiles reads every file of a results folder except manifest.json
-// (which records timings and store paths).
+// (which records timings and store paths) and report.html (which shows the
+// manifest's provenance); the tables and figures must be byte-identical.
 func resultFiles(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() && info.Name() != "manifest.json" {
+		if err == nil && !info.IsDir() && info.Name() != "manifest.json" && info.Name() != "report.html" {
 			b, _ := os.ReadFile(p)
 			rel, _ := filepath.Rel(dir, p)
 			out[rel] = b

@@ -199,7 +199,7 @@ func cmdStoreDU(args []string, stdout, stderr io.Writer) error {
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Bytes > rows[j].Bytes })
 	for _, d := range []string{"memo", "tmp", "quarantine"} {
-		rows = append(rows, row{Kind: d + "/", Bytes: dirBytes(filepath.Join(s.Root, d))})
+		rows = append(rows, row{Kind: d + "/", Bytes: pipeline.DiskUsage(filepath.Join(s.Root, d))})
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -217,17 +217,6 @@ func cmdStoreDU(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%-16s %10s\n", "total", human(total))
 	return nil
-}
-
-func dirBytes(p string) int64 {
-	var n int64
-	filepath.Walk(p, func(_ string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() {
-			n += info.Size()
-		}
-		return nil
-	})
-	return n
 }
 
 func human(b int64) string {
