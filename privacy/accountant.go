@@ -46,8 +46,8 @@ type Result struct {
 	// or for AccountantBest the one that gave the minimum.
 	Accountant Accountant
 	// PLDInterval is the discretisation interval the PLD accountant actually
-	// used (coarser than requested when the requested grid would exceed
-	// MaxPMFLen points; see Options.PLDInterval); 0 when no PLD was run.
+	// used (coarser than requested when the requested grid would not fit in
+	// Options.PLDMemory; see Options.PLDInterval); 0 when no PLD was run.
 	PLDInterval float64
 	// Exact reports a GDP value from the exact conversion (q = 1).
 	Exact bool
@@ -80,11 +80,16 @@ type Options struct {
 	// Conversion from RDP to (ε, δ) (zero value: ConversionImproved).
 	Conversion Conversion
 	// PLDInterval is the PLD discretisation interval (0: 1e-4). When the
-	// composed grid would exceed MaxPMFLen points (very many steps, tiny σ),
-	// the accountant doubles the interval until it fits, up to
-	// MaxPLDInterval: a coarser pessimistic grid is still an upper bound.
-	// Result.PLDInterval says which interval was used.
+	// composed grid would not fit in PLDMemory (very many steps, tiny σ, a
+	// very fine interval), the accountant coarsens the interval by a power
+	// of two, up to MaxPLDInterval: a coarser pessimistic grid is still an
+	// upper bound. Result.PLDInterval says which interval was used.
 	PLDInterval float64
+	// PLDMemory is the memory in bytes the PLD accountant may use for its
+	// grids before it coarsens the interval (0: DefaultPLDMemory, a quarter
+	// of physical RAM). It is turned into a grid-point cap at
+	// pldBytesPerPoint bytes per point (the measured peak).
+	PLDMemory int64
 	// Optimistic rounds PLD losses down (privacy buckets, as dp_accounting
 	// does for pessimistic_estimate=False), giving a lower estimate of ε
 	// instead of an upper bound; the two bracket the exact value. Buckets
@@ -101,6 +106,9 @@ func (o Options) check() error {
 	}
 	if o.PLDInterval != 0 && (!(o.PLDInterval > 0) || math.IsInf(o.PLDInterval, 1)) {
 		return invalidf("PLD interval must be > 0 and finite (or 0 for the default), got %v", o.PLDInterval)
+	}
+	if o.PLDMemory < 0 {
+		return invalidf("PLD memory must be ≥ 0 bytes (0 for the default), got %d", o.PLDMemory)
 	}
 	for _, a := range o.Orders {
 		if err := checkOrder(a); err != nil {
@@ -305,7 +313,7 @@ func pldDelta(ms []SampledGaussian, epsilon float64, o Options) (Result, error) 
 // tail accurate near the loss at, truncating at most 1e-3·δ of tail mass
 // (the 1e-15 default would be 10% of δ = 1e-14, and ε 0.01 too high).
 func pldTilted(m SampledGaussian, h float64, o Options, at, delta float64) (*PLD, error) {
-	step, err := sampledGaussianStep(m.SamplingRate, m.NoiseMultiplier, h, !o.Optimistic)
+	step, err := sampledGaussianStep(m.SamplingRate, m.NoiseMultiplier, h, !o.Optimistic, pldLimit(o.PLDMemory))
 	if err != nil {
 		return nil, err
 	}
@@ -357,38 +365,42 @@ func rdpOf(ms []SampledGaussian, o Options) (*RDP, error) {
 const MaxPLDInterval = 0.1
 
 // pldOf composes the PLDs of the mechanisms at the requested interval, or,
-// when the grid would exceed MaxPMFLen points (ErrTooLarge: very many
-// steps, or σ so small that single-step losses span hundreds of nats),
-// at the first doubling of it that fits, up to MaxPLDInterval. It returns
-// the interval used (the last one tried, with ErrTooLarge, when none fits;
-// the accountant then reports the trivial bound ε = +Inf).
+// when the grid would not fit in o.PLDMemory (ErrTooLarge: very many
+// steps, σ so small that single-step losses span hundreds of nats, or a
+// very fine interval), at the first doubling of it that fits, up to
+// MaxPLDInterval. It returns the interval used (the last one tried, with
+// ErrTooLarge, when none fits; the accountant then reports the trivial
+// bound ε = +Inf).
 //
 // The grid's length scales as 1/h, so the failed attempt's size says how
 // much coarser to go: a power of two that brings it to coarsenTarget
-// points (an eighth of the cap, so the FFT stays around a million points
-// and tens of milliseconds, not seconds).
+// points (an eighth of the old fixed cap of MaxPMFLen points, or of the
+// memory cap if that is smaller, so the FFT stays around a million points
+// and tens of milliseconds, not seconds). Up to the memory cap the
+// requested interval is kept however long it takes: the caller asked for
+// that accuracy.
 func pldOf(ms []SampledGaussian, o Options) (*PLD, float64, error) {
 	h := o.interval()
+	limit := pldLimit(o.PLDMemory)
+	target := float64(max(1, min(limit, MaxPMFLen)/8))
 	for {
-		d, err := pldAt(ms, o, h)
+		d, err := pldAt(ms, o, h, limit)
 		if !errors.Is(err, ErrTooLarge) || 2*h > MaxPLDInterval {
 			return d, h, err
 		}
 		f := 2.0
 		var tl *tooLargeError
-		if errors.As(err, &tl) && tl.points > coarsenTarget {
-			f = math.Max(2, math.Exp2(math.Ceil(math.Log2(tl.points/coarsenTarget))))
+		if errors.As(err, &tl) && tl.points > target {
+			f = math.Max(2, math.Exp2(math.Ceil(math.Log2(tl.points/target))))
 		}
 		h = math.Min(h*f, MaxPLDInterval)
 	}
 }
 
-const coarsenTarget = MaxPMFLen / 8
-
-func pldAt(ms []SampledGaussian, o Options, h float64) (*PLD, error) {
+func pldAt(ms []SampledGaussian, o Options, h float64, limit int) (*PLD, error) {
 	var total *PLD
 	for _, m := range ms {
-		d, err := SampledGaussianPLD(m.SamplingRate, m.NoiseMultiplier, m.Steps, h, !o.Optimistic)
+		d, err := sampledGaussianPLD(m.SamplingRate, m.NoiseMultiplier, m.Steps, h, !o.Optimistic, limit)
 		if err != nil {
 			return nil, err
 		}

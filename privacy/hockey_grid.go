@@ -70,7 +70,7 @@ type hockeyGrid struct {
 	forms    []hockeyForm
 }
 
-func evalHockeyGrid(interval, lossLow, lossHigh float64, f hockeySplit) (*hockeyGrid, error) {
+func evalHockeyGrid(interval, lossLow, lossHigh float64, f hockeySplit, limit int) (*hockeyGrid, error) {
 	if !(interval > 0) || math.IsInf(interval, 1) {
 		return nil, invalidf("discretisation interval must be > 0 and finite, got %v", interval)
 	}
@@ -78,8 +78,8 @@ func evalHockeyGrid(interval, lossLow, lossHigh float64, f hockeySplit) (*hockey
 		return nil, invalidf("loss range must be finite with low ≤ high, got [%v, %v]", lossLow, lossHigh)
 	}
 	lo, hi := math.Floor(lossLow/interval), math.Ceil(lossHigh/interval)
-	if hi-lo+1 > MaxPMFLen {
-		return nil, fmt.Errorf("connect-the-dots on [%v, %v] at interval %v: %w", lossLow, lossHigh, interval, tooLarge(hi-lo+1))
+	if hi-lo+1 > float64(limit) {
+		return nil, fmt.Errorf("connect-the-dots on [%v, %v] at interval %v: %w", lossLow, lossHigh, interval, tooLarge(hi-lo+1, limit))
 	}
 	n := int(hi-lo) + 1
 	g := &hockeyGrid{interval: interval, k0: int(lo), vals: make([]float64, n), em1: make([]float64, n), form: make([]uint8, n),
@@ -187,8 +187,8 @@ func clip01(x float64) float64 { return math.Min(math.Max(x, 0), 1) }
 // forward grid. The sampled Gaussian's "add" pair is the reverse of its
 // "remove" pair under x → −x, so this halves the special-function work of a
 // PLD.
-func connectDotsDual(interval, lossLow, lossHigh float64, f hockeySplit) (forward, reverse *PMF, err error) {
-	g, err := evalHockeyGrid(interval, lossLow, lossHigh, f)
+func connectDotsDual(interval, lossLow, lossHigh float64, f hockeySplit, limit int) (forward, reverse *PMF, err error) {
+	g, err := evalHockeyGrid(interval, lossLow, lossHigh, f, limit)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -34,14 +34,16 @@ func TestPLDTinyDeltaNeverUnderReports(t *testing.T) {
 	}
 }
 
-// TestPLDCoarsensInsteadOfGivingUp: a grid beyond MaxPMFLen is coarsened
-// (a coarser pessimistic grid is still an upper bound) and the interval
-// used is reported. At h = 1e-6 the MNIST composition needs ~9.9M points;
+// TestPLDCoarsensInsteadOfGivingUp: a grid beyond the memory cap (here
+// injected as the old fixed cap of MaxPMFLen points; by default it is a
+// quarter of RAM, where this grid fits) is coarsened (a coarser pessimistic
+// grid is still an upper bound) and the interval used is reported. At
+// h = 1e-6 the MNIST composition needs ~9.9M points;
 // coarsened by 16 (to ~1M points) ε must stay within 3e-4 of the limit
 // 2.381695 (h → 0, see PMF) and above it. On main this returned +Inf.
 func TestPLDCoarsensInsteadOfGivingUp(t *testing.T) {
 	m := SampledGaussian{NoiseMultiplier: 1.1, SamplingRate: mnistQ, Steps: mnistT}
-	r, err := EpsilonDetail(AccountantPLD, m, 1e-5, Options{PLDInterval: 1e-6})
+	r, err := EpsilonDetail(AccountantPLD, m, 1e-5, Options{PLDInterval: 1e-6, PLDMemory: oldCapMemory})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,8 +175,10 @@ func TestCalibrateInfiniteEpsilonSaysSo(t *testing.T) {
 
 // TestAccountantEdgeCases: σ → 0, huge ε, q = 1, tiny δ; every answer is a
 // bound (finite or +Inf), never NaN, never an error for valid input, and
-// best is never above any valid accountant.
+// best is never above any valid accountant. The PLD runs under the old
+// fixed cap (oldCapMemory), which keeps it fast and exercises coarsening.
 func TestAccountantEdgeCases(t *testing.T) {
+	o := Options{PLDMemory: oldCapMemory}
 	cases := []struct {
 		m     SampledGaussian
 		delta float64
@@ -185,19 +189,19 @@ func TestAccountantEdgeCases(t *testing.T) {
 		{SampledGaussian{50, 0.5, 1}, 0.5},          // ε ≈ 0
 	}
 	for _, c := range cases {
-		b := mustR(t)(EpsilonDetail(AccountantBest, c.m, c.delta, Options{}))
+		b := mustR(t)(EpsilonDetail(AccountantBest, c.m, c.delta, o))
 		if math.IsNaN(b.Value) || b.Value < 0 {
 			t.Errorf("%+v δ=%g: best = %+v", c.m, c.delta, b)
 		}
 		for _, a := range []Accountant{AccountantRDP, AccountantPLD} {
-			v := mustF(t)(Epsilon(a, c.m, c.delta, Options{}))
+			v := mustF(t)(Epsilon(a, c.m, c.delta, o))
 			if math.IsNaN(v) || b.Value > v {
 				t.Errorf("%+v δ=%g: %s = %v, best = %v", c.m, c.delta, a, v, b.Value)
 			}
 		}
 	}
 	// δ = 1e-300: RDP certifies a finite ε where PLD cannot; best uses it.
-	b := mustR(t)(EpsilonDetail(AccountantBest, SampledGaussian{1.1, mnistQ, 100}, 1e-300, Options{}))
+	b := mustR(t)(EpsilonDetail(AccountantBest, SampledGaussian{1.1, mnistQ, 100}, 1e-300, o))
 	if math.IsInf(b.Value, 0) || b.Accountant != AccountantRDP {
 		t.Errorf("δ = 1e-300: best = %+v, want RDP's finite ε", b)
 	}

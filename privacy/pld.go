@@ -94,6 +94,12 @@ func (d *PLD) SelfCompose(T int) (*PLD, error) {
 // is so small that one step's losses span more than MaxPMFLen intervals the
 // error wraps ErrTooLarge.
 func SampledGaussianPLD(q, sigma float64, steps int, interval float64, pessimistic bool) (*PLD, error) {
+	return sampledGaussianPLD(q, sigma, steps, interval, pessimistic, MaxPMFLen)
+}
+
+// sampledGaussianPLD is SampledGaussianPLD with at most limit grid points
+// in any PMF it builds or composes.
+func sampledGaussianPLD(q, sigma float64, steps int, interval float64, pessimistic bool, limit int) (*PLD, error) {
 	if err := checkSamplingRate(q); err != nil {
 		return nil, err
 	}
@@ -109,7 +115,7 @@ func SampledGaussianPLD(q, sigma float64, steps int, interval float64, pessimist
 	if !(interval > 0) || math.IsInf(interval, 1) {
 		return nil, invalidf("PLD interval must be > 0 and finite, got %v", interval)
 	}
-	step, err := sampledGaussianStep(q, sigma, interval, pessimistic)
+	step, err := sampledGaussianStep(q, sigma, interval, pessimistic, limit)
 	if err != nil || steps == 1 {
 		return step, err
 	}
@@ -121,28 +127,32 @@ func SampledGaussianPLD(q, sigma float64, steps int, interval float64, pessimist
 }
 
 // sampledGaussianStep is the PLD of one step (arguments checked by the
-// caller).
-func sampledGaussianStep(q, sigma, interval float64, pessimistic bool) (*PLD, error) {
+// caller), its PMFs and their compositions capped at limit grid points.
+func sampledGaussianStep(q, sigma, interval float64, pessimistic bool, limit int) (*PLD, error) {
 	wrap := func(err error) error { return fmt.Errorf("sampled Gaussian PLD (q=%v, σ=%v): %w", q, sigma, err) }
 	remove := sampledGaussianLoss(q, sigma, false)
 	var step PLD
 	var err error
 	switch {
 	case !pessimistic:
-		if step.Remove, err = remove.Buckets(interval, false); err == nil && q < 1 {
-			step.Add, err = sampledGaussianLoss(q, sigma, true).Buckets(interval, false)
+		if step.Remove, err = remove.buckets(interval, false, limit); err == nil && q < 1 {
+			step.Add, err = sampledGaussianLoss(q, sigma, true).buckets(interval, false, limit)
 		}
 	case q == 1:
-		step.Remove, err = remove.ConnectDots(interval)
+		step.Remove, err = remove.connectDotsLimit(interval, limit)
 	default:
 		// The add pair is the remove pair reversed (x → −x), so both come
 		// from one evaluation of the remove hockey-stick curve.
 		if err = remove.check(interval); err == nil {
-			step.Remove, step.Add, err = connectDotsDual(interval, remove.Loss(remove.XHigh), remove.Loss(remove.XLow), remove.split)
+			step.Remove, step.Add, err = connectDotsDual(interval, remove.Loss(remove.XHigh), remove.Loss(remove.XLow), remove.split, limit)
 		}
 	}
 	if err != nil {
 		return nil, wrap(err)
+	}
+	step.Remove.limit = limit
+	if step.Add != nil {
+		step.Add.limit = limit
 	}
 	return &step, nil
 }

@@ -20,7 +20,9 @@ import (
 // +Inf cleanly for every q and T, without building anything.
 func TestPLDIssueReproduction(t *testing.T) {
 	m := SampledGaussian{NoiseMultiplier: 0.1, SamplingRate: 0.01, Steps: 100}
-	e, err := Epsilon(AccountantPLD, m, 1e-5, Options{})
+	// Under the old fixed cap (by default, a quarter of RAM, this runs at
+	// 1e-4 on a grid of tens of millions of points: seconds and GBs).
+	e, err := Epsilon(AccountantPLD, m, 1e-5, Options{PLDMemory: oldCapMemory})
 	switch {
 	case err != nil || math.IsNaN(e):
 		t.Errorf("ε = %v, err = %v", e, err)

@@ -36,6 +36,18 @@ type PMF struct {
 	// the FFT that produced probs, already added to (pessimistic) or
 	// subtracted from (optimistic) every mass; 0 for exact constructions.
 	roundingBound float64
+	// limit caps the grid points of compositions of this PMF (0:
+	// MaxPMFLen); the accountant raises it to what Options.PLDMemory
+	// allows, and compositions inherit it.
+	limit int
+}
+
+// maxLen is the grid-point cap of compositions of p.
+func (p *PMF) maxLen() int {
+	if p.limit > 0 {
+		return p.limit
+	}
+	return MaxPMFLen
 }
 
 // RoundingBound returns the bound on the floating-point error of each mass

@@ -11,27 +11,32 @@ import (
 const DefaultTailMass = 1e-15
 
 // MaxPMFLen caps the number of grid points of any PMF built or composed
-// here (2^23 points: 64 MiB per buffer). A request beyond it — a noise
-// multiplier so small, or an interval so fine, that the losses span more
-// than MaxPMFLen·h — returns ErrTooLarge.
+// here through the exported PMF API (2^23 points: 64 MiB per buffer). A
+// request beyond it — a noise multiplier so small, or an interval so fine,
+// that the losses span more than MaxPMFLen·h — returns ErrTooLarge. The
+// accountant's PLDs use Options.PLDMemory instead (by default a quarter of
+// physical RAM), and coarsen the interval only past that.
 const MaxPMFLen = 1 << 23
 
 // ErrTooLarge is wrapped by PMF operations whose result would exceed
-// MaxPMFLen grid points.
-var ErrTooLarge = fmt.Errorf("PMF too large (more than %d grid points)", MaxPMFLen)
+// their grid-point cap (MaxPMFLen, or the accountant's memory cap).
+var ErrTooLarge = fmt.Errorf("PMF too large (more grid points than the cap)")
 
 // tooLargeError is ErrTooLarge with the number of points that was asked
 // for, so that the accountant can coarsen the interval by the right factor
 // at once.
-type tooLargeError struct{ points float64 }
+type tooLargeError struct {
+	points float64
+	limit  int
+}
 
 func (e *tooLargeError) Error() string {
-	return fmt.Sprintf("PMF too large (%.4g grid points, more than %d)", e.points, MaxPMFLen)
+	return fmt.Sprintf("PMF too large (%.4g grid points, more than %d)", e.points, e.limit)
 }
 
 func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
-func tooLarge(points float64) error { return &tooLargeError{points} }
+func tooLarge(points float64, limit int) error { return &tooLargeError{points, limit} }
 
 func (p *PMF) checkComposable(o *PMF) error {
 	if p.interval != o.interval {
@@ -54,14 +59,15 @@ func (p *PMF) Compose(o *PMF, tailMass float64) (*PMF, error) {
 	if err := checkTailMass(tailMass); err != nil {
 		return nil, err
 	}
-	if n := len(p.probs) + len(o.probs) - 1; n > MaxPMFLen {
-		return nil, tooLarge(float64(n))
+	limit := max(p.maxLen(), o.maxLen())
+	if n := len(p.probs) + len(o.probs) - 1; n > limit {
+		return nil, tooLarge(float64(n), limit)
 	}
 	probs, eta := convolve(p.probs, o.probs)
 	applyErrorBound(probs, eta, p.pessimistic)
 	inf := p.infMass + o.infMass - p.infMass*o.infMass
 	r := &PMF{interval: p.interval, offset: p.offset + o.offset, probs: probs, infMass: inf, pessimistic: p.pessimistic,
-		roundingBound: eta}
+		roundingBound: eta, limit: max(p.limit, o.limit)}
 	r.truncateTails(tailMass)
 	return r, nil
 }
@@ -179,8 +185,8 @@ func (p *PMF) selfCompose(T int, tailMass, at float64) (*PMF, error) {
 	n := len(p.probs)
 	lo, hi := chernoffWindow(p.probs, T, tailMass)
 	outLen := hi - lo + 1
-	if outLen > MaxPMFLen || n > MaxPMFLen {
-		return nil, tooLarge(float64(max(outLen, n)))
+	if limit := p.maxLen(); outLen > limit || n > limit {
+		return nil, tooLarge(float64(max(outLen, n)), limit)
 	}
 	L := fftLen(max(outLen, n))
 	probs := make([]float64, outLen)
@@ -195,7 +201,7 @@ func (p *PMF) selfCompose(T int, tailMass, at float64) (*PMF, error) {
 		inf = math.Min(1, inf+tailMass)
 	}
 	return &PMF{interval: p.interval, offset: p.offset*T + lo, probs: probs, infMass: inf, pessimistic: p.pessimistic,
-		roundingBound: eta}, nil
+		roundingBound: eta, limit: p.limit}, nil
 }
 
 // chernoffWindow returns index bounds [lo, hi] for the T-fold sum of an

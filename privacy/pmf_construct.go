@@ -69,16 +69,21 @@ func (m MonotoneLoss) check(interval float64) error {
 // grid from ⌊L(XHigh)/h⌋·h to ⌈L(XLow)/h⌉·h. It needs Delta (HockeyStick, or
 // CDF with LowerLogCDF).
 func (m MonotoneLoss) ConnectDots(interval float64) (*PMF, error) {
+	return m.connectDotsLimit(interval, MaxPMFLen)
+}
+
+// connectDotsLimit is ConnectDots with at most limit grid points.
+func (m MonotoneLoss) connectDotsLimit(interval float64, limit int) (*PMF, error) {
 	if err := m.check(interval); err != nil {
 		return nil, err
 	}
 	if m.split != nil {
-		return connectDots(interval, m.Loss(m.XHigh), m.Loss(m.XLow), m.split)
+		return connectDots(interval, m.Loss(m.XHigh), m.Loss(m.XLow), m.split, limit)
 	}
 	if m.HockeyStick == nil && m.LowerLogCDF == nil {
 		return nil, invalidf("connect-the-dots needs HockeyStick or LowerLogCDF")
 	}
-	return ConnectDotsPMF(interval, m.Loss(m.XHigh), m.Loss(m.XLow), m.Delta)
+	return connectDots(interval, m.Loss(m.XHigh), m.Loss(m.XLow), func(eps, _ float64) (float64, hockeyForm) { return m.Delta(eps), formDirect }, limit)
 }
 
 // ConnectDotsPMF returns the pessimistic connect-the-dots PMF supported on
@@ -97,11 +102,11 @@ func ConnectDotsPMF(interval, lossLow, lossHigh float64, hockeyStick func(eps fl
 	if hockeyStick == nil {
 		return nil, invalidf("connect-the-dots needs a hockey-stick function")
 	}
-	return connectDots(interval, lossLow, lossHigh, func(eps, _ float64) (float64, hockeyForm) { return hockeyStick(eps), formDirect })
+	return connectDots(interval, lossLow, lossHigh, func(eps, _ float64) (float64, hockeyForm) { return hockeyStick(eps), formDirect }, MaxPMFLen)
 }
 
-func connectDots(interval, lossLow, lossHigh float64, f hockeySplit) (*PMF, error) {
-	g, err := evalHockeyGrid(interval, lossLow, lossHigh, f)
+func connectDots(interval, lossLow, lossHigh float64, f hockeySplit, limit int) (*PMF, error) {
+	g, err := evalHockeyGrid(interval, lossLow, lossHigh, f, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -117,14 +122,19 @@ func connectDots(interval, lossLow, lossHigh float64, f hockeySplit) (*PMF, erro
 // so it also builds the law of the loss under a distribution other than P
 // (pass that distribution's CDF).
 func (m MonotoneLoss) Buckets(interval float64, pessimistic bool) (*PMF, error) {
+	return m.buckets(interval, pessimistic, MaxPMFLen)
+}
+
+// buckets is Buckets with at most limit grid points.
+func (m MonotoneLoss) buckets(interval float64, pessimistic bool, limit int) (*PMF, error) {
 	if err := m.check(interval); err != nil {
 		return nil, err
 	}
 	lossTop, lossBottom := m.Loss(m.XLow), m.Loss(m.XHigh)
 	top := math.Floor(lossTop / interval) // loss of the first piece lies in [top·h, (top+1)·h]
 	bottom := math.Floor(lossBottom / interval)
-	if top-bottom+3 > MaxPMFLen {
-		return nil, fmt.Errorf("buckets on [%v, %v] at interval %v: %w", lossBottom, lossTop, interval, tooLarge(top-bottom+3))
+	if top-bottom+3 > float64(limit) {
+		return nil, fmt.Errorf("buckets on [%v, %v] at interval %v: %w", lossBottom, lossTop, interval, tooLarge(top-bottom+3, limit))
 	}
 	// Grid indices from bottom (−1 for slack) to top+1.
 	k0 := int(bottom) - 1

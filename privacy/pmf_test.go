@@ -265,7 +265,7 @@ func TestConnectDotsDualIdentity(t *testing.T) {
 	// absolute (rounding of the two evaluation orders).
 	for _, c := range []struct{ q, s float64 }{{mnistQ, 1.1}, {0.04, 1.35}, {0.9, 3}, {0.01, 0.5}} {
 		rem := sampledGaussianLoss(c.q, c.s, false)
-		_, dual, err := connectDotsDual(1e-3, rem.Loss(rem.XHigh), rem.Loss(rem.XLow), rem.split)
+		_, dual, err := connectDotsDual(1e-3, rem.Loss(rem.XHigh), rem.Loss(rem.XLow), rem.split, MaxPMFLen)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -369,7 +369,8 @@ type BeliefBound struct {
 type AccountantBound struct {
 	Accountants []string `yaml:"accountants" default:"[rdp, pld, gdp]" enum:"rdp|pld|gdp|best" check:"nonempty" doc:"Accountants to run; each adds a column epsilon_<name>. best: the smallest valid upper bound (RDP, PLD, and GDP where it is exact, q = 1), with column best_accountant naming the winner. gdp is the CLT approximation except at q = 1, where it is exact."`
 	Conversion  string   `yaml:"conversion" default:"improved" enum:"improved|classic" doc:"RDP → (ε, δ) conversion."`
-	PLDInterval float64  `yaml:"pld_interval" default:"1e-4" check:">0,<=0.1" doc:"PLD discretisation interval of the privacy loss. Where the composed grid would exceed 2^23 points the interval is doubled until it fits (column pld_interval_used)."`
+	PLDInterval float64  `yaml:"pld_interval" default:"1e-4" check:">0,<=0.1" doc:"PLD discretisation interval of the privacy loss. Where the composed grid would not fit in pld_memory_mib the interval is coarsened by a power of two until it fits (column pld_interval_used)."`
+	PLDMemMiB   int64    `yaml:"pld_memory_mib" check:">0" doc:"Memory (MiB) the PLD grids may use before the interval is coarsened; absent: a quarter of this machine's RAM (the interval used then depends on the machine; see pld_interval_used)."`
 	Epsilon     float64  `yaml:"epsilon" check:">0" doc:"If set, also report δ at this ε (columns delta_<accountant>)."`
 }
 

@@ -22,6 +22,7 @@ type accountantParams struct {
 	Delta           float64 `json:"delta"`
 	Conversion      string  `json:"conversion,omitempty"`   // rdp only
 	PLDInterval     float64 `json:"pld_interval,omitempty"` // pld only
+	PLDMemory       int64   `json:"pld_memory,omitempty"`   // pld only: bytes (0: a quarter of RAM)
 	Epsilon         float64 `json:"epsilon,omitempty"`      // also report δ(ε)
 }
 
@@ -43,9 +44,9 @@ func accountantStages(name string, pt spec.Point, b int, a *spec.AccountantBound
 		case "rdp":
 			p.Conversion = a.Conversion
 		case "pld":
-			p.PLDInterval = a.PLDInterval
+			p.PLDInterval, p.PLDMemory = a.PLDInterval, a.PLDMemMiB<<20
 		case "best":
-			p.Conversion, p.PLDInterval = a.Conversion, a.PLDInterval
+			p.Conversion, p.PLDInterval, p.PLDMemory = a.Conversion, a.PLDInterval, a.PLDMemMiB<<20
 		}
 		node := &pipeline.Node{
 			Kind:    "accountant",
@@ -83,7 +84,7 @@ func accountantColumns(p accountantParams) []string {
 }
 
 func accountantOptions(p accountantParams) privacy.Options {
-	o := privacy.Options{PLDInterval: p.PLDInterval}
+	o := privacy.Options{PLDInterval: p.PLDInterval, PLDMemory: p.PLDMemory}
 	if p.Conversion == "classic" {
 		o.Conversion = privacy.ConversionClassic
 	}

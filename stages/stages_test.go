@@ -123,7 +123,10 @@ func TestAccountantColumnsRecordHowTheyWereComputed(t *testing.T) {
 		}
 		return m
 	}
-	outs, err := runAccountant(accountantParams{Accountant: "pld", NoiseMultiplier: 1.1, SamplingRate: 256.0 / 60000, Steps: 14063, Delta: 1e-5, PLDInterval: 1e-6})
+	// pld_memory_mib: 1024 (6.7M points at 160 bytes per point, below the
+	// old cap of 2^23) keeps this 9.9M-point grid coarsened to 1.6e-5, as
+	// before issue 12 (by default it would run at 1e-6 in ~1.3 GB).
+	outs, err := runAccountant(accountantParams{Accountant: "pld", NoiseMultiplier: 1.1, SamplingRate: 256.0 / 60000, Steps: 14063, Delta: 1e-5, PLDInterval: 1e-6, PLDMemory: 1024 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

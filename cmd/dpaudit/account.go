@@ -21,6 +21,8 @@ type mechFlags struct {
 	accountant              string
 	conversion              string
 	interval                float64
+	pldMemory               string
+	memBytes                int64
 	asJSON                  bool
 }
 
@@ -37,7 +39,25 @@ func (m *mechFlags) register(fs *flag.FlagSet, withSigma bool, defaultAcc string
 	fs.StringVar(&m.accountant, "accountant", defaultAcc, "rdp, pld, gdp, best (the smallest valid upper bound) or all (comma-separated list allowed)")
 	fs.StringVar(&m.conversion, "conversion", "improved", "RDP → (ε, δ) conversion: improved (dp_accounting's default) or classic")
 	fs.Float64Var(&m.interval, "pld-interval", 1e-4, "PLD discretisation interval of the privacy loss")
+	fs.StringVar(&m.pldMemory, "pld-memory", "", "memory the PLD grids may use before the interval is coarsened, in bytes or with a K, M, G or T suffix (binary; default a quarter of RAM)")
 	fs.BoolVar(&m.asJSON, "json", false, "print one JSON object")
+}
+
+// parseBytes reads a byte count: digits with an optional binary suffix
+// K, M, G or T (KiB, KB and k are the same).
+func parseBytes(s string) (int64, error) {
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B"), "I")
+	shift := 0
+	if n := len(t); n > 0 {
+		if k := strings.IndexByte("KMGT", t[n-1]); k >= 0 {
+			shift, t = 10*(k+1), t[:n-1]
+		}
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+	if err != nil || !(v > 0) || v*math.Exp2(float64(shift)) >= math.MaxInt64/2 {
+		return 0, fmt.Errorf("want a positive size like 6G or 512M, got %q", s)
+	}
+	return int64(v * math.Exp2(float64(shift))), nil
 }
 
 // resolve checks the flags and derives q and T from epochs if needed.
@@ -82,6 +102,13 @@ func (m *mechFlags) resolve(cmd string, withSigma bool) ([]string, error) {
 	case !(m.interval > 0 && m.interval <= 0.1):
 		return nil, bad("--pld-interval must be in (0, 0.1], got %v", m.interval)
 	}
+	if m.pldMemory != "" {
+		b, err := parseBytes(m.pldMemory)
+		if err != nil {
+			return nil, bad("--pld-memory: %v", err)
+		}
+		m.memBytes = b
+	}
 	var accs []string
 	for _, a := range strings.Split(m.accountant, ",") {
 		switch a = strings.TrimSpace(a); a {
@@ -109,7 +136,7 @@ func dedupe(s []string) []string {
 }
 
 func (m *mechFlags) options() privacy.Options {
-	o := privacy.Options{PLDInterval: m.interval}
+	o := privacy.Options{PLDInterval: m.interval, PLDMemory: m.memBytes}
 	if m.conversion == "classic" {
 		o.Conversion = privacy.ConversionClassic
 	}
@@ -182,7 +209,11 @@ func cmdAccount(args []string, stdout, stderr io.Writer) error {
 		case "pld":
 			line += fmt.Sprintf("   (interval %g, pessimistic)", r.PLDInterval)
 			if r.PLDInterval != m.interval {
-				line += fmt.Sprintf("; coarsened from %g: the finer grid exceeds %d points", m.interval, privacy.MaxPMFLen)
+				mem := m.memBytes
+				if mem == 0 {
+					mem = privacy.DefaultPLDMemory()
+				}
+				line += fmt.Sprintf("; coarsened from %g: the finer grid needs more than --pld-memory %.3g GiB", m.interval, float64(mem)/(1<<30))
 				pldUsed[acc] = r.PLDInterval
 			}
 		case "gdp":

@@ -93,6 +93,7 @@ DP-SGD flags: --noise-multiplier σ (--sampling-rate q --steps T | --batch-size 
 	fs.Lookup("conversion").DefValue = "classic"
 	fs.Lookup("accountant").Usage = "minimax_mse, belief: the accountant of ε from the DP-SGD flags, rdp, pld or gdp"
 	fs.Lookup("pld-interval").Usage = "not used by bound (accounted ε uses the PLD's default interval)"
+	fs.Lookup("pld-memory").Usage = "not used by bound"
 	var b boundFlags
 	b.register(fs)
 	pos, err := parse(fs, args)
@@ -119,6 +120,9 @@ DP-SGD flags: --noise-multiplier σ (--sampling-rate q --steps T | --batch-size 
 	}
 	if set["pld-interval"] {
 		return bad("--pld-interval does not apply: accounted ε uses the PLD's default interval %g, as in a spec", 1e-4)
+	}
+	if set["pld-memory"] {
+		return bad("--pld-memory does not apply: accounted ε uses the PLD's default memory cap, as in a spec")
 	}
 	withDPSGD := false
 	for _, name := range dpsgdFlagNames {
