@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/dpaudit/dpaudit/datasets"
 	"github.com/dpaudit/dpaudit/learn"
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/rng"
@@ -89,27 +90,10 @@ func runOneRunTrain(ctx context.Context, p oneRunTrainParams, dataDir string, w 
 		return fmt.Errorf("one-run audit: %d gradient canaries need as many parameters, the model has %d", n, m.NumParams())
 	}
 	cfg := p.DPSGD.learn()
-	// The canaries go on the parameters the data's clipped gradients touch
-	// least (Nasr et al.'s Crafter 4 measure), in a noise-free reference
-	// run of min(T, 100) steps from the same θ_0 with its own stream: the
-	// data gradient on a canary's parameter adds to its scores and only
-	// weakens the audit. Ties (parameters the data never moves) are broken
-	// by a seeded random order.
-	ref := m.Clone()
-	rc := cfg
-	rc.Steps = min(cfg.Steps, 100)
-	mass := make([]float64, m.NumParams())
-	if _, err := learn.Train(ref, tr.X, tr.Y, rc, rng.New(seed, "onerun", p.Key, "reference"), &learn.Hooks{CleanSum: true, OnStep: func(s *learn.Step) error {
-		for i, v := range s.ClippedSum {
-			mass[i] += math.Abs(float64(v))
-		}
-		return ctx.Err()
-	}}); err != nil {
-		return fmt.Errorf("one-run reference run: %w", err)
+	perm, err := quietParameters(ctx, m, split.Train, cfg, seed, "onerun", p.Key)
+	if err != nil {
+		return err
 	}
-	pr := rng.New(seed, "onerun", p.Key, "params")
-	perm := pr.Perm(m.NumParams())
-	slices.SortStableFunc(perm, func(a, b int) int { return cmp.Compare(mass[a], mass[b]) })
 	coords := perm[:n]
 	br := rng.New(seed, "onerun", p.Key, "bits")
 	in := make([]bool, n)
@@ -168,4 +152,30 @@ func runOneRunTrain(ctx context.Context, p oneRunTrainParams, dataDir string, w 
 	t.Add("projection", pipeline.Float64, cp)
 	t.Add("canary_residual", pipeline.Float64, cr)
 	return pipeline.WriteParquet(filepath.Join(w.Dir, TrialsFile), t)
+}
+
+// quietParameters orders the model's parameters by how much the data's
+// clipped gradients move them (Nasr et al.'s Crafter 4 measure), least
+// first, in a noise-free reference run of min(T, 100) steps from the same
+// θ_0 with its own stream; ties (parameters the data never moves) by a
+// seeded random order. Canaries go on the quietest: the data gradient on a
+// canary's parameter adds to its scores (and changes the model the data
+// sees) and only weakens the audit. game names the streams ("onerun",
+// "perstep").
+func quietParameters(ctx context.Context, m *learn.Model, tr *datasets.Dataset, cfg learn.DPSGD, seed uint64, game, key string) ([]int, error) {
+	ref := m.Clone()
+	rc := cfg
+	rc.Steps = min(cfg.Steps, 100)
+	mass := make([]float64, m.NumParams())
+	if _, err := learn.Train(ref, tr.X, tr.Y, rc, rng.New(seed, game, key, "reference"), &learn.Hooks{CleanSum: true, OnStep: func(s *learn.Step) error {
+		for i, v := range s.ClippedSum {
+			mass[i] += math.Abs(float64(v))
+		}
+		return ctx.Err()
+	}}); err != nil {
+		return nil, fmt.Errorf("%s reference run: %w", game, err)
+	}
+	perm := rng.New(seed, game, key, "params").Perm(m.NumParams())
+	slices.SortStableFunc(perm, func(a, b int) int { return cmp.Compare(mass[a], mass[b]) })
+	return perm, nil
 }

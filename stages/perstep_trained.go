@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -112,20 +111,10 @@ func runPerStepTrain(ctx context.Context, p perStepTrainParams, dataDir string, 
 	// Quiet parameters, as in the one-run audit: the data gradient is
 	// subtracted exactly, but a canary on a busy parameter changes the
 	// model the data sees; on a quiet one it barely does.
-	ref := m.Clone()
-	rc := cfg
-	rc.Steps = min(cfg.Steps, 100)
-	mass := make([]float64, m.NumParams())
-	if _, err := learn.Train(ref, tr.X, tr.Y, rc, rng.New(seed, "perstep", p.Key, "reference"), &learn.Hooks{CleanSum: true, OnStep: func(s *learn.Step) error {
-		for i, v := range s.ClippedSum {
-			mass[i] += math.Abs(float64(v))
-		}
-		return ctx.Err()
-	}}); err != nil {
-		return fmt.Errorf("per-step reference run: %w", err)
+	perm, err := quietParameters(ctx, m, split.Train, cfg, seed, "perstep", p.Key)
+	if err != nil {
+		return err
 	}
-	perm := rng.New(seed, "perstep", p.Key, "params").Perm(m.NumParams())
-	slices.SortStableFunc(perm, func(a, b int) int { return cmp.Compare(mass[a], mass[b]) })
 	coords := slices.Clone(perm[:n])
 	order := rng.New(seed, "perstep", p.Key, "worlds").Perm(n)
 	in := make([]bool, n)
