@@ -75,26 +75,14 @@ func oneRunTrainedStages(name string, pt spec.Point, env Env, claimed float64, r
 }
 
 func runOneRunTrain(ctx context.Context, p oneRunTrainParams, dataDir string, w *pipeline.Work) error {
-	split, err := loadSplit(p.Data, dataDir)
+	split, m, coords, err := canaryModel(ctx, p.Data, dataDir, p.Arch, p.DPSGD.learn(), uint64(p.Seed), "onerun", "one-run audit", p.Key, p.Canaries)
 	if err != nil {
 		return err
 	}
 	tr := split.Train
 	seed := uint64(p.Seed)
-	m, err := learn.NewModel(p.Arch, tr.Shape, tr.Classes, rng.Seed(seed, "onerun", p.Key, "init"))
-	if err != nil {
-		return err
-	}
 	n := p.Canaries
-	if n > m.NumParams() {
-		return fmt.Errorf("one-run audit: %d gradient canaries need as many parameters, the model has %d", n, m.NumParams())
-	}
 	cfg := p.DPSGD.learn()
-	perm, err := quietParameters(ctx, m, split.Train, cfg, seed, "onerun", p.Key)
-	if err != nil {
-		return err
-	}
-	coords := perm[:n]
 	br := rng.New(seed, "onerun", p.Key, "bits")
 	in := make([]bool, n)
 	var included []int
@@ -152,6 +140,28 @@ func runOneRunTrain(ctx context.Context, p oneRunTrainParams, dataDir string, w 
 	t.Add("projection", pipeline.Float64, cp)
 	t.Add("canary_residual", pipeline.Float64, cr)
 	return pipeline.WriteParquet(filepath.Join(w.Dir, TrialsFile), t)
+}
+
+// canaryModel loads the training split and θ_0 of a canary audit (one-run
+// or per-step) and picks the n quietest parameters for its canaries.
+func canaryModel(ctx context.Context, data dataParams, dataDir string, arch learn.Arch, cfg learn.DPSGD, seed uint64, game, what, key string, n int) (*datasets.Split, *learn.Model, []int, error) {
+	split, err := loadSplit(data, dataDir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tr := split.Train
+	m, err := learn.NewModel(arch, tr.Shape, tr.Classes, rng.Seed(seed, game, key, "init"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if n > m.NumParams() {
+		return nil, nil, nil, fmt.Errorf("%s: %d gradient canaries need as many parameters, the model has %d", what, n, m.NumParams())
+	}
+	perm, err := quietParameters(ctx, m, tr, cfg, seed, game, key)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return split, m, slices.Clone(perm[:n]), nil
 }
 
 // quietParameters orders the model's parameters by how much the data's

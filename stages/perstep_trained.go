@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"slices"
 
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/learn"
@@ -93,29 +92,14 @@ func perStepTrainedStages(name string, pt spec.Point, env Env, repeats int, g *p
 }
 
 func runPerStepTrain(ctx context.Context, p perStepTrainParams, dataDir string, w *pipeline.Work) error {
-	split, err := loadSplit(p.Data, dataDir)
+	split, m, coords, err := canaryModel(ctx, p.Data, dataDir, p.Arch, p.DPSGD.learn(), uint64(p.Seed), "perstep", "per-step audit", p.Key, p.Canaries)
 	if err != nil {
 		return err
 	}
 	tr := split.Train
 	seed := uint64(p.Seed)
-	m, err := learn.NewModel(p.Arch, tr.Shape, tr.Classes, rng.Seed(seed, "perstep", p.Key, "init"))
-	if err != nil {
-		return err
-	}
 	n := p.Canaries
-	if n > m.NumParams() {
-		return fmt.Errorf("per-step audit: %d gradient canaries need as many parameters, the model has %d", n, m.NumParams())
-	}
 	cfg := p.DPSGD.learn()
-	// Quiet parameters, as in the one-run audit: the data gradient is
-	// subtracted exactly, but a canary on a busy parameter changes the
-	// model the data sees; on a quiet one it barely does.
-	perm, err := quietParameters(ctx, m, split.Train, cfg, seed, "perstep", p.Key)
-	if err != nil {
-		return err
-	}
-	coords := slices.Clone(perm[:n])
 	order := rng.New(seed, "perstep", p.Key, "worlds").Perm(n)
 	in := make([]bool, n)
 	var included []int
