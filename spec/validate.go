@@ -78,6 +78,9 @@ func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 	}
 	validateClaim(exp, a, pos, e)
 	validateOneRun(a, pos, e)
+	if a.Canaries == "input" && a.Estimator != "one_run" {
+		e.add(pos("audit.canaries"), "audit.canaries", "input canaries (many canary records in one run) are for estimator one_run, got %s", a.Estimator)
+	}
 	if a.Runs > 1 && a.Estimator != "per_step" {
 		e.add(pos("audit.runs"), "audit.runs", "pooled training runs are for estimator per_step; use audit.repeats to repeat an audit")
 	}
@@ -97,6 +100,9 @@ func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 		}
 		if a.Estimator == "per_step" {
 			e.add(pos("audit.estimator"), "audit.estimator", "the per-step audit trains a model with Dirac gradient canaries: it needs a trained model (model.arch other than ideal)")
+		}
+		if a.Canaries == "input" {
+			e.add(pos("audit.canaries"), "audit.canaries", "input canaries are records in a training set: they need a trained model (model.arch other than ideal)")
 		}
 		return
 	}
@@ -120,18 +126,22 @@ func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 		}
 		return
 	}
+	if a.Estimator == "one_run" && a.Canaries == "input" {
+		validateInputCanaries(exp, a, pos, e)
+		return
+	}
 	if a.Estimator == "one_run" {
 		// One training run with Dirac gradient canaries, scored from the
 		// privatised updates: white-box gradient access, and no crafter or
 		// distinguisher of the classic game.
 		if a.ThreatModel != "" && a.ThreatModel != "gradient" {
-			e.add(pos("audit.threat_model"), "audit.threat_model", "the one-run audit of a trained model inserts gradient canaries and reads every privatised update: it needs threat_model gradient, got %s", a.ThreatModel)
+			e.add(pos("audit.threat_model"), "audit.threat_model", "the one-run audit of a trained model with gradient canaries reads every privatised update: it needs threat_model gradient, got %s (audit.canaries: input audits canary records from the final model)", a.ThreatModel)
 		}
 		if exp.Crafter != nil {
-			e.add(pos("crafter"), "crafter", "the one-run audit of a trained model inserts its own Dirac gradient canaries (audit.trials of them): remove the crafter block")
+			e.add(pos("crafter"), "crafter", "the one-run audit of a trained model inserts its own Dirac gradient canaries (audit.trials of them): remove the crafter block, or set audit.canaries: input for canary records")
 		}
 		if exp.Distinguisher != nil {
-			e.add(pos("distinguisher"), "distinguisher", "the one-run audit of a trained model scores each canary by its log-likelihood ratio: remove the distinguisher block")
+			e.add(pos("distinguisher"), "distinguisher", "the one-run audit of a trained model with gradient canaries scores each canary by its log-likelihood ratio: remove the distinguisher block, or set audit.canaries: input for canary records")
 		}
 		if exp.Dataset == nil {
 			e.add(pos("audit"), "audit", "an audit of a trained model needs a dataset block")
@@ -277,5 +287,38 @@ func validateOneRun(a *Audit, pos func(string) Pos, e *errs) {
 		if a.Trials > 0 && g.n > a.Trials {
 			e.add(pos("audit.one_run."+g.name), "audit.one_run."+g.name, "%d guesses but only %d canaries (audit.trials)", g.n, a.Trials)
 		}
+	}
+}
+
+// inputCanaryCrafters are the crafters that make canary records for a
+// one-run audit: each of the audit.trials canaries is its own record.
+var inputCanaryCrafters = map[string]bool{"random_record": true, "mislabeled_record": true, "noise_input": true}
+
+// validateInputCanaries checks a one-run audit with canary records
+// (audit.canaries: input): a crafter that makes distinct records, the
+// final-model loss as the score, and a dataset to train on. Whether the
+// threat model grants the crafter and distinguisher, and whether the
+// data holds audit.trials records, is checked by the stage.
+func validateInputCanaries(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
+	if exp.Dataset == nil {
+		e.add(pos("audit"), "audit", "an audit of a trained model needs a dataset block")
+	}
+	switch c := exp.Crafter; {
+	case c == nil:
+		e.add(pos("audit.canaries"), "audit.canaries", "input canaries need a crafter block that makes the canary records: random_record, mislabeled_record or noise_input")
+	case c.Constant != nil:
+		e.add(pos("crafter.kind"), "crafter.kind", "constant_input makes one record; %d identical canaries cannot be told apart by their scores: use noise_input (a fresh random input per canary), mislabeled_record or random_record", a.Trials)
+	case !inputCanaryCrafters[c.Kind]:
+		e.add(pos("crafter.kind"), "crafter.kind", "input canaries are records: use crafter random_record, mislabeled_record or noise_input, got %s", c.Kind)
+	case c.RandomRecord != nil && c.RandomRecord.PerTrial:
+		e.add(pos("crafter.per_trial"), "crafter.per_trial", "with input canaries every canary is its own record already: remove per_trial")
+	case c.Mislabeled != nil && c.Mislabeled.PerTrial:
+		e.add(pos("crafter.per_trial"), "crafter.per_trial", "with input canaries every canary is its own record already: remove per_trial")
+	}
+	switch d := exp.Distinguisher; {
+	case d == nil:
+		e.add(pos("audit.canaries"), "audit.canaries", "input canaries need a distinguisher block that scores them: loss_threshold (the final model's loss on each canary)")
+	case d.Loss == nil:
+		e.add(pos("distinguisher.kind"), "distinguisher.kind", "input canaries of a one-run audit are scored by loss_threshold (the final model's loss); %s is not implemented yet for one-run audits", d.Kind)
 	}
 }

@@ -112,6 +112,9 @@ type estimateParams struct {
 	Shards     int      `json:"shards"`
 	// OneRun: the guesses of the one-run estimators (estimator one_run).
 	OneRun *spec.OneRun `json:"one_run,omitempty"`
+	// Canaries: what a one-run audit's canaries are (column
+	// one_run_canaries; empty for the ideal mechanism).
+	Canaries string `json:"canaries,omitempty"`
 	// Samples: the rows per repeat when they are not Trials; -1: as many
 	// as the shards hold (per_step: set by the canaries' inclusion draws).
 	Samples int `json:"samples,omitempty"`
@@ -290,12 +293,21 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		ep.Runs = max(a.Runs, 1)
 		ep.Samples = -1 // the rows depend on the inclusion draws
 		label = fmt.Sprintf("per step %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
+	} else if a.Estimator == "one_run" && a.Canaries == "input" {
+		base, keys, nodes, err := oneRunInputStages(name, pt, env, repeats, g)
+		if err != nil {
+			return pointStage{}, nil, err
+		}
+		ep.Key, ep.Score, ep.LowerWorld1, ep.RepeatKeys, shards = base, "loss", true, keys, nodes
+		ep.Canaries = "input: " + inputCanaryName(exp.Crafter)
+		label = fmt.Sprintf("one run %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
 	} else if a.Estimator == "one_run" {
 		base, keys, nodes, err := oneRunTrainedStages(name, pt, env, claim.NoiseMultiplier, repeats, g)
 		if err != nil {
 			return pointStage{}, nil, err
 		}
 		ep.Key, ep.Score, ep.RepeatKeys, shards = base, "llr", keys, nodes
+		ep.Canaries = "gradient (dirac)"
 		label = fmt.Sprintf("one run %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
 	} else {
 		dist, err := distinguisherFor(exp.Distinguisher)

@@ -1,12 +1,14 @@
 package stages
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/spec"
 )
 
 // oneRunColumns are the estimator-specific summary columns of a one-run
@@ -14,7 +16,7 @@ import (
 // bound of Mahloujifar et al. and the order-statistics bound of Xiang et
 // al. side by side, each with its family and the claim it tests, then the
 // median, min and max over repeats of the latter two.
-var oneRunColumns = []string{"one_run_guesses", "one_run_correct",
+var oneRunColumns = []string{"one_run_canaries", "one_run_guesses", "one_run_correct",
 	"one_run_fdp_epsilon_lb", "one_run_fdp_mu", "one_run_fdp_guesses", "one_run_fdp_correct", "one_run_fdp_family", "one_run_fdp_claim",
 	"one_run_os_epsilon_lb", "one_run_os_mu", "one_run_os_guesses", "one_run_os_mistakes", "one_run_os_family", "one_run_os_claim",
 	"one_run_os_claim_mu", "one_run_os_claim_p_value", "one_run_os_at_range_end",
@@ -54,9 +56,26 @@ func osFamilyOf(c mechanismConfig) (f audit.OSFamily, mu float64, ok bool) {
 // Steinke et al.'s bound tests (ε, δ)-DP for any mechanism, so it is
 // epsilon_lb and the only one that can raise a violation; the other two
 // test a Gaussian-family claim and are reported beside it.
+//
+// Scores where lower means "included" (the loss of input canaries) are
+// turned into median(s) − s first: the same ranks for the two-sided
+// guesses, and a sign for the order-statistics decoder that looks at the
+// scores only, never at the bits.
 func oneRunEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc float64) (repeatEstimate, error) {
 	o := p.OneRun
 	m := len(scores)
+	if p.LowerWorld1 {
+		med := medianOf(scores)
+		s := make([]float64, m)
+		for i, x := range scores {
+			s[i] = med - x
+		}
+		scores = s
+	}
+	canaries := p.Canaries
+	if canaries == "" {
+		canaries = "ideal mechanism"
+	}
 	kp, km := twoSided(o.SteinkeGuesses, m)
 	r, err := audit.OneRun(scores, worlds, kp, km, p.Delta, p.Confidence)
 	if err != nil {
@@ -74,6 +93,7 @@ func oneRunEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc fl
 		return repeatEstimate{}, err
 	}
 	outs := []Output{
+		{"one_run_canaries", pipeline.String, canaries},
 		{"one_run_guesses", pipeline.Int64, int64(r.Guesses)},
 		{"one_run_correct", pipeline.Int64, int64(r.Correct)},
 		{"one_run_fdp_epsilon_lb", pipeline.Float64, fdp.EpsilonLB},
@@ -161,4 +181,28 @@ func shuffleEpsilonLB(t mechanismConfig, delta float64) (float64, error) {
 	}
 	k := max(1, int(math.Round(1/t.SamplingRate)))
 	return privacy.ShuffleEpsilonLB(t.accountedSigma(), k, t.Steps, delta, privacy.ShuffleOthersMinusOne)
+}
+
+// inputCanaryName describes the input canaries of a crafter block, e.g.
+// "mislabeled_record from the pool".
+func inputCanaryName(c *spec.Crafter) string {
+	switch {
+	case c.RandomRecord != nil:
+		return fmt.Sprintf("random_record from the %s", sourceName(c.RandomRecord.Source))
+	case c.Mislabeled != nil:
+		return fmt.Sprintf("mislabeled_record from the %s", sourceName(c.Mislabeled.Source))
+	case c.Noise != nil:
+		if c.Noise.Label < 0 {
+			return fmt.Sprintf("noise_input on [%g, %g], random labels", c.Noise.Low, c.Noise.High)
+		}
+		return fmt.Sprintf("noise_input on [%g, %g], label %d", c.Noise.Low, c.Noise.High, c.Noise.Label)
+	}
+	return c.Kind
+}
+
+func sourceName(s string) string {
+	if s == "train" {
+		return "training set"
+	}
+	return "pool"
 }

@@ -55,6 +55,9 @@ func oneRunTrainedStages(name string, pt spec.Point, env Env, claimed float64, r
 	if err := checkTrainable(data, arch, env.DataDir); err != nil {
 		return "", nil, nil, err
 	}
+	if err := checkGradientCanaries(data, arch, env.DataDir, "one-run", exp.Audit.Trials); err != nil {
+		return "", nil, nil, err
+	}
 	p := oneRunTrainParams{Data: data, Arch: arch, DPSGD: trainConfig(exp.DPSGD), Claimed: claimed, Canaries: exp.Audit.Trials, Seed: exp.Seed}
 	base := hashKey(p)
 	var keys []string
@@ -140,6 +143,27 @@ func runOneRunTrain(ctx context.Context, p oneRunTrainParams, dataDir string, w 
 	t.Add("projection", pipeline.Float64, cp)
 	t.Add("canary_residual", pipeline.Float64, cr)
 	return pipeline.WriteParquet(filepath.Join(w.Dir, TrialsFile), t)
+}
+
+// checkGradientCanaries refuses, at compile time, more Dirac gradient
+// canaries than the model has parameters (each canary needs its own).
+func checkGradientCanaries(data dataParams, arch learn.Arch, dataDir, what string, n int) error {
+	split, err := loadSplit(data, dataDir)
+	if err != nil {
+		return &PathError{"dataset", err}
+	}
+	m, err := learn.NewModel(arch, split.Train.Shape, split.Train.Classes, 0)
+	if err != nil {
+		return &PathError{"model", err}
+	}
+	if n > m.NumParams() {
+		hint := "fewer canaries or a larger model"
+		if what == "one-run" {
+			hint += ", or canary records (audit.canaries: input)"
+		}
+		return &PathError{"audit.trials", fmt.Errorf("the %s audit's %d gradient canaries need as many parameters, the model has %d (%s)", what, n, m.NumParams(), hint)}
+	}
+	return nil
 }
 
 // canaryModel loads the training split and θ_0 of a canary audit (one-run

@@ -65,6 +65,9 @@ func perStepTrainedStages(name string, pt spec.Point, env Env, repeats int, g *p
 	if err := checkTrainable(data, arch, env.DataDir); err != nil {
 		return "", nil, nil, err
 	}
+	if err := checkGradientCanaries(data, arch, env.DataDir, "per-step", exp.Audit.Trials); err != nil {
+		return "", nil, nil, err
+	}
 	p := perStepTrainParams{Data: data, Arch: arch, DPSGD: trainConfig(exp.DPSGD), Canaries: exp.Audit.Trials, Seed: exp.Seed}
 	base := hashKey(p)
 	var keys []string
