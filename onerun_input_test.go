@@ -96,6 +96,42 @@ audit: {threat_model: api_access, estimator: one_run, canaries: input, trials: 1
 	}
 }
 
+// The white-box variant: intermediate_loss (threat model
+// intermediate_poison) scores each canary by its loss over every
+// intermediate model θ_1 … θ_T; the trial table holds both reductions
+// (the max at least the final loss and the mean), the score is the one
+// reduce names.
+func TestOneRunInputIntermediateLoss(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")}
+	_, res := runSpec(t, writeSpec(t, dir, "w.yaml", `name: w
+seed: 5
+dataset: {source: digits, classes: [0, 1], train_size: 100}
+model: {arch: mlp, hidden: [16]}
+dpsgd: {noise_multiplier: 1, sampling_rate: 0.2, steps: 20, delta: 1.0e-5, learning_rate: 0.5}
+crafter: {kind: noise_input}
+distinguisher: {kind: intermediate_loss, reduce: mean}
+audit: {threat_model: intermediate_poison, estimator: one_run, canaries: input, trials: 50}
+`), o)
+	if r := summaryRow(t, res.Summary, 0); r["audit_score"] != "mean_loss" || r["estimate_valid"] != true {
+		t.Errorf("score %v, valid %v", r["audit_score"], r["estimate_valid"])
+	}
+	parts, _ := filepath.Glob(filepath.Join(res.Dir, "trials", "*", "*.parquet"))
+	tb, err := pipeline.ReadParquet(parts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	mx, mean, final := tb.Col("max_loss"), tb.Col("mean_loss"), tb.Col("loss")
+	if mx == nil || mean == nil {
+		t.Fatalf("columns %v", tb.Columns)
+	}
+	for i := range final.Values {
+		if !(mx.Float(i) >= final.Float(i) && mx.Float(i) >= mean.Float(i) && mean.Float(i) > 0) {
+			t.Fatalf("canary %d: max %v, mean %v, final %v", i, mx.Float(i), mean.Float(i), final.Float(i))
+		}
+	}
+}
+
 // Bad one-run setups (issue 14, "Bad input"): positioned spec errors at
 // load time, exit code 2, nothing written.
 func TestOneRunCanariesBadInput(t *testing.T) {

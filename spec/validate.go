@@ -317,8 +317,8 @@ func validateInputCanaries(exp *Experiment, a *Audit, pos func(string) Pos, e *e
 	}
 	switch d := exp.Distinguisher; {
 	case d == nil:
-		e.add(pos("audit.canaries"), "audit.canaries", "input canaries need a distinguisher block that scores them: loss_threshold (the final model's loss on each canary)")
-	case d.Loss == nil:
-		e.add(pos("distinguisher.kind"), "distinguisher.kind", "input canaries of a one-run audit are scored by loss_threshold (the final model's loss); %s is not implemented yet for one-run audits", d.Kind)
+		e.add(pos("audit.canaries"), "audit.canaries", "input canaries need a distinguisher block that scores them: loss_threshold (the final model's loss on each canary) or intermediate_loss (its loss on every intermediate model)")
+	case d.Loss == nil && d.Intermediate == nil:
+		e.add(pos("distinguisher.kind"), "distinguisher.kind", "input canaries of a one-run audit are scored by loss_threshold (the final model's loss) or intermediate_loss (the loss on every intermediate model); %s is not implemented yet for one-run audits", d.Kind)
 	}
 }

@@ -298,7 +298,11 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		if err != nil {
 			return pointStage{}, nil, err
 		}
-		ep.Key, ep.Score, ep.LowerWorld1, ep.RepeatKeys, shards = base, "loss", true, keys, nodes
+		score := "loss"
+		if i := exp.Distinguisher.Intermediate; i != nil {
+			score = i.Reduce + "_loss" // max_loss or mean_loss
+		}
+		ep.Key, ep.Score, ep.LowerWorld1, ep.RepeatKeys, shards = base, score, true, keys, nodes
 		ep.Canaries = "input: " + inputCanaryName(exp.Crafter)
 		label = fmt.Sprintf("one run %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
 	} else if a.Estimator == "one_run" {

@@ -21,7 +21,10 @@ import (
 // included canaries (source train: the canaries leave the always-included
 // part, so an excluded canary is simply absent). The auditor sees only the
 // final model and scores every canary by its loss on it (the
-// loss_threshold distinguisher; lower loss = guess "included"). The
+// loss_threshold distinguisher; lower loss = guess "included"), or, with
+// intermediate_loss (threat model intermediate_poison), its loss on every
+// model θ_1 … θ_T reduced by max or mean (Nasr et al.'s Distinguisher 2;
+// lower = "included"). The
 // trainer's normaliser is fixed to q·(N + m/2) — N the always-included
 // records — so the update stays a post-processing of the noisy sum with a
 // constant that does not depend on which canaries are in. Canaries,
@@ -38,6 +41,10 @@ type oneRunInputParams struct {
 	Canaries int          `json:"canaries"`
 	Seed     int64        `json:"seed"`
 	Repeat   int          `json:"repeat,omitempty"`
+	// Intermediate: also score every canary on every intermediate model
+	// (distinguisher intermediate_loss; absent keeps the key of a
+	// final-loss audit).
+	Intermediate bool `json:"intermediate,omitempty"`
 }
 
 // oneRunInputStages checks the game at compile time (the threat model
@@ -85,7 +92,8 @@ func oneRunInputStages(name string, pt spec.Point, env Env, repeats int, g *pipe
 	if exp.Crafter.Noise != nil && exp.Crafter.Noise.Label >= split.Train.Classes {
 		return "", nil, nil, &PathError{"crafter.label", fmt.Errorf("label %d, the data has %d classes", exp.Crafter.Noise.Label, split.Train.Classes)}
 	}
-	p := oneRunInputParams{Data: data, Arch: arch, DPSGD: trainConfig(exp.DPSGD), Crafter: *exp.Crafter, Canaries: m, Seed: exp.Seed}
+	p := oneRunInputParams{Data: data, Arch: arch, DPSGD: trainConfig(exp.DPSGD), Crafter: *exp.Crafter, Canaries: m, Seed: exp.Seed,
+		Intermediate: exp.Distinguisher.Intermediate != nil}
 	base := hashKey(p)
 	var keys []string
 	var nodes []*pipeline.Node
@@ -161,13 +169,46 @@ func runOneRunInput(ctx context.Context, p oneRunInputParams, dataDir string, w 
 	}
 	cfg := p.DPSGD.learn()
 	cfg.ExpectedBatchSize = cfg.SamplingRate * (float64(base) + float64(n)/2)
-	h := &learn.Hooks{OnStep: func(*learn.Step) error { return ctx.Err() }}
+	// intermediate_loss: the canaries' loss on θ_1 … θ_{T−1} here (OnStep
+	// sees the trainer's model at θ_{t−1}; θ_0 does not depend on the
+	// bits), θ_T after training.
+	maxLoss, sumLoss := make([]float64, n), make([]float64, n)
+	for j := range maxLoss {
+		maxLoss[j] = math.Inf(-1)
+	}
+	models := 0
+	buf := make([]float64, n)
+	addLosses := func() error {
+		if err := model.PerExampleLoss(cX, cY, buf); err != nil {
+			return err
+		}
+		for j, l := range buf {
+			maxLoss[j] = math.Max(maxLoss[j], l)
+			sumLoss[j] += l
+		}
+		models++
+		return nil
+	}
+	h := &learn.Hooks{OnStep: func(s *learn.Step) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p.Intermediate && s.Index > 0 {
+			return addLosses()
+		}
+		return nil
+	}}
 	if _, err := learn.Train(model, X, Y, cfg, rng.New(seed, "onerun", p.Key, "train"), h); err != nil {
 		return fmt.Errorf("one-run training with input canaries: %w", err)
 	}
 	final := make([]float64, n)
 	if err := model.PerExampleLoss(cX, cY, final); err != nil {
 		return err
+	}
+	if p.Intermediate {
+		if err := addLosses(); err != nil {
+			return err
+		}
 	}
 	// Utility of the audited model: accuracy on the test records that are
 	// not canaries (pool canaries come from the test split).
@@ -190,6 +231,14 @@ func runOneRunInput(ctx context.Context, p oneRunInputParams, dataDir string, w 
 	t.Add("world", pipeline.Int64, world)
 	t.Add("loss", pipeline.Float64, loss)
 	t.Add("initial_loss", pipeline.Float64, init)
+	if p.Intermediate {
+		mx, mean := make([]any, n), make([]any, n)
+		for j := range n {
+			mx[j], mean[j] = maxLoss[j], sumLoss[j]/float64(models)
+		}
+		t.Add("max_loss", pipeline.Float64, mx)
+		t.Add("mean_loss", pipeline.Float64, mean)
+	}
 	t.Add("canary_label", pipeline.Int64, label)
 	t.Add("canary_index", pipeline.Int64, idx)
 	t.Add("test_accuracy", pipeline.Float64, ta)
