@@ -297,9 +297,9 @@ var inputCanaryCrafters = map[string]bool{"random_record": true, "mislabeled_rec
 // validateInputCanaries checks a one-run audit with canary records
 // (audit.canaries: input): a crafter that makes distinct records, the
 // loss of the final or every intermediate model as the score, and a
-// dataset to train on. Whether the
-// threat model grants the crafter and distinguisher, and whether the
-// data holds audit.trials records, is checked by the stage.
+// dataset to train on. Whether the threat model grants the crafter and
+// distinguisher, and whether the data holds audit.trials records, is
+// checked by the stage.
 func validateInputCanaries(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 	if exp.Dataset == nil {
 		e.add(pos("audit"), "audit", "an audit of a trained model needs a dataset block")
