@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -240,7 +241,7 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	w := &Work{Node: n, warn: func(msg string) { rep.Warning(n, msg) }}
+	w := &Work{Node: n, store: s, warn: func(msg string) { rep.Warning(n, msg) }}
 	codes := map[string]bool{}
 	for _, in := range n.Inputs {
 		k := in.StoreKey()
@@ -279,7 +280,10 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool)
 		return errors.New("node has no Run function")
 	}
 	started := time.Now()
-	if err := n.Run(ctx, w); err != nil {
+	share := nodeCPU.start()
+	err = n.Run(ctx, w)
+	cpu := nodeCPU.stop(share)
+	if err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -288,6 +292,9 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool)
 	finished := time.Now()
 	m := &Meta{Key: n.Key(), Kind: n.Kind, Version: n.Version, Code: codeFingerprint, Label: n.Label, Params: n.ParamsJSON(),
 		Inputs: w.inputKeys(), Started: started.UTC(), Finished: finished.UTC(), Seconds: finished.Sub(started).Seconds(), Owner: ownerTag()}
+	if !math.IsNaN(cpu) && !math.IsInf(cpu, 0) {
+		m.CPUSeconds = &cpu
+	}
 	if err := s.commit(tmp, m, replace); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 )
 
 // Node is one unit of work.
@@ -67,6 +68,39 @@ type Work struct {
 	Dir    string   // write outputs here; committed atomically on success
 	Inputs []string // output directories of the input nodes, in order
 	warn   func(string)
+	store  *Store
+}
+
+// UpstreamCPUSeconds is the CPU time (Meta.CPUSeconds) the node's inputs
+// and everything they depend on took when they were computed, each node
+// counted once — the compute behind this node's inputs, whenever it ran.
+// NaN if any of them has no measurement. A measurement: it must never go
+// into a key, and outputs that carry it are not reproducible bytes.
+func (w *Work) UpstreamCPUSeconds() float64 {
+	if w.store == nil {
+		return math.NaN()
+	}
+	seen := map[string]bool{}
+	total := 0.0
+	var walk func(ns []*Node)
+	walk = func(ns []*Node) {
+		for _, in := range ns {
+			k := in.StoreKey()
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			m, err := w.store.ReadMeta(k)
+			if err != nil || m.CPUSeconds == nil {
+				total = math.NaN()
+			} else {
+				total += *m.CPUSeconds
+			}
+			walk(in.Inputs)
+		}
+	}
+	walk(w.Node.Inputs)
+	return total
 }
 
 // Warnf reports something the user should know about a node that still

@@ -87,6 +87,10 @@ type Meta struct {
 	Finished time.Time          `json:"finished"`
 	Seconds  float64            `json:"seconds"`
 	Owner    string             `json:"owner,omitempty"` // pid@host that computed it
+
+	// CPUSeconds is the CPU time the node's Run used (see cpuMeter);
+	// absent where it was not measured (older stores, other platforms).
+	CPUSeconds *float64 `json:"cpu_seconds,omitempty"`
 }
 
 // NewStore names a store without touching the disk (plans and validation

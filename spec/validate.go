@@ -53,7 +53,7 @@ func validate(exp *Experiment, root *Node, e *errs) {
 		}
 	}
 	if a := exp.Audit; a != nil {
-		validateAudit(exp, a, pos, e)
+		validateAudit(exp, a, root, pos, e)
 	}
 	if r := exp.Reconstruction; r != nil {
 		validateReconstruction(exp, r, root, pos, e)
@@ -69,7 +69,18 @@ func validate(exp *Experiment, root *Node, e *errs) {
 // validateAudit checks that an audit has what its game needs. Whether the
 // crafter and distinguisher fit the threat model is checked by the stage
 // (package attack knows the access levels).
-func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
+//
+// On the template a swept or derived estimator, crafter or distinguisher
+// is a placeholder: the rules that depend on it wait for the points, so a
+// sweep may switch between the audit families (one spec comparing the
+// classic game, one-run and per-step audits: examples/audit/tightness.yaml).
+func validateAudit(exp *Experiment, a *Audit, root *Node, pos func(string) Pos, e *errs) {
+	if placeholder(root, "audit.estimator") {
+		if exp.DPSGD == nil {
+			e.add(pos("audit"), "audit", "an audit needs a dpsgd block")
+		}
+		return
+	}
 	if exp.DPSGD == nil {
 		e.add(pos("audit"), "audit", "an audit needs a dpsgd block")
 	}
@@ -81,6 +92,7 @@ func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 	if a.Canaries == "input" && a.Estimator != "one_run" {
 		e.add(pos("audit.canaries"), "audit.canaries", "input canaries (many canary records in one run) are for estimator one_run, got %s", a.Estimator)
 	}
+	validateHeadline(a, root, pos, e)
 	if a.Runs > 1 && a.Estimator != "per_step" {
 		e.add(pos("audit.runs"), "audit.runs", "pooled training runs are for estimator per_step; use audit.repeats to repeat an audit")
 	}
@@ -151,7 +163,8 @@ func validateAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 	for _, need := range []struct {
 		ok   bool
 		name string
-	}{{exp.Dataset != nil, "dataset"}, {exp.Crafter != nil, "crafter"}, {exp.Distinguisher != nil, "distinguisher"}} {
+	}{{exp.Dataset != nil, "dataset"}, {exp.Crafter != nil || placeholder(root, "crafter"), "crafter"},
+		{exp.Distinguisher != nil || placeholder(root, "distinguisher"), "distinguisher"}} {
 		if !need.ok {
 			e.add(pos("audit"), "audit", "an audit of a trained model needs a %s block", need.name)
 		}
@@ -187,6 +200,17 @@ func validateClaim(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 
 func indexPath(key string, i int) string {
 	return specPath{{Key: key}, {Index: i}}.String()
+}
+
+// placeholder reports whether path is a swept or derived value that the
+// template holds as a placeholder (an expression).
+func placeholder(root *Node, path string) bool {
+	p, err := parsePath(path)
+	if err != nil {
+		return false
+	}
+	n := getPath(root, p)
+	return n != nil && n.Kind == ScalarNode && n.Expr != ""
 }
 
 // number reads a numeric scalar of the tree; false when it is absent, a
@@ -268,6 +292,29 @@ func validateBound(exp *Experiment, b Bound, path string, root *Node, pos func(s
 			report("delta", "missing: the belief bound needs delta (for ρ_α) when there is no dpsgd block")
 		}
 	}
+}
+
+// headlines are the estimate families each estimator reports, which
+// audit.headline may pick.
+var headlines = map[string][]string{
+	"clopper_pearson": {"eps_delta_cp", "gdp_fit"},
+	"one_run":         {"one_run", "one_run_fdp", "one_run_order_stats"},
+	"per_step":        {"per_step_gdp"},
+}
+
+// validateHeadline checks that the headline is an estimate the estimator
+// makes.
+func validateHeadline(a *Audit, root *Node, pos func(string) Pos, e *errs) {
+	if a.Headline == "" || placeholder(root, "audit.headline") {
+		return
+	}
+	ok := headlines[a.Estimator]
+	for _, h := range ok {
+		if h == a.Headline {
+			return
+		}
+	}
+	e.add(pos("audit.headline"), "audit.headline", "estimator %s does not make a %s estimate; it offers %s", a.Estimator, a.Headline, strings.Join(ok, ", "))
 }
 
 // validateOneRun checks that no one-run estimator guesses more canaries

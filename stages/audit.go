@@ -30,7 +30,7 @@ import (
 const (
 	craftVersion    = 1
 	trialsVersion   = 2 // 2: the repeat column
-	estimateVersion = 4 // 2: claim vs trained, estimate families, p-values, repeats; 3: best accountant, PLD rounding bounds; 4: one-run f-DP and order statistics
+	estimateVersion = 5 // 2: claim vs trained, estimate families, p-values, repeats; 3: best accountant, PLD rounding bounds; 4: one-run f-DP and order statistics; 5: audit_training_runs, headline_*, audit_cpu_seconds
 
 	// TrialsFile is a trial shard's output table.
 	TrialsFile = "trials.parquet"
@@ -120,6 +120,13 @@ type estimateParams struct {
 	Samples int `json:"samples,omitempty"`
 	// Runs: per_step training runs pooled per repeat (the shards).
 	Runs int `json:"runs,omitempty"`
+	// TrainingRuns: DP-SGD trainings behind the estimate, all repeats (0
+	// for the ideal mechanism, whose trials are simulated).
+	TrainingRuns int `json:"training_runs,omitempty"`
+	// Headline: the estimate family copied into the headline_* columns.
+	Headline string `json:"headline,omitempty"`
+	// MeasureCPU: add the measured audit_cpu_seconds.
+	MeasureCPU bool `json:"measure_cpu,omitempty"`
 }
 
 // mechanismConfig is a DP-SGD configuration as an accountant sees it: the
@@ -245,6 +252,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	ep := estimateParams{
 		Estimator: a.Estimator, Method: a.Threshold, SplitFraction: a.SplitFraction, Splits: a.Splits, Grid: a.BonferroniGrid, Confidence: a.Confidence,
 		Delta: d.Delta, Seed: exp.Seed, Trials: a.Trials, Claim: claim, Trained: trained, Familywise: a.Familywise,
+		Headline: a.Headline, MeasureCPU: a.MeasureCPU,
 	}
 	if a.Estimator == "one_run" {
 		o := spec.OneRun{}
@@ -291,6 +299,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		}
 		ep.Key, ep.Score, ep.RepeatKeys, shards = base, "projection", keys, nodes
 		ep.Runs = max(a.Runs, 1)
+		ep.TrainingRuns = ep.Runs * repeats
 		ep.Samples = -1 // the rows depend on the inclusion draws
 		label = fmt.Sprintf("per step %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
 	} else if a.Estimator == "one_run" && a.Canaries == "input" {
@@ -304,6 +313,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		}
 		ep.Key, ep.Score, ep.LowerWorld1, ep.RepeatKeys, shards = base, score, true, keys, nodes
 		ep.Canaries = "input: " + inputCanaryName(exp.Crafter)
+		ep.TrainingRuns = repeats
 		label = fmt.Sprintf("one run %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
 	} else if a.Estimator == "one_run" {
 		base, keys, nodes, err := oneRunTrainedStages(name, pt, env, claim.NoiseMultiplier, repeats, g)
@@ -312,6 +322,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		}
 		ep.Key, ep.Score, ep.RepeatKeys, shards = base, "llr", keys, nodes
 		ep.Canaries = "gradient (dirac)"
+		ep.TrainingRuns = repeats
 		label = fmt.Sprintf("one run %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
 	} else {
 		dist, err := distinguisherFor(exp.Distinguisher)
@@ -323,6 +334,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		if size == 0 {
 			size = defaultShard
 		}
+		ep.TrainingRuns = a.Trials * repeats
 		for r := range repeats {
 			game, craft, err := auditGameFor(name, pt, env, claim.NoiseMultiplier, r, g)
 			if err != nil {
@@ -364,10 +376,13 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 			if err != nil {
 				return err
 			}
+			if ep.MeasureCPU {
+				outs = append(outs, Output{"audit_cpu_seconds", pipeline.Float64, w.UpstreamCPUSeconds()})
+			}
 			return writeValues(w.Dir, outs)
 		},
 	}
-	return pointStage{node: est, columns: estimateColumns(ep.Estimator)}, shards, nil
+	return pointStage{node: est, columns: estimateColumns(ep)}, shards, nil
 }
 
 func repeatLabel(r, repeats int) string {
@@ -637,7 +652,19 @@ func readTrials(dirs []string, score string, total int) ([]float64, []bool, erro
 
 // estimateColumns are the summary columns of an audit (the summary adds
 // violation and violation_familywise, see applyFamilywise).
-func estimateColumns(estimator string) []string {
+func estimateColumns(ep estimateParams) []string {
+	cols := estimatorColumns(ep.Estimator)
+	cols = append(cols, "audit_training_runs")
+	if ep.Headline != "" {
+		cols = append(cols, headlineColumns...)
+	}
+	if ep.MeasureCPU {
+		cols = append(cols, "audit_cpu_seconds")
+	}
+	return cols
+}
+
+func estimatorColumns(estimator string) []string {
 	head := []string{"audit_trials", "audit_score", "threshold_method", "epsilon_lb", "estimate_family", "estimate_valid", "epsilon_lb_confidence",
 		"audit_repeats", "epsilon_lb_median", "epsilon_lb_min", "epsilon_lb_max", "epsilon_lb_repeats"}
 	tail := []string{"epsilon_accountant", "epsilon_shuffle_lb", "shuffle_accounted_as_poisson",
@@ -842,5 +869,13 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 		return nil, err
 	}
 	outs = append(outs, Output{"canary_residual", pipeline.Float64, residual})
+	outs = append(outs, Output{"audit_training_runs", pipeline.Int64, int64(p.TrainingRuns)})
+	if p.Headline != "" {
+		h, err := headlineOutputs(p.Headline, outs)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, h...)
+	}
 	return outs, nil
 }
