@@ -226,10 +226,46 @@ func (d *drawing) drawPlot(pl *plot.Plot, c draw.Canvas) {
 	if l := d.ylabels[pl]; l != "" {
 		sty := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(11)), XAlign: draw.XCenter, YAlign: draw.YCenter,
 			Rotation: math.Pi / 2, Handler: plot.DefaultTextHandler}
-		c.FillText(sty, vg.Point{X: c.Min.X + vg.Points(6), Y: (c.Min.Y + c.Max.Y) / 2}, l)
-		c.Min.X += vg.Points(19)
+		// A label longer than the panel is tall would run over the
+		// neighbouring panels: wrap it, and make room for every line.
+		l = wrapLabel(l, sty, 0.95*(c.Max.Y-c.Min.Y))
+		lines := vg.Length(strings.Count(l, "\n") + 1)
+		lineH := sty.Font.Size * 1.2
+		c.FillText(sty, vg.Point{X: c.Min.X + vg.Points(6) + (lines-1)*lineH/2, Y: (c.Min.Y + c.Max.Y) / 2}, l)
+		c.Min.X += vg.Points(19) + (lines-1)*lineH
+	}
+	// gonum pads the data area so that the x label fits centred under it:
+	// a label wider than the panel squeezes the data to nothing (seen with
+	// faceted figures). Wrap it to the panel's width instead.
+	if pl.X.Label.Text != "" {
+		pl.X.Label.Text = wrapLabel(strings.ReplaceAll(pl.X.Label.Text, "\n", " "), pl.X.Label.TextStyle, 0.9*(c.Max.X-c.Min.X))
 	}
 	pl.Draw(c)
+}
+
+// wrapLabel breaks s at spaces so that no line is wider than width in
+// style sty (a single word wider than width keeps its own line).
+func wrapLabel(s string, sty text.Style, width vg.Length) string {
+	if width <= 0 || sty.Handler == nil || sty.Width(s) <= width {
+		return s
+	}
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case sty.Width(line+" "+w) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (d *drawing) note(format string, args ...any) {
