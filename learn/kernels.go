@@ -127,38 +127,18 @@ func exp32(x float32) float32 {
 }
 
 // expInto sets y[j] = exp32(x[j]) for j < len(y), bit for bit (x and y may
-// be the same slice). It is exp32's body in a loop, without a call per
-// element, so that the processor overlaps the dependency chains of
-// consecutive elements: the softmax head and ELU of the small audit models
+// be the same slice). The softmax head and ELU of the small audit models
 // (Hayes et al.'s 784-10-10: 20,000 exponentials per full-batch step) spent
-// a fifth of their time in exp32 (issue 12 item 3). The inputs are first
-// widened to float64 in blocks: converting in the main loop made each
-// iteration wait for the previous one (CVTSS2SD only writes the low half of
-// its register, a false dependency on the last iteration's result), which
-// ran slower than the calls.
+// a fifth of their time in exp32 (issue 12 item 3); expBlocks does four at
+// a time with AVX2 (exp_amd64.s, the same float64 operations, so the same
+// bits), and exp32 finishes what it leaves: groups holding a value outside
+// [−80, 80] or NaN, and the tail.
 func expInto(y, x []float32) {
 	x = x[:len(y)]
-	var buf [64]float64
-	for lo := 0; lo < len(x); lo += len(buf) {
-		xs := x[lo:min(lo+len(buf), len(x))]
-		ys := y[lo : lo+len(xs)]
-		ws := buf[:len(xs)]
-		for j, v := range xs {
-			ws[j] = float64(v)
-		}
-		for j, w := range ws {
-			if !(w >= -80 && w <= 80) {
-				ys[j] = float32(math.Exp(w))
-				continue
-			}
-			t := float64(w * math.Log2E)
-			n := math.Floor(t + 0.5)
-			u := float64((t - n) * math.Ln2)
-			u2 := u * u
-			r0 := (1 + u) + float64(u2*(1.0/2+float64(u*(1.0/6))))
-			r1 := (1.0/24 + float64(u*(1.0/120))) + float64(u2*(1.0/720+float64(u*(1.0/5040))))
-			p := r0 + float64(float64(u2*u2)*r1)
-			ys[j] = float32(p * math.Float64frombits(uint64(int64(n)+1023)<<52))
+	for j := 0; j < len(x); {
+		j += expBlocks(y[j:], x[j:])
+		for end := min(j+4, len(x)); j < end; j++ {
+			y[j] = exp32(x[j])
 		}
 	}
 }
