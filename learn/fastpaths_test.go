@@ -72,6 +72,13 @@ func TestSoftmaxCEDeltaMatchesRowLoop(t *testing.T) {
 	d := make([]float32, b*k)
 	loss := make([]float64, b)
 	softmaxCE(z, y, b, k, d, loss)
+	dNoLoss := make([]float32, b*k)
+	softmaxCE(z, y, b, k, dNoLoss, nil)
+	for i := range d {
+		if math.Float32bits(d[i]) != math.Float32bits(dNoLoss[i]) {
+			t.Fatalf("δ %d: %v with losses, %v without", i, d[i], dNoLoss[i])
+		}
+	}
 	for i := 0; i < b; i++ {
 		zi := z[i*k : (i+1)*k]
 		m := zi[0]

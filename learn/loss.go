@@ -54,6 +54,8 @@ func softmaxCE(logits []float32, y []int32, b, k int, dLogits []float32, loss []
 // dependency chain).
 func softmaxCEDelta(logits []float32, y []int32, b, k int, dLogits []float32, loss []float64) {
 	z, e := logits[:b*k], dLogits[:b*k]
+	// Each row's maximum is kept in loss[i] (overwritten below) rather than
+	// found twice.
 	for i := 0; i < b; i++ {
 		zi, ei := z[i*k:(i+1)*k], e[i*k:(i+1)*k]
 		m := zi[0]
@@ -63,13 +65,21 @@ func softmaxCEDelta(logits []float32, y []int32, b, k int, dLogits []float32, lo
 		for j, v := range zi {
 			ei[j] = v - m
 		}
+		if loss != nil {
+			loss[i] = float64(m)
+		}
 	}
 	expInto(e, e)
 	for i := 0; i < b; i++ {
 		zi, ei := z[i*k:(i+1)*k], e[i*k:(i+1)*k]
-		m := zi[0]
-		for _, v := range zi[1:] {
-			m = max(m, v)
+		var m float32
+		if loss != nil {
+			m = float32(loss[i])
+		} else {
+			m = zi[0]
+			for _, v := range zi[1:] {
+				m = max(m, v)
+			}
 		}
 		var sum float64
 		for _, v := range ei {
