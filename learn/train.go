@@ -62,26 +62,27 @@ func Train(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Hooks) 
 
 // trainer is the state of one Train call.
 type trainer struct {
-	m      *Model
-	X      []float32
-	Y      []int32
-	cfg    DPSGD
-	h      *Hooks
-	target *Record // internal copy of h.Target
+	m       *Model
+	X       []float32
+	Y       []int32
+	cfg     DPSGD
+	h       *Hooks
+	target  *Record // internal copy of h.Target
+	nRec    int     // records that can be sampled: len(Y) (+1 with a target)
+	norm    float64 // normaliser q·N
+	clipOn  bool
+	sampler batchSampler
+	draws   *rand.Rand // sampling stream (batches, canary)
+	dirac   *rand.Rand // Hooks.Dirac inclusion draws
+	diracIn []bool     // this step's draws (Step.DiracIncluded)
+	noise   *noiseGen
+	ws      []*workspace
+	pool    *pool
+	chunk   int
+
 	// targetVer counts the copies into target: a gathered chunk holding
 	// an older version must be copied again (workspace.keep).
 	targetVer uint64
-	nRec      int     // records that can be sampled: len(Y) (+1 with a target)
-	norm      float64 // normaliser q·N
-	clipOn    bool
-	sampler   batchSampler
-	draws     *rand.Rand // sampling stream (batches, canary)
-	dirac     *rand.Rand // Hooks.Dirac inclusion draws
-	diracIn   []bool     // this step's draws (Step.DiracIncluded)
-	noise     *noiseGen
-	ws        []*workspace
-	pool      *pool
-	chunk     int
 
 	checkGather bool      // check gathered rows for NaN/Inf
 	inSq        []float64 // records' squared norms (dense first layer), or nil
