@@ -33,8 +33,14 @@ func (a *activation) forward(s *scratch, in, out []float32, b int) {
 		tanhSlice(y, x)
 	case ELU:
 		// Branch-free (signs are unpredictable): exp32(0) − 1 = 0 exactly.
+		// y = max(v, 0) + (exp32(min(v, 0)) − 1), in three passes so that
+		// the exponentials run in expInto's loop.
 		for i, v := range x {
-			y[i] = max(v, 0) + (exp32(min(v, 0)) - 1)
+			y[i] = min(v, 0)
+		}
+		expInto(y, y)
+		for i, v := range x {
+			y[i] = max(v, 0) + (y[i] - 1)
 		}
 	case Sigmoid:
 		for i, v := range x {

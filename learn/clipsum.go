@@ -37,7 +37,7 @@ func (m *Model) ClippedGradientSum(X []float32, Y []int32, clipNorm float64, dst
 		for k := 0; k < b; k++ {
 			idx[k] = start + k
 		}
-		if rec, feat := w.gather(X, Y, idx[:b], nil, true); rec >= 0 {
+		if rec, feat := w.gather(X, Y, idx[:b], nil, 0, true); rec >= 0 {
 			return fmt.Errorf("clipped gradient sum: record %d feature %d is not finite", rec, m.externalFeature(feat))
 		}
 		w.forward(b)

@@ -70,8 +70,10 @@
 // Matrix products and the vector bookkeeping around them (bias adds and
 // gradients, per-example norms and scaling, tanh, the SGD update, NaN/Inf
 // checks, pooling's shifted sums) go through package learn/gemm; see
-// kernels.go for which results are the same bits on every path. The plain-Go
-// loops that remain hot are the activation derivatives (activation.go),
-// im2col/col2im's run copies (im2col.go), exp32 (softmax, ELU) and the
-// ziggurat (normal.go): candidates for vector kernels.
+// kernels.go for which results are the same bits on every path. The
+// exponentials of the softmax head and ELU run four at a time with AVX2
+// (exp_amd64.s, the same bits as the scalar exp32). The plain-Go loops that
+// remain hot are the activation derivatives (activation.go), im2col/col2im's
+// run copies (im2col.go), the softmax head's logarithm and the ziggurat
+// (normal.go): candidates for vector kernels.
 package learn

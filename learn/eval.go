@@ -38,7 +38,7 @@ func (m *Model) forEachChunk(X []float32, Y []int32, fn func(start, b int, w *wo
 		for i := start; i < start+b; i++ {
 			idx = append(idx, i)
 		}
-		w.gather(X, Y, idx, nil, false)
+		w.gather(X, Y, idx, nil, 0, false)
 		w.forward(b)
 		fn(start, b, w)
 	}

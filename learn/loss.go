@@ -12,6 +12,10 @@ import "math"
 // float32 (exp32, a few ulp): they become float32 probabilities anyway,
 // and the log-sum-exp is accumulated in float64.
 func softmaxCE(logits []float32, y []int32, b, k int, dLogits []float32, loss []float64) {
+	if dLogits != nil {
+		softmaxCEDelta(logits, y, b, k, dLogits, loss)
+		return
+	}
 	var tmp [16]float32
 	for i := 0; i < b; i++ {
 		z := logits[i*k : (i+1)*k]
@@ -44,17 +48,73 @@ func softmaxCE(logits []float32, y []int32, b, k int, dLogits []float32, loss []
 	}
 }
 
+// softmaxCEDelta is softmaxCE with dLogits, bit for bit, in passes over
+// the whole chunk so that the exponentials run in expInto's loop (one call
+// per row of 10 logits left the processor waiting on each exponential's
+// dependency chain).
+func softmaxCEDelta(logits []float32, y []int32, b, k int, dLogits []float32, loss []float64) {
+	z, e := logits[:b*k], dLogits[:b*k]
+	// Each row's maximum is kept in loss[i] (overwritten below) rather than
+	// found twice.
+	for i := 0; i < b; i++ {
+		zi, ei := z[i*k:(i+1)*k], e[i*k:(i+1)*k]
+		m := zi[0]
+		for _, v := range zi[1:] {
+			m = max(m, v)
+		}
+		for j, v := range zi {
+			ei[j] = v - m
+		}
+		if loss != nil {
+			loss[i] = float64(m)
+		}
+	}
+	expInto(e, e)
+	for i := 0; i < b; i++ {
+		zi, ei := z[i*k:(i+1)*k], e[i*k:(i+1)*k]
+		var m float32
+		if loss != nil {
+			m = float32(loss[i])
+		} else {
+			m = zi[0]
+			for _, v := range zi[1:] {
+				m = max(m, v)
+			}
+		}
+		var sum float64
+		for _, v := range ei {
+			sum += float64(v)
+		}
+		if loss != nil {
+			loss[i] = float64(m) + math.Log(sum) - float64(zi[y[i]])
+		}
+		inv := float32(1 / sum)
+		for j := range ei {
+			ei[j] *= inv
+		}
+		ei[y[i]] -= 1
+	}
+}
+
 // sigmoidBCE handles b examples of one logit each; labels are 0 or 1.
 // loss = softplus(z) − y·z = max(z, 0) − y·z + log1p(e^−|z|).
 func sigmoidBCE(logits []float32, y []int32, b int, dLogits []float32, loss []float64) {
 	for i := 0; i < b; i++ {
 		z := float64(logits[i])
 		t := float64(y[i])
+		// One exponential for both: e = e^−|z| ∈ (0, 1], σ(z) = 1/(1+e)
+		// for z ≥ 0 (the same bits as 1/(1+e^−z)) and e/(1+e) for z < 0
+		// (equal up to float64 rounding, hidden by the float32 result).
+		e := math.Exp(-math.Abs(z))
 		if loss != nil {
-			loss[i] = max(z, 0) - t*z + math.Log1p(math.Exp(-math.Abs(z)))
+			loss[i] = max(z, 0) - t*z + math.Log1p(e)
 		}
 		if dLogits != nil {
-			dLogits[i] = float32(1/(1+math.Exp(-z)) - t)
+			s := 1 / (1 + e)
+			if z < 0 {
+				s = e / (1 + e)
+			}
+			dLogits[i] = float32(s - t)
 		}
 	}
 }

@@ -155,7 +155,7 @@ func (t *trainer) runChunk(w, k int) {
 	ws := t.ws[w]
 	lo, hi := k*t.chunk, min(len(t.batch), (k+1)*t.chunk)
 	b := hi - lo
-	rec, feat := ws.gather(t.X, t.Y, t.batch[lo:hi], t.target, t.checkGather)
+	rec, feat := ws.gather(t.X, t.Y, t.batch[lo:hi], t.target, t.targetVer, t.checkGather)
 	t.bad[w] = badValue{rec, t.m.externalFeature(feat)}
 	if rec >= 0 {
 		return

@@ -80,6 +80,10 @@ type trainer struct {
 	pool    *pool
 	chunk   int
 
+	// targetVer counts the copies into target: a gathered chunk holding
+	// an older version must be copied again (workspace.keep).
+	targetVer uint64
+
 	checkGather bool      // check gathered rows for NaN/Inf
 	inSq        []float64 // records' squared norms (dense first layer), or nil
 	batch       []int     // this step's indices
@@ -126,13 +130,14 @@ func newTrainer(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Ho
 	t.res.MatchesAccountant = cfg.sampling() == SamplePoisson && cfg.clip() == ClipHard
 
 	master := r.Uint64()
-	t.draws = rand.New(rand.NewChaCha8(rng.Key(master, "learn/sampling")))
+	drawSrc := rand.NewChaCha8(rng.Key(master, "learn/sampling"))
+	t.draws = rand.New(drawSrc)
 	if len(h.Dirac) > 0 {
 		t.dirac = rand.New(rand.NewChaCha8(rng.Key(master, "learn/dirac")))
 	}
 	switch cfg.sampling() {
 	case SamplePoisson:
-		t.sampler = newPoissonSampler(t.draws, t.nRec, q)
+		t.sampler = newPoissonSampler(drawSrc, t.nRec, q)
 		if q*n < 1 {
 			t.warn("sampling rate q = %g times N = %d records is %.3g < 1: most Poisson batches are empty (noise-only steps)", q, len(Y), q*n)
 		}
@@ -174,6 +179,7 @@ func newTrainer(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Ho
 	t.ws = make([]*workspace, threads)
 	for i := range t.ws {
 		t.ws[i] = newWorkspace(m, max(maxB, 1), false)
+		t.ws[i].keep = true // X is fixed for the run
 	}
 	t.bad = make([]badValue, threads)
 	t.sum = make([]float32, len(m.params))
@@ -270,6 +276,7 @@ func (t *trainer) loadTarget() error {
 	}
 	copy(t.target.X, tg.X)
 	t.target.Y = tg.Y
+	t.targetVer++
 	if t.inSq != nil {
 		t.inSq[len(t.Y)] = sumSq(t.target.X)
 	}

@@ -1,5 +1,7 @@
 package learn
 
+import "slices"
+
 // workspace holds one worker's buffers for pushing a chunk of up to maxB
 // examples through the model. Everything is allocated up front, so the step
 // loop does not allocate.
@@ -19,6 +21,17 @@ type workspace struct {
 	inSq   []float64 // per-example squared input norm (see trainer.inSq)
 	clip   []float32 // per-example clip factor
 	grad   []float32 // this chunk's clipped gradient sum (len NumParams)
+
+	// With keep set (the trainer's workspaces, whose X is fixed for the
+	// run), gather remembers which records input holds (keptIdx, and the
+	// target's version keptVer) and does not copy them again when the next
+	// gathered chunk is the same: in full-batch training the chunk holding
+	// the target record is the same every step, and copying it was 9% of a
+	// Hayes et al. trial (issue 12 item 3).
+	keep    bool
+	kept    bool
+	keptIdx []int
+	keptVer uint64
 }
 
 func newWorkspace(m *Model, maxB int, inputGrad bool) *workspace {
@@ -116,9 +129,10 @@ func (w *workspace) perExample(b int, dst []float32) {
 
 // gather loads records idx of X (and the target record for index n, if
 // target is non-nil) into the chunk. A contiguous run of records in a model
-// that needs no reordering is used in place, without copying. It returns the
-// first record holding a NaN or ±Inf feature, or −1.
-func (w *workspace) gather(X []float32, Y []int32, idx []int, target *Record, checkFinite bool) (badRecord, badFeature int) {
+// that needs no reordering is used in place, without copying. targetVer
+// identifies the target record's contents (see keep). It returns the first
+// record holding a NaN or ±Inf feature, or −1.
+func (w *workspace) gather(X []float32, Y []int32, idx []int, target *Record, targetVer uint64, checkFinite bool) (badRecord, badFeature int) {
 	m := w.m
 	n, D := len(Y), m.inSize
 	b := len(idx)
@@ -127,14 +141,23 @@ func (w *workspace) gather(X []float32, Y []int32, idx []int, target *Record, ch
 		copy(w.labels, Y[idx[0]:idx[0]+b])
 	} else {
 		w.acts[0] = w.input
+		hit := w.keep && w.kept && w.keptVer == targetVer && slices.Equal(w.keptIdx, idx)
 		for k, i := range idx {
 			if i == n {
-				m.loadRow(w.input[k*D:(k+1)*D], target.X)
+				if !hit {
+					m.loadRow(w.input[k*D:(k+1)*D], target.X)
+				}
 				w.labels[k] = target.Y
 				continue
 			}
-			m.loadRow(w.input[k*D:(k+1)*D], X[i*D:(i+1)*D])
+			if !hit {
+				m.loadRow(w.input[k*D:(k+1)*D], X[i*D:(i+1)*D])
+			}
 			w.labels[k] = Y[i]
+		}
+		if w.keep && !hit {
+			w.keptIdx = append(w.keptIdx[:0], idx...)
+			w.keptVer, w.kept = targetVer, true
 		}
 	}
 	if checkFinite {

@@ -1,0 +1,192 @@
+package learn
+
+import (
+	"math"
+	"testing"
+
+	"github.com/dpaudit/dpaudit/rng"
+)
+
+// The per-step fast paths of issue 12 item 3 must give the same bits as
+// the scalar code they replace: the same seed must keep training to the
+// same parameters.
+
+// TestExpIntoMatchesExp32: expInto is exp32 element by element, bit for
+// bit, over [−100, 100] (both sides of the ±80 fallback), the extremes and
+// NaN.
+func TestExpIntoMatchesExp32(t *testing.T) {
+	r := rng.New(1, "test/expinto")
+	x := make([]float32, 20000)
+	for i := range x {
+		x[i] = float32(200*r.Float64() - 100)
+	}
+	x = append(x, 0, -0.0, 80, -80, 80.0001, -80.0001, 1000, -1000,
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e-30, -1e-30)
+	y := make([]float32, len(x))
+	expInto(y, x)
+	for i, v := range x {
+		want := exp32(v)
+		if math.Float32bits(y[i]) != math.Float32bits(want) && !(want != want && y[i] != y[i]) {
+			t.Fatalf("expInto(%g) = %g (%#x), exp32 = %g (%#x)", v, y[i], math.Float32bits(y[i]), want, math.Float32bits(want))
+		}
+	}
+	// Values all in range, so the vector kernel (if any) does all but the
+	// tail of 3.
+	in := make([]float32, 1003)
+	for i := range in {
+		in[i] = float32(160*r.Float64() - 80)
+	}
+	out := make([]float32, len(in))
+	done := expBlocks(out, in)
+	expInto(out, in)
+	for i, v := range in {
+		if math.Float32bits(out[i]) != math.Float32bits(exp32(v)) {
+			t.Fatalf("in range: expInto(%g) = %g, exp32 = %g (vector kernel did %d)", v, out[i], exp32(v), done)
+		}
+	}
+	t.Logf("vector kernel: %d of %d in-range values", done, len(in))
+	// In place, as the ELU and the softmax head use it.
+	z := append([]float32(nil), x...)
+	expInto(z, z)
+	for i := range z {
+		if math.Float32bits(z[i]) != math.Float32bits(y[i]) {
+			t.Fatalf("in place: element %d differs", i)
+		}
+	}
+}
+
+// TestSoftmaxCEDeltaMatchesRowLoop: the chunk-wise softmax head gives the
+// losses and logit gradients of the row-by-row loop it replaced, bit for
+// bit (b = 37 examples of k = 10 logits spread over ±30).
+func TestSoftmaxCEDeltaMatchesRowLoop(t *testing.T) {
+	const b, k = 37, 10
+	r := rng.New(2, "test/softmax")
+	z := make([]float32, b*k)
+	for i := range z {
+		z[i] = float32(60*r.Float64() - 30)
+	}
+	y := make([]int32, b)
+	for i := range y {
+		y[i] = int32(r.IntN(k))
+	}
+	d := make([]float32, b*k)
+	loss := make([]float64, b)
+	softmaxCE(z, y, b, k, d, loss)
+	dNoLoss := make([]float32, b*k)
+	softmaxCE(z, y, b, k, dNoLoss, nil)
+	for i := range d {
+		if math.Float32bits(d[i]) != math.Float32bits(dNoLoss[i]) {
+			t.Fatalf("δ %d: %v with losses, %v without", i, d[i], dNoLoss[i])
+		}
+	}
+	for i := 0; i < b; i++ {
+		zi := z[i*k : (i+1)*k]
+		m := zi[0]
+		for _, v := range zi[1:] {
+			m = max(m, v)
+		}
+		e := make([]float32, k)
+		var sum float64
+		for j, v := range zi {
+			e[j] = exp32(v - m)
+			sum += float64(e[j])
+		}
+		wantLoss := float64(m) + math.Log(sum) - float64(zi[y[i]])
+		inv := float32(1 / sum)
+		for j := range e {
+			e[j] *= inv
+		}
+		e[y[i]] -= 1
+		if loss[i] != wantLoss {
+			t.Fatalf("example %d: loss %v, row loop %v", i, loss[i], wantLoss)
+		}
+		for j := range e {
+			if math.Float32bits(d[i*k+j]) != math.Float32bits(e[j]) {
+				t.Fatalf("example %d logit %d: δ %v, row loop %v", i, j, d[i*k+j], e[j])
+			}
+		}
+	}
+}
+
+// TestELUForwardMatchesScalar: the three-pass ELU is
+// max(v, 0) + (exp32(min(v, 0)) − 1) element by element, bit for bit.
+func TestELUForwardMatchesScalar(t *testing.T) {
+	r := rng.New(3, "test/elu")
+	a := &activation{kind: ELU, n: 13}
+	const b = 11
+	x := make([]float32, b*a.n)
+	for i := range x {
+		x[i] = float32(20*r.Float64() - 10)
+	}
+	x[0], x[1] = 0, float32(math.Copysign(0, -1))
+	y := make([]float32, len(x))
+	a.forward(nil, x, y, b)
+	for i, v := range x {
+		want := max(v, 0) + (exp32(min(v, 0)) - 1)
+		if math.Float32bits(y[i]) != math.Float32bits(want) {
+			t.Fatalf("ELU(%g) = %g, scalar %g", v, y[i], want)
+		}
+	}
+}
+
+// TestGatherKeepsChunk: a trainer's workspace does not copy the same
+// gathered chunk twice, and copies again when the chunk or the target
+// record's version changes. (Checked to fail: with the version ignored,
+// the new target's features never reach the chunk.)
+func TestGatherKeepsChunk(t *testing.T) {
+	m := mustModel(t, Arch{Kind: KindLogReg}, []int{3}, 2, 1)
+	w := newWorkspace(m, 4, false)
+	w.keep = true
+	X := []float32{0, 1, 2, 10, 11, 12, 20, 21, 22}
+	Y := []int32{0, 1, 0}
+	tg := &Record{X: []float32{7, 8, 9}, Y: 1}
+	idx := []int{0, 2, 3} // record 3 = the target: not contiguous in X
+	row := func(k int) []float32 { return w.acts[0][3*k : 3*k+3] }
+	w.gather(X, Y, idx, tg, 1, false)
+	if row(1)[0] != 20 || row(2)[2] != 9 || w.labels[2] != 1 {
+		t.Fatalf("first gather: rows %v, labels %v", w.acts[0][:9], w.labels[:3])
+	}
+	X[6] = -1 // X must not change during a run: the kept copy is used
+	w.gather(X, Y, idx, tg, 1, false)
+	if row(1)[0] != 20 {
+		t.Errorf("same chunk and version: copied again (row 1 = %v)", row(1))
+	}
+	tg.X[2] = 99
+	w.gather(X, Y, idx, tg, 2, false)
+	if row(2)[2] != 99 || row(1)[0] != -1 {
+		t.Errorf("new target version: rows %v, want the new target and X", w.acts[0][:9])
+	}
+	w.gather(X, Y, []int{0, 1}, tg, 2, false) // contiguous: in place
+	if &w.acts[0][0] != &X[0] {
+		t.Errorf("contiguous chunk not used in place")
+	}
+	X[0] = 5
+	w.gather(X, Y, idx, tg, 2, false) // the kept chunk is still in input
+	if row(0)[0] != 0 || &w.acts[0][0] != &w.input[0] {
+		t.Errorf("back to the kept chunk: rows %v", w.acts[0][:9])
+	}
+}
+
+// TestTargetChunkKeptMatchesInPlace: full-batch training with the target
+// record (gathered every step, copied once) gives the same bits as
+// training on X with the target appended as an ordinary record (used in
+// place), over 20 steps with a chunk of 64 that cuts the batch in two.
+func TestTargetChunkKeptMatchesInPlace(t *testing.T) {
+	X, Y := mnistShaped(101, 10)
+	a := Arch{Kind: KindMLP, Hidden: []int{8}, Activation: ELU}
+	cfg := DPSGD{ClipNorm: 0.5, NoiseMultiplier: 1, SamplingRate: 1, Steps: 20, LearningRate: 0.5, ChunkSize: 64, ExpectedBatchSize: 101}
+	m1 := mustModel(t, a, []int{784}, 10, 4)
+	m2 := m1.Clone()
+	if _, err := Train(m1, X[:100*784], Y[:100], cfg, rng.New(5, "keep"), &Hooks{Target: &Record{X: X[100*784:], Y: Y[100]}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Train(m2, X, Y, cfg, rng.New(5, "keep"), nil); err != nil {
+		t.Fatal(err)
+	}
+	p1, p2 := m1.Params(), m2.Params()
+	for i := range p1 {
+		if math.Float32bits(p1[i]) != math.Float32bits(p2[i]) {
+			t.Fatalf("parameter %d: %v with the target record, %v with it in X", i, p1[i], p2[i])
+		}
+	}
+}
