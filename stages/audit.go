@@ -117,6 +117,8 @@ type estimateParams struct {
 	Samples int `json:"samples,omitempty"`
 	// Runs: per_step training runs pooled per repeat (the shards).
 	Runs int `json:"runs,omitempty"`
+	// Sequential: audit.stop sequential (audit_sequential.go).
+	Sequential *seqParams `json:"sequential,omitempty"`
 }
 
 // mechanismConfig is a DP-SGD configuration as an accountant sees it: the
@@ -249,6 +251,9 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 			o = *a.OneRun
 		}
 		ep.OneRun = &o
+	}
+	if a.Stop == "sequential" {
+		return sequentialAuditStages(name, pt, env, g, ep)
 	}
 	var shards []*pipeline.Node
 	var label string
@@ -792,11 +797,23 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 		outs = append(outs, Output{x.Name + "_median", pipeline.Float64, medianOf(vals)},
 			Output{x.Name + "_min", pipeline.Float64, lo}, Output{x.Name + "_max", pipeline.Float64, hi})
 	}
+	tail, err := claimColumns(p, epsAcc, pv, violation, dirs[0])
+	if err != nil {
+		return nil, err
+	}
+	return append(outs, tail...), nil
+}
+
+// claimColumns are the last columns of every audit's row: the claim, what
+// was trained, the violation test's p-value and verdict, and the canary
+// residual of the first trial shard.
+func claimColumns(p estimateParams, epsAcc, pv float64, violation bool, firstShard string) ([]Output, error) {
 	c, t := p.Claim, p.Trained
 	shuffleLB, err := shuffleEpsilonLB(p.Trained, p.Delta)
 	if err != nil {
 		return nil, err
 	}
+	var outs []Output
 	outs = append(outs,
 		Output{"epsilon_accountant", pipeline.Float64, epsAcc},
 		Output{"epsilon_shuffle_lb", pipeline.Float64, shuffleLB},
@@ -821,7 +838,7 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 		Output{"violation_uncorrected", pipeline.Bool, violation},
 		Output{"familywise", pipeline.String, p.Familywise},
 	)
-	residual, err := canaryResidual(dirs[0])
+	residual, err := canaryResidual(firstShard)
 	if err != nil {
 		return nil, err
 	}
