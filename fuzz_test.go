@@ -100,6 +100,7 @@ var badSpecs = map[string]string{
 	"sweep-bad-key":    "name: q\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 3}\nsweep:\n  grid: {dpsgd.stepz: [1, 2]}\n",
 	"unknown-kinds":    "name: q\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 3}\ncrafter: {kind: nope}\nbound: [{kind: acountant}]\n",
 	"missing-data":     "name: q\ndataset: {source: mnist, classes: [0, 1], train_size: 100}\nmodel: {arch: logreg}\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 3, learning_rate: 0.1}\ncrafter: {kind: random_record}\ndistinguisher: {kind: loss_threshold}\naudit: {threat_model: api_access, trials: 8}\n",
+	"sequential-bad":   "name: q\nmodel: {arch: ideal}\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 10}\naudit: {threat_model: malicious_dataset, trials: 50, stop: sequential, threshold: posthoc, estimator: one_run, repeats: 2, sequential: {first_look: 5}}\n",
 	"minimal-ok":       "name: q\ndpsgd: {noise_multiplier: 1.1, sampling_rate: 0.01, steps: 100}\nbound: [{kind: accountant, accountants: [rdp, pld, gdp, best]}]\n",
 }
 

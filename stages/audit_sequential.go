@@ -264,14 +264,17 @@ func claimProfile(p lookParams) (float64, []audit.ProfilePoint, error) {
 		acc = privacy.AccountantBest
 	}
 	m := privacy.SampledGaussian{NoiseMultiplier: p.Claim.accountedSigma(), SamplingRate: p.Claim.SamplingRate, Steps: p.Claim.Steps}
+	es := make([]float64, profilePoints)
+	for j := range es {
+		es[j] = eps * float64(j) / profilePoints
+	}
+	ds, err := privacy.DeltaProfile(acc, m, es, privacy.Options{})
+	if err != nil {
+		return 0, nil, fmt.Errorf("the claim's privacy profile: %w", err)
+	}
 	var prof []audit.ProfilePoint
-	for j := range profilePoints {
-		e := eps * float64(j) / profilePoints
-		d, err := privacy.Delta(acc, m, e, privacy.Options{})
-		if err != nil {
-			return 0, nil, fmt.Errorf("the claim's δ at ε = %.4g: %w", e, err)
-		}
-		prof = append(prof, audit.ProfilePoint{Epsilon: e, Delta: min(d, 1)})
+	for j, e := range es {
+		prof = append(prof, audit.ProfilePoint{Epsilon: e, Delta: min(ds[j], 1)})
 	}
 	return eps, append(prof, out...), nil
 }
