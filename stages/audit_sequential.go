@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/pipeline"
@@ -319,7 +320,7 @@ func runLook(p lookParams, prevDir string, dirs []string, outDir string) error {
 // head and tail of every audit, and the looks in between.
 var sequentialColumns = func() []string {
 	all := estimateColumns("")
-	head, tail := all[:12], all[len(all)-23:]
+	head, tail := all[:slices.Index(all, "epsilon_lb_repeats")+1], all[slices.Index(all, "epsilon_accountant"):]
 	mid := []string{"sequential_test", "sequential_trials_used", "sequential_looks", "sequential_stopped", "sequential_look_trials",
 		"sequential_look_alpha", "sequential_epsilon_lb_max", "threshold", "fpr", "fnr", "fpr_upper", "fnr_upper",
 		"profile_epsilon", "profile_delta_lb", "profile_delta_claim", "violation_detail"}
