@@ -89,7 +89,7 @@ func sequentialAuditStages(name string, pt spec.Point, env Env, g *pipeline.Grap
 	ep.Sequential = &seq
 	// One segment's shards, gated on the previous look (nil for the
 	// first segment).
-	var segment func(first, count int, gate *pipeline.Node) []*pipeline.Node
+	var segment func(first, count int, gate *pipeline.Node, note string) []*pipeline.Node
 	var label string
 	k := 0 // shard number, for slots
 	if exp.Model.Ideal != nil {
@@ -107,14 +107,14 @@ func sequentialAuditStages(name string, pt spec.Point, env Env, g *pipeline.Grap
 		if size == 0 {
 			size = defaultIdealShard
 		}
-		segment = func(first, count int, gate *pipeline.Node) []*pipeline.Node {
+		segment = func(first, count int, gate *pipeline.Node, note string) []*pipeline.Node {
 			var out []*pipeline.Node
 			for f := first; f < first+count; f += size {
 				p := sp
 				p.First, p.Count = f, min(size, first+count-f)
 				n := &pipeline.Node{
 					Kind: "trials", Version: trialsVersion, Params: p,
-					Label: fmt.Sprintf("%s trials %d–%d", label, p.First, p.First+p.Count-1),
+					Label: fmt.Sprintf("%s trials %d–%d%s", label, p.First, p.First+p.Count-1, note),
 					Slot:  fmt.Sprintf("%s/trials/%d/%d", name, pt.Index, k),
 					Run: func(ctx context.Context, w *pipeline.Work) error {
 						q := p
@@ -150,13 +150,13 @@ func sequentialAuditStages(name string, pt spec.Point, env Env, g *pipeline.Grap
 		}
 		key := hashKey(game)
 		ep.Key, ep.Score, ep.LowerWorld1 = key, dist.ScoreNames()[0], dist.LowerMeansWorld1()
-		segment = func(first, count int, gate *pipeline.Node) []*pipeline.Node {
+		segment = func(first, count int, gate *pipeline.Node, note string) []*pipeline.Node {
 			var out []*pipeline.Node
 			for f := first; f < first+count; f += size {
 				p := shardParams{Key: key, Game: game, First: f, Count: min(size, first+count-f)}
 				n := &pipeline.Node{
 					Kind: "trials", Version: trialsVersion, Params: p, Inputs: []*pipeline.Node{craft},
-					Label: fmt.Sprintf("%s trials %d–%d", label, p.First, p.First+p.Count-1),
+					Label: fmt.Sprintf("%s trials %d–%d%s", label, p.First, p.First+p.Count-1, note),
 					Slot:  fmt.Sprintf("%s/trials/%d/%d", name, pt.Index, k),
 					Run: func(ctx context.Context, w *pipeline.Work) error {
 						q := p
@@ -182,7 +182,11 @@ func sequentialAuditStages(name string, pt spec.Point, env Env, g *pipeline.Grap
 	done := 0
 	sched := audit.LookSchedule(seq.FirstLook, seq.Budget)
 	for i, n := range sched {
-		shards = append(shards, segment(done, n-done, prev)...)
+		note := ""
+		if prev != nil {
+			note = fmt.Sprintf(" (none if look %d stopped)", i)
+		}
+		shards = append(shards, segment(done, n-done, prev, note)...)
 		done = n
 		lp := lookParams{Key: ep.Key, Look: i + 1, Trials: n, Seq: seq, Confidence: ep.Confidence, Delta: ep.Delta,
 			Claim: ep.Claim, Score: ep.Score, LowerWorld1: ep.LowerWorld1}
