@@ -101,8 +101,10 @@ var badSpecs = map[string]string{
 	"unknown-kinds":    "name: q\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 3}\ncrafter: {kind: nope}\nbound: [{kind: acountant}]\n",
 	"missing-data":     "name: q\ndataset: {source: mnist, classes: [0, 1], train_size: 100}\nmodel: {arch: logreg}\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 3, learning_rate: 0.1}\ncrafter: {kind: random_record}\ndistinguisher: {kind: loss_threshold}\naudit: {threat_model: api_access, trials: 8}\n",
 	"one-run-input":    "name: q\ndataset: {source: digits, classes: [0, 1], train_size: 100}\nmodel: {arch: mlp, hidden: [8]}\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 3}\ncrafter: {kind: mislabeled_record}\ndistinguisher: {kind: loss_threshold}\naudit: {threat_model: api_access, estimator: one_run, canaries: input, trials: 92}\n",
-	"minimal-ok":       "name: q\ndpsgd: {noise_multiplier: 1.1, sampling_rate: 0.01, steps: 100}\nbound: [{kind: accountant, accountants: [rdp, pld, gdp, best]}]\n",
-	"headline-family":  "name: q\ndataset: {source: digits, classes: [0, 1], train_size: 100}\nmodel: {arch: logreg}\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 3}\naudit: {threat_model: gradient, trials: 50, headline: one_run_fdp, measure_cpu: true}\nsweep:\n  zip: {audit.estimator: [clopper_pearson, one_run], crafter: [{kind: gradient_canary}, null], distinguisher: [{kind: watermark}, null]}\n",
+
+	"sequential-bad":  "name: q\nmodel: {arch: ideal}\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 10}\naudit: {threat_model: malicious_dataset, trials: 50, stop: sequential, threshold: posthoc, estimator: one_run, repeats: 2, sequential: {first_look: 5}}\n",
+	"minimal-ok":      "name: q\ndpsgd: {noise_multiplier: 1.1, sampling_rate: 0.01, steps: 100}\nbound: [{kind: accountant, accountants: [rdp, pld, gdp, best]}]\n",
+	"headline-family": "name: q\ndataset: {source: digits, classes: [0, 1], train_size: 100}\nmodel: {arch: logreg}\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 3}\naudit: {threat_model: gradient, trials: 50, headline: one_run_fdp, measure_cpu: true}\nsweep:\n  zip: {audit.estimator: [clopper_pearson, one_run], crafter: [{kind: gradient_canary}, null], distinguisher: [{kind: watermark}, null]}\n",
 }
 
 var updateCorpus = flag.Bool("update-corpus", false, "rewrite testdata/fuzz/FuzzLoadSpec from the examples and badSpecs")

@@ -292,6 +292,9 @@ type Violation struct {
 	// the shuffled training (epsilon_shuffle_lb).
 	ShuffleAsPoisson bool
 	ShuffleLB        float64
+	// Detail says what refuted the claim when it is not ε_lb above the
+	// claim's ε (a sequential audit's profile test: violation_detail).
+	Detail string
 }
 
 // Violations reads the summary of a finished run.
@@ -321,6 +324,7 @@ func Violations(summary string) ([]Violation, error) {
 			return ""
 		}
 		vi.Method, vi.Claim, vi.Trained, vi.Familywise = str("threshold_method"), str("claim_config"), str("trained_config"), str("violation_familywise")
+		vi.Detail = str("violation_detail")
 		vi.PValue = math.NaN()
 		if c := t.Col("violation_p_value"); c != nil && c.Values[i] != nil {
 			vi.PValue = c.Float(i)

@@ -322,7 +322,9 @@ func violationLines(sum *pipeline.Table, m *Manifest) []string {
 			}
 			line := fmt.Sprintf("point %d [%s] %s", pi, f.Name, params[pi])
 			if f.Name == "violation" {
-				if lb, acc := sum.Col("epsilon_lb"), sum.Col("epsilon_accountant"); lb != nil && acc != nil {
+				if dc := sum.Col("violation_detail"); dc != nil && dc.Values[i] != nil && dc.Values[i] != "" {
+					line += fmt.Sprintf(": %v", dc.Values[i])
+				} else if lb, acc := sum.Col("epsilon_lb"), sum.Col("epsilon_accountant"); lb != nil && acc != nil {
 					line += fmt.Sprintf(": ε lower bound %.4g > accountant ε %.4g", lb.Float(i), acc.Float(i))
 				}
 			}

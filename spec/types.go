@@ -284,6 +284,16 @@ type Audit struct {
 	Runs                   int       `yaml:"runs" default:"1" check:">=1" doc:"estimator per_step: training runs (each with audit.trials Dirac canaries) whose per-step samples are pooled into ONE audit (audit.repeats repeats the whole audit)."`
 	Repeats                int       `yaml:"repeats" default:"1" check:">=1" doc:"R: run the whole audit R times with derived seeds (repeat 0 is the audit of repeats: 1) and report the median, min and max of epsilon_lb over repeats, so seed noise is visible."`
 	RandomInit             bool      `yaml:"random_init" default:"false" doc:"Draw a fresh initial model per trial instead of one fixed θ_0 (the fixed start is the stronger audit)."`
+
+	// Sequential audits (audit/sequential.go).
+	Stop       string      `yaml:"stop" default:"fixed" enum:"fixed|sequential" doc:"fixed: run audit.trials trials, then estimate. sequential: an anytime-valid audit — look at the trials at doubling trial counts (audit.sequential.first_look, twice that, …, audit.trials), each look with its own split threshold and miss probability α/(k(k+1)), and stop at the first look that refutes the claim (or when audit.trials, the budget, is spent); trials beyond the stopping look are not computed. Columns sequential_*."`
+	Sequential *Sequential `yaml:"sequential" doc:"Settings of stop: sequential."`
+}
+
+// Sequential configures a sequential audit (audit.stop: sequential).
+type Sequential struct {
+	FirstLook int    `yaml:"first_look" default:"0" check:">=0" doc:"Trials at the first look (≥ 20, ≤ audit.trials); later looks double it until audit.trials; 0 = 100."`
+	Test      string `yaml:"test" enum:"profile|epsilon" doc:"What each look tests; absent: profile. profile: the claim's whole privacy profile, (ε, δ(ε))-DP at 24 values of ε in [0, ε_claim) from the claim's accountant and (ε_claim, δ) — what an accountant asserts, refuted far earlier by a moderate-FPR attack. epsilon: the single pair (ε_claim, δ), the fixed audit's test."`
 }
 
 // OneRun fixes how many guesses each one-run estimator makes. The number

@@ -93,6 +93,8 @@ func validateAudit(exp *Experiment, a *Audit, root *Node, pos func(string) Pos, 
 		e.add(pos("audit.canaries"), "audit.canaries", "input canaries (many canary records in one run) are for estimator one_run, got %s", a.Estimator)
 	}
 	validateHeadline(a, root, pos, e)
+
+	validateSequential(a, pos, e)
 	if a.Runs > 1 && a.Estimator != "per_step" {
 		e.add(pos("audit.runs"), "audit.runs", "pooled training runs are for estimator per_step; use audit.repeats to repeat an audit")
 	}
@@ -368,5 +370,41 @@ func validateInputCanaries(exp *Experiment, a *Audit, pos func(string) Pos, e *e
 		e.add(pos("audit.canaries"), "audit.canaries", "input canaries need a distinguisher block that scores them: loss_threshold (the final model's loss on each canary) or intermediate_loss (its loss on every intermediate model)")
 	case d.Loss == nil && d.Intermediate == nil:
 		e.add(pos("distinguisher.kind"), "distinguisher.kind", "input canaries of a one-run audit are scored by loss_threshold (the final model's loss) or intermediate_loss (the loss on every intermediate model); %s is not implemented yet for one-run audits", d.Kind)
+	}
+}
+
+// validateSequential refuses what a sequential audit cannot do validly or
+// does not implement (see audit/sequential.go).
+func validateSequential(a *Audit, pos func(string) Pos, e *errs) {
+	if a.Stop != "sequential" {
+		if a.Sequential != nil {
+			e.add(pos("audit.sequential"), "audit.sequential", "sequential settings need audit.stop: sequential")
+		}
+		return
+	}
+	switch a.Threshold {
+	case "posthoc":
+		e.add(pos("audit.threshold"), "audit.threshold", "stop: sequential cannot use posthoc thresholds: a threshold chosen on the trials it is evaluated on gives no valid bound at any look, so stopping on it is not anytime-valid; use threshold: split (each look chooses its threshold on its first split_fraction of the trials)")
+	case "bonferroni":
+		e.add(pos("audit.threshold"), "audit.threshold", "stop: sequential with threshold: bonferroni is not implemented yet; use threshold: split")
+	}
+	if a.Splits > 1 {
+		e.add(pos("audit.splits"), "audit.splits", "stop: sequential uses one split per look; splits > 1 is not implemented for sequential audits")
+	}
+	if a.Estimator != "clopper_pearson" {
+		e.add(pos("audit.estimator"), "audit.estimator", "stop: sequential supports estimator clopper_pearson only (the %s audit is one run, not a stream of trials)", a.Estimator)
+	}
+	if a.Repeats > 1 {
+		e.add(pos("audit.repeats"), "audit.repeats", "stop: sequential audits are not repeated (each repeat would stop at its own look); run the spec with other seeds to see the spread")
+	}
+	if s := a.Sequential; s != nil && s.FirstLook != 0 {
+		if s.FirstLook < 20 {
+			e.add(pos("audit.sequential.first_look"), "audit.sequential.first_look", "must be ≥ 20 (each look's split needs trials of both worlds on both sides), got %d", s.FirstLook)
+		} else if s.FirstLook > a.Trials {
+			e.add(pos("audit.sequential.first_look"), "audit.sequential.first_look", "the first look (%d trials) exceeds the budget audit.trials = %d", s.FirstLook, a.Trials)
+		}
+	}
+	if (a.Sequential == nil || a.Sequential.FirstLook == 0) && a.Trials < 100 {
+		e.add(pos("audit.trials"), "audit.trials", "the budget (%d trials) is below the default first look of 100: set audit.sequential.first_look", a.Trials)
 	}
 }

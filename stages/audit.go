@@ -127,6 +127,9 @@ type estimateParams struct {
 	Headline string `json:"headline,omitempty"`
 	// MeasureCPU: add the measured audit_cpu_seconds.
 	MeasureCPU bool `json:"measure_cpu,omitempty"`
+
+	// Sequential: audit.stop sequential (audit_sequential.go).
+	Sequential *seqParams `json:"sequential,omitempty"`
 }
 
 // mechanismConfig is a DP-SGD configuration as an accountant sees it: the
@@ -260,6 +263,9 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 			o = *a.OneRun
 		}
 		ep.OneRun = &o
+	}
+	if a.Stop == "sequential" {
+		return sequentialAuditStages(name, pt, env, g, ep)
 	}
 	var shards []*pipeline.Node
 	var label string
@@ -835,11 +841,23 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 		outs = append(outs, Output{x.Name + "_median", pipeline.Float64, medianOf(vals)},
 			Output{x.Name + "_min", pipeline.Float64, lo}, Output{x.Name + "_max", pipeline.Float64, hi})
 	}
+	tail, err := claimColumns(p, epsAcc, pv, violation, dirs[0])
+	if err != nil {
+		return nil, err
+	}
+	return withHeadline(p, append(outs, tail...))
+}
+
+// claimColumns are the last columns of every audit's row: the claim, what
+// was trained, the violation test's p-value and verdict, and the canary
+// residual of the first trial shard.
+func claimColumns(p estimateParams, epsAcc, pv float64, violation bool, firstShard string) ([]Output, error) {
 	c, t := p.Claim, p.Trained
 	shuffleLB, err := shuffleEpsilonLB(p.Trained, p.Delta)
 	if err != nil {
 		return nil, err
 	}
+	var outs []Output
 	outs = append(outs,
 		Output{"epsilon_accountant", pipeline.Float64, epsAcc},
 		Output{"epsilon_shuffle_lb", pipeline.Float64, shuffleLB},
@@ -864,18 +882,24 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 		Output{"violation_uncorrected", pipeline.Bool, violation},
 		Output{"familywise", pipeline.String, p.Familywise},
 	)
-	residual, err := canaryResidual(dirs[0])
+	residual, err := canaryResidual(firstShard)
 	if err != nil {
 		return nil, err
 	}
 	outs = append(outs, Output{"canary_residual", pipeline.Float64, residual})
 	outs = append(outs, Output{"audit_training_runs", pipeline.Int64, int64(p.TrainingRuns)})
-	if p.Headline != "" {
-		h, err := headlineOutputs(p.Headline, outs)
-		if err != nil {
-			return nil, err
-		}
-		outs = append(outs, h...)
-	}
 	return outs, nil
+}
+
+// withHeadline appends the headline_* columns (audit.headline), copied
+// from the estimate's whole row.
+func withHeadline(p estimateParams, outs []Output) ([]Output, error) {
+	if p.Headline == "" {
+		return outs, nil
+	}
+	h, err := headlineOutputs(p.Headline, outs)
+	if err != nil {
+		return nil, err
+	}
+	return append(outs, h...), nil
 }

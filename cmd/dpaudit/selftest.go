@@ -32,6 +32,10 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", d.Seed, "seed of every stream")
 	fs.IntVar(&d.Workers, "j", 0, "parallel workers (0: all cores); results do not depend on it")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	sequential := fs.Bool("sequential", false, "self-test the sequential audit (audit.stop: sequential) instead: --repeats honest sequential audits with a budget of --trials (default 6400) trials; the rate of false violations against 1 − confidence")
+	firstLook := fs.Int("first-look", 100, "--sequential: trials at the first look")
+	seqTest := fs.String("sequential-test", "profile", "--sequential: what each look tests, profile or epsilon")
+	claimFactor := fs.Float64("claim-factor", 1, "--sequential: the claim's σ over the mechanism's (1: honest; above 1 the violation rate is the power)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -40,6 +44,25 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 		return usagef("dpaudit selftest: unexpected argument %q", pos[0])
 	}
 	d.Seed = *seed
+	if *sequential {
+		sc := selftest.DefaultSequential()
+		sc.Epsilon, sc.Delta, sc.Confidence, sc.SamplingRate, sc.Steps = d.Epsilon, d.Delta, d.Confidence, d.SamplingRate, d.Steps
+		sc.FirstLook, sc.Test, sc.ClaimFactor, sc.Seed, sc.Workers = *firstLook, *seqTest, *claimFactor, d.Seed, d.Workers
+		if d.Repeats != selftest.Default().Repeats {
+			sc.Audits = d.Repeats
+		}
+		if len(trials) > 1 {
+			return usagef("dpaudit selftest --sequential: give one --trials (the budget)")
+		}
+		if len(trials) == 1 {
+			n, err := strconv.Atoi(trials[0])
+			if err != nil {
+				return usagef("dpaudit selftest: --trials %q is not an integer", trials[0])
+			}
+			sc.Budget = n
+		}
+		return runSequentialSelftest(sc, *asJSON, stdout)
+	}
 	if len(trials) > 0 {
 		d.Trials = nil
 		for _, t := range trials {
@@ -94,4 +117,52 @@ func printSelftest(w io.Writer, rep selftest.Report) {
 			r.Trials, r.Method, r.Family, r.Valid, r.Assumes, r.Exceed, r.Repeats, r.RateLo, r.RateHi, r.MeanLB, r.MedianLB, r.Power, verdict)
 	}
 	fmt.Fprintf(w, "\n%.2f s\n", rep.Elapsed.Seconds())
+}
+
+func runSequentialSelftest(c selftest.SequentialConfig, asJSON bool, stdout io.Writer) error {
+	rep, err := selftest.RunSequential(c)
+	if err != nil {
+		if errors.Is(err, audit.ErrInvalid) {
+			return usagef("dpaudit %v", err)
+		}
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printSequentialSelftest(stdout, rep)
+	}
+	if c.ClaimFactor == 1 && !rep.OK {
+		return errSequentialSelftest
+	}
+	return nil
+}
+
+// errSequentialSelftest: the sequential audit falsely refuted an honest
+// claim significantly more often than its confidence allows (exit 1).
+var errSequentialSelftest = errors.New("selftest failed: the sequential audit refuted an honest claim more often than its confidence allows")
+
+func printSequentialSelftest(w io.Writer, rep selftest.SequentialReport) {
+	c := rep.Config
+	honest := c.ClaimFactor == 1
+	fmt.Fprintf(w, "sequential audits (%s test) of the ideal mechanism q=%g T=%d σ=%.5g: true ε = %.4g at δ = %g\n", c.Test, c.SamplingRate, c.Steps, rep.Sigma, rep.TrueEps, c.Delta)
+	fmt.Fprintf(w, "claim: σ=%.5g (ε = %.4g)%s; looks at %v trials; %.0f%% confidence\n\n", rep.ClaimSigma, rep.ClaimEpsilon,
+		map[bool]string{true: ", honest", false: fmt.Sprintf(", %.3g× the true σ: a bug to catch", c.ClaimFactor)}[honest], audit.LookSchedule(c.FirstLook, c.Budget), 100*c.Confidence)
+	what := "false violations"
+	if !honest {
+		what = "violations (power)"
+	}
+	verdict := "ok (≤ α)"
+	switch {
+	case !honest:
+		verdict = "power"
+	case !rep.OK:
+		verdict = "FAIL: significantly above α"
+	}
+	fmt.Fprintf(w, "%s: %d/%d = %.4f, 95%% CI [%.4f, %.4f], nominal α = %.3g: %s\n", what, rep.Violations, rep.Audits, rep.Rate, rep.RateLo, rep.RateHi, rep.Nominal, verdict)
+	fmt.Fprintf(w, "mean trials used %.0f, mean looks %.2f, mean ε_lb at the stopping look %.4f\n\n%.2f s\n", rep.MeanTrialsUsed, rep.MeanLooks, rep.MeanEpsilonLB, rep.Elapsed.Seconds())
 }

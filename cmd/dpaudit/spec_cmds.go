@@ -154,8 +154,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if len(vs) > 0 {
 		fmt.Fprintf(stderr, "\n!!! PRIVACY VIOLATION: %d of %d point(s) of %s break their claimed guarantee !!!\n", len(vs), len(plan.Points), plan.Spec.Name)
 		for _, v := range vs {
-			fmt.Fprintf(stderr, "  point %d (%s): empirical ε lower bound %.4g > claimed ε %.4g (%.0f%% confidence, %s thresholds, p = %.3g)\n",
-				v.PointIndex, v.PointID, v.EpsilonLB, v.EpsilonAccountant, 100*v.Confidence, v.Method, v.PValue)
+			if v.Detail != "" {
+				fmt.Fprintf(stderr, "  point %d (%s): %s (%.0f%% confidence, p = %.3g)\n", v.PointIndex, v.PointID, v.Detail, 100*v.Confidence, v.PValue)
+			} else {
+				fmt.Fprintf(stderr, "  point %d (%s): empirical ε lower bound %.4g > claimed ε %.4g (%.0f%% confidence, %s thresholds, p = %.3g)\n",
+					v.PointIndex, v.PointID, v.EpsilonLB, v.EpsilonAccountant, 100*v.Confidence, v.Method, v.PValue)
+			}
 			if v.Claim != "" {
 				fmt.Fprintf(stderr, "    claimed: %s\n    trained: %s\n", v.Claim, v.Trained)
 			}
