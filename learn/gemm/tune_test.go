@@ -25,6 +25,20 @@ func BenchmarkTune(b *testing.B) {
 		}
 	}
 	set("GEMM_PACKA", &packAMinPanels)
+	set("GEMM_PACKA_WIDE", &packAWide)
+	if os.Getenv("GEMM_MC") != "" {
+		old := mcTarget
+		mcTarget, _ = strconv.Atoi(os.Getenv("GEMM_MC"))
+		for _, ar := range available {
+			ar.setup()
+		}
+		b.Cleanup(func() {
+			mcTarget = old
+			for _, ar := range available {
+				ar.setup()
+			}
+		})
+	}
 	set("GEMM_ALIAS", &aliasStride)
 	set("GEMM_PACKB", &packBMinTiles)
 	set("GEMM_PACKB_STRIDE", &packBMinStride)

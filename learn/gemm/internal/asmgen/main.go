@@ -56,6 +56,13 @@ const unroll = 4 // k-steps per main-loop iteration
 // prefetchRows is how far ahead (bytes) rows-mode kernels prefetch A.
 var prefetchRows = 256
 
+// prefetchC: prefetch the C tile in the prologue (see genKernel).
+var prefetchC = true
+
+// prefetchContig is how far ahead (bytes) contig-mode AVX-512 kernels
+// prefetch A; 0 disables.
+var prefetchContig = 1024
+
 func kernelName(s isa, mode, nv, mr int) string {
 	return fmt.Sprintf("k%s%s%dx%d", strings.TrimPrefix(s.name, "avx"), modeName[mode], nv, mr)
 }
@@ -119,6 +126,26 @@ func genKernel(w *writer, s isa, mode, nv, mr int) {
 		w.f("DECL BX")
 		w.f("KMOVW BX, K1")
 	}
+	if prefetchC {
+		// The tile of C is read (beta ≠ 0) or written only after the k loop;
+		// for large outputs its rows are far apart and out of L1/L2, and
+		// their misses would stall the epilogue. Ask for every line of the
+		// tile now, so that they arrive while the loop runs.
+		w.f("MOVQ c+40(FP), DI")
+		w.f("MOVQ ldc+48(FP), AX")
+		w.f("SHLQ $2, AX")
+		rowBytes := 4 * s.width * nv
+		for i := 0; i < mr; i++ {
+			for off := 0; off < rowBytes; off += 64 {
+				w.f("PREFETCHT0 %d(DI)", off)
+			}
+			// a row that does not start on a line boundary spans one more line
+			w.f("PREFETCHT0 %d(DI)", rowBytes-4)
+			if i < mr-1 {
+				w.f("ADDQ AX, DI")
+			}
+		}
+	}
 	if mode == rows && mr > 5 {
 		w.f("LEAQ (SI)(R8*4), R12")
 		w.f("ADDQ R8, R12")
@@ -142,6 +169,14 @@ func genKernel(w *writer, s isa, mode, nv, mr int) {
 		// hardware prefetchers follow; fetch each a few lines ahead.
 		for i := 0; i < mr; i++ {
 			w.f("PREFETCHT0 %s", rowAddr(i, prefetchRows/4))
+		}
+	}
+	if mode == contig && prefetchContig > 0 && s.width == 16 {
+		// A packed panel advances mr·unroll·4 bytes per iteration; keep
+		// the lines that far ahead on their way to L1 (the B panel
+		// occupies most of it, so A streams from L2).
+		for off := 0; off < 4*mr*unroll; off += 64 {
+			w.f("PREFETCHT0 %d(SI)", prefetchContig+off)
 		}
 	}
 	for u := 0; u < unroll; u++ {
