@@ -121,3 +121,33 @@ func TestExpNeg(t *testing.T) {
 	}
 	t.Logf("max relative error %.3g", worst)
 }
+
+// TestAddNormalStream: the buffered, vectorised noise (addNormalStream, what
+// training uses) draws bit for bit what the scalar addNormal draws from the
+// bare stream, over consecutive calls of lengths that end mid-buffer, at odd
+// sizes (the tail half-word) and across buffer refills, on every gemm path.
+// scale 3 and 10⁵ draws per call exercise the slow path (≈ 1.2% of draws).
+// This runs on the current gemm path (-tags purego for the portable one);
+// gemm's TestZigguratFast compares the paths.
+func TestAddNormalStream(t *testing.T) {
+	lengths := []int{1, 2, 17, 1000, 16384, 3, 0, 100001, 1025, 16383}
+	ref := rand.NewChaCha8(rng.Key(9, "stream-test"))
+	buf := newWordStream(rng.Key(9, "stream-test"))
+	for call, n := range lengths {
+		want, got := make([]float32, n), make([]float32, n)
+		for i := range want {
+			want[i] = float32(i%7) - 3
+			got[i] = want[i]
+		}
+		okW := addNormal(ref, want, 3)
+		okG := addNormalStream(buf, got, 3)
+		if okW != okG {
+			t.Fatalf("call %d: finite %v, want %v", call, okG, okW)
+		}
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("call %d (n = %d): element %d = %v, want %v", call, n, i, got[i], want[i])
+			}
+		}
+	}
+}
