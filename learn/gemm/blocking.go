@@ -8,11 +8,11 @@ const (
 	// = 32 KiB) stays in L1/L2 while every A panel of a block streams past
 	// it. Tuned on Zen 4: 128, 192, 384 and 512 were slower or equal.
 	kcBlock = 256
-
-	// ncTarget bounds the columns of a packed B block (kcBlock × ncTarget
-	// floats = 4 MiB), a slice of L3.
-	ncTarget = 4096
 )
+
+// ncTarget bounds the columns of a packed B block (kcBlock × ncTarget
+// floats = 4 MiB), a slice of L3.
+var ncTarget = 4096
 
 // mcTarget bounds the rows of a packed A block (mcTarget × kcBlock
 // floats ≈ 384 KiB), well inside a 1 MiB L2.
@@ -83,7 +83,7 @@ func (ar *arch) plan(transA, transB bool, m, n, k, lda, ldb int) plan {
 	p.mc = ar.mc[p.nvMax]
 	p.nc = ncTarget // a multiple of every nr
 	colPanels := (n + p.nr - 1) / p.nr
-	wide := colPanels >= packAWide && k >= packAWideK
+	wide := colPanels >= packAWide && k >= packAWideK && p.mr >= 8
 	if transA {
 		// A stored transposed is read in place with one line-sized step per
 		// k (contig layout, stride lda); that holds up while the tile's

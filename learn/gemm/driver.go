@@ -40,8 +40,14 @@ func (ar *arch) gemm(pl *plan, ws *workspace, transA, transB bool, m, n, k int,
 				}
 			}
 
-			for ic := 0; ic < m; ic += pl.mc {
-				mc := min(pl.mc, m-ic)
+			// Row blocks of equal height (whole tiles), not mc-high ones and a
+			// short rest: 512 rows are 2 × 256, not 378 + 134.
+			mcEq := pl.mc
+			if blocks := (m + pl.mc - 1) / pl.mc; blocks > 1 {
+				mcEq = ((m+blocks-1)/blocks + pl.mr - 1) / pl.mr * pl.mr
+			}
+			for ic := 0; ic < m; ic += mcEq {
+				mc := min(mcEq, m-ic)
 				var abuf []float32
 				tiles := rowTiles(mc, pl.mr)
 				if pl.packA {
