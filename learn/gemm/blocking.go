@@ -83,14 +83,16 @@ func (ar *arch) plan(transA, transB bool, m, n, k, lda, ldb int) plan {
 	p.mc = ar.mc[p.nvMax]
 	p.nc = ncTarget // a multiple of every nr
 	colPanels := (n + p.nr - 1) / p.nr
-	wide := colPanels >= packAWide && k >= packAWideK && p.mr >= 8
+	wide := colPanels >= packAWide && k >= packAWideK
 	if transA {
 		// A stored transposed is read in place with one line-sized step per
 		// k (contig layout, stride lda); that holds up while the tile's
 		// lines stay cached, i.e. for short A blocks.
 		p.packA = wide && m >= p.mc
 	} else {
-		p.packA = lda%aliasStride == 0 && colPanels >= packAMinPanels || wide
+		// Tiles under 8 rows (AVX2's 6×16) are packed by the scalar loop,
+		// which costs more than it saves.
+		p.packA = lda%aliasStride == 0 && colPanels >= packAMinPanels || wide && p.mr >= 8
 	}
 	rowTiles := (m + p.mr - 1) / p.mr
 	p.packB = transB || rowTiles >= packBMinTiles || (ldb >= packBMinStride && rowTiles >= packBWideTiles)
