@@ -29,9 +29,12 @@ const Words = 124
 // Stream is a ChaCha8Rand stream read one iteration (Words words) at a time.
 type Stream struct {
 	seed [4]uint64
-	out  [128]uint64   // one iteration: Words words, then the next seed
 	std  *rand.ChaCha8 // fallback generator (nil on the vector path)
 }
+
+// Buffer receives one iteration: Words words of output, then 4 words of
+// scratch (the next seed), so the vector path writes in place.
+type Buffer [Words + 4]uint64
 
 // New returns the stream of rand.NewChaCha8(seed).
 func New(seed [32]byte) *Stream {
@@ -46,18 +49,16 @@ func New(seed [32]byte) *Stream {
 	return s
 }
 
-// Next fills dst (len(dst) == Words) with the next Words words.
-func (s *Stream) Next(dst []uint64) {
-	dst = dst[:Words]
+// Next fills buf[:Words] with the next Words words of the stream.
+func (s *Stream) Next(buf *Buffer) {
 	if s.std != nil {
-		for i := range dst {
-			dst[i] = s.std.Uint64()
+		for i := range Words {
+			buf[i] = s.std.Uint64()
 		}
 		return
 	}
-	iter(&s.seed, &s.out)
-	copy(dst, s.out[:Words])
-	copy(s.seed[:], s.out[Words:])
+	iter(&s.seed, (*[128]uint64)(buf))
+	copy(s.seed[:], buf[Words:])
 }
 
 // Vector reports whether the AVX-512 generator is in use.

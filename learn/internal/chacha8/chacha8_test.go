@@ -17,13 +17,13 @@ func TestMatchesStdlib(t *testing.T) {
 		s3[i] = byte(255 - 7*i)
 	}
 	seeds = append(seeds, s3)
-	buf := make([]uint64, Words)
+	var buf Buffer
 	for _, seed := range seeds {
 		ref := rand.NewChaCha8(seed)
 		s := New(seed)
 		for it := 0; it < 50; it++ {
-			s.Next(buf)
-			for i, got := range buf {
+			s.Next(&buf)
+			for i, got := range buf[:Words] {
 				if want := ref.Uint64(); got != want {
 					t.Fatalf("seed %x iteration %d word %d: %#x, want %#x", seed[:4], it, i, got, want)
 				}
@@ -34,9 +34,9 @@ func TestMatchesStdlib(t *testing.T) {
 
 func BenchmarkNext(b *testing.B) {
 	s := New([32]byte{3})
-	buf := make([]uint64, Words)
+	var buf Buffer
 	for b.Loop() {
-		s.Next(buf)
+		s.Next(&buf)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*Words), "ns/word")
 }
