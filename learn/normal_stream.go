@@ -32,6 +32,9 @@ func (s *wordStream) Uint64() uint64 {
 	return u
 }
 
+// unit is unit64 for the stream, without the generic's dictionary call.
+func (s *wordStream) unit() float64 { return float64(s.Uint64()>>11+1) / (1 << 53) }
+
 // refill reads a buffer's worth of words; only called when it is empty.
 func (s *wordStream) refill() {
 	s.src.Next(&s.buf)
@@ -94,8 +97,8 @@ func normalSlowStream(src *wordStream, j int32, i uint32) float32 {
 		x := float64(j) * float64(zigW[i])
 		if i == 0 {
 			for {
-				x = -math.Log(unit64(src)) / zigR
-				y := -math.Log(unit64(src))
+				x = -math.Log(src.unit()) / zigR
+				y := -math.Log(src.unit())
 				if y+y >= x*x {
 					break
 				}
@@ -105,7 +108,7 @@ func normalSlowStream(src *wordStream, j int32, i uint32) float32 {
 			}
 			return float32(-zigR - x)
 		}
-		y := zigF[i] + float64(unit64(src)*(zigF[i-1]-zigF[i]))
+		y := zigF[i] + float64(src.unit()*(zigF[i-1]-zigF[i]))
 		accept, decided := zigSqueeze(i, x, y)
 		if !decided {
 			accept = y < expNeg(float64(-0.5*x)*x)
