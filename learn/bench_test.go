@@ -156,6 +156,15 @@ func BenchmarkNoise(b *testing.B) {
 		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*len(v)), "ns/draw")
 		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*len(v)), "cpu-ns/draw")
 	})
+	ws := newWordStream(rng.Key(1, "bench/noise"))
+	b.Run("ziggurat-float32-stream", func(b *testing.B) {
+		cpu0 := cpuTime()
+		for i := 0; i < b.N; i++ {
+			addNormalStream(ws, v, 1)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*len(v)), "ns/draw")
+		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*len(v)), "cpu-ns/draw")
+	})
 	r := rand.New(src)
 	b.Run("math-rand-NormFloat64", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {

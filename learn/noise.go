@@ -1,10 +1,6 @@
 package learn
 
-import (
-	"math/rand/v2"
-
-	"github.com/dpaudit/dpaudit/rng"
-)
+import "github.com/dpaudit/dpaudit/rng"
 
 // noiseBlock is the number of coordinates that share one noise stream.
 // Fixed, so the noise does not depend on how many threads draw it.
@@ -15,13 +11,13 @@ const noiseBlock = 1 << 14
 // rng.Key(master, "learn/noise", k), consumed in order step after step, so
 // blocks can be filled in parallel with bit-identical results.
 type noiseGen struct {
-	streams []*rand.ChaCha8
+	streams []*wordStream
 }
 
 func newNoiseGen(master uint64, n int) *noiseGen {
 	g := &noiseGen{}
 	for k := 0; k*noiseBlock < n; k++ {
-		g.streams = append(g.streams, rand.NewChaCha8(rng.Key(master, "learn/noise", k)))
+		g.streams = append(g.streams, newWordStream(rng.Key(master, "learn/noise", k)))
 	}
 	return g
 }
@@ -32,5 +28,5 @@ func (g *noiseGen) blocks() int { return len(g.streams) }
 // block is finite afterwards.
 func (g *noiseGen) addBlock(k int, v []float32, scale float32) bool {
 	lo, hi := k*noiseBlock, min((k+1)*noiseBlock, len(v))
-	return addNormal(g.streams[k], v[lo:hi], scale)
+	return addNormalStream(g.streams[k], v[lo:hi], scale)
 }

@@ -121,3 +121,75 @@ func TestExpNeg(t *testing.T) {
 	}
 	t.Logf("max relative error %.3g", worst)
 }
+
+// TestAddNormalStream: the buffered, vectorised noise (addNormalStream, what
+// training uses) draws bit for bit what the scalar addNormal draws from the
+// bare stream, over consecutive calls of lengths that end mid-buffer, at odd
+// sizes (the tail half-word) and across buffer refills, on every gemm path.
+// scale 3 and 10⁵ draws per call exercise the slow path (≈ 1.2% of draws).
+// This runs on the current gemm path (-tags purego for the portable one);
+// gemm's TestZigguratFast compares the paths.
+func TestAddNormalStream(t *testing.T) {
+	lengths := []int{1, 2, 17, 1000, 16384, 3, 0, 100001, 1025, 16383}
+	ref := rand.NewChaCha8(rng.Key(9, "stream-test"))
+	buf := newWordStream(rng.Key(9, "stream-test"))
+	for call, n := range lengths {
+		want, got := make([]float32, n), make([]float32, n)
+		for i := range want {
+			want[i] = float32(i%7) - 3
+			got[i] = want[i]
+		}
+		okW := addNormal(ref, want, 3)
+		okG := addNormalStream(buf, got, 3)
+		if okW != okG {
+			t.Fatalf("call %d: finite %v, want %v", call, okG, okW)
+		}
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("call %d (n = %d): element %d = %v, want %v", call, n, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestWedgeSqueeze: the squeeze never contradicts the exponential. For every
+// layer, points of its wedge with y uniform over the layer's height and y
+// within 1e−12…1e−6 of expNeg's value on either side: wherever zigSqueeze
+// decides, it decides as y < expNeg(−x²/2) does. It must also decide most
+// uniform points (else it would not pay).
+func TestWedgeSqueeze(t *testing.T) {
+	r := rand.New(rand.NewChaCha8(rng.Key(3, "squeeze-test")))
+	decided, total := 0, 0
+	for i := uint32(1); i < 128; i++ {
+		for n := 0; n < 3000; n++ {
+			j := int32(zigK[i]) + int32(r.Uint32N(1<<24-zigK[i]+1))
+			if n%2 == 1 {
+				j = -j
+			}
+			x := float64(j) * float64(zigW[i])
+			e := expNeg(float64(-0.5*x) * x)
+			ys := []float64{zigF[i] + r.Float64()*(zigF[i-1]-zigF[i])}
+			for _, d := range []float64{1e-12, 1e-10, 1e-9, 2e-9, 1e-8, 1e-6} {
+				ys = append(ys, e-d, e+d)
+			}
+			ys = append(ys, e, math.Nextafter(e, 0), math.Nextafter(e, 2))
+			for k, y := range ys {
+				acc, ok := zigSqueeze(i, x, y)
+				if k == 0 {
+					total++
+					if ok {
+						decided++
+					}
+				}
+				if ok && acc != (y < e) {
+					t.Fatalf("layer %d x %v y %v: squeeze says accept=%v, exp says %v", i, x, y, acc, y < e)
+				}
+			}
+		}
+	}
+	frac := float64(decided) / float64(total)
+	t.Logf("squeeze decided %.1f%% of uniform wedge points", 100*frac)
+	if frac < 0.8 {
+		t.Errorf("squeeze decided only %.1f%% of wedge points", 100*frac)
+	}
+}

@@ -79,8 +79,13 @@ func addNormal(src *rand.ChaCha8, dst []float32, scale float32) bool {
 	return ok
 }
 
+// wordSource is where the ziggurat's random words come from: a bare
+// ChaCha8 stream or a buffered one (wordStream) — the same words in the same
+// order either way.
+type wordSource interface{ Uint64() uint64 }
+
 // normalSlow finishes a draw that fell outside layer i's inner rectangle.
-func normalSlow(src *rand.ChaCha8, j int32, i uint32) float32 {
+func normalSlow[S wordSource](src S, j int32, i uint32) float32 {
 	for {
 		x := float64(j) * float64(zigW[i])
 		if i == 0 {
@@ -110,7 +115,7 @@ func normalSlow(src *rand.ChaCha8, j int32, i uint32) float32 {
 }
 
 // unit64 returns a uniform draw from (0, 1], safe for logarithms.
-func unit64(src *rand.ChaCha8) float64 {
+func unit64[S wordSource](src S) float64 {
 	return float64(src.Uint64()>>11+1) / (1 << 53)
 }
 

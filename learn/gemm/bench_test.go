@@ -124,21 +124,33 @@ func BenchmarkSgemm(b *testing.B) {
 	}
 }
 
-// BenchmarkSgemmParallel: the larger trainer shapes with 2 goroutines (this
-// machine has 2 cores) on the best path; compare with BenchmarkSgemm.
-// Wall-time GFLOP/s only, since the work spans threads.
+// BenchmarkSgemmParallel: the larger trainer shapes and the squares 1024
+// and 2048 on the best path, with 1 and 2 goroutines one after the other
+// (this machine has 2 cores), for side-by-side scaling ratios. Besides wall
+// GFLOP/s it reports GFLOP/s per CPU-second of the whole process
+// (procGFLOP/s): on a shared machine the wall ratio of 2 to 1 threads
+// measures the other jobs as much as the code, while the per-CPU-second rate
+// with 2 threads over that with 1 is the scaling the code would reach on
+// idle cores (2 × that ratio).
 func BenchmarkSgemmParallel(b *testing.B) {
-	for _, s := range benchShapes {
+	shapes := append(benchShapes[:len(benchShapes):len(benchShapes)],
+		benchShape{name: "square/NN_2048", m: 2048, n: 2048, k: 2048})
+	for _, s := range shapes {
 		if 2*s.m*s.n*s.k < 8<<20 {
 			continue // too small to be worth splitting
 		}
 		a, lda, bm, ldb, c := benchOperands(s)
-		b.Run(s.name+"/threads=2", func(b *testing.B) {
-			for b.Loop() {
-				SgemmParallel(2, s.tA, s.tB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, s.n)
-			}
-			reportGFLOPS(b, s, nil)
-		})
+		for _, threads := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/threads=%d", s.name, threads), func(b *testing.B) {
+				start := processSeconds()
+				for b.Loop() {
+					SgemmParallel(threads, s.tA, s.tB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, s.n)
+				}
+				reportGFLOPS(b, s, nil)
+				flops := 2 * float64(s.m) * float64(s.n) * float64(s.k) * float64(b.N)
+				b.ReportMetric(flops/(processSeconds()-start)/1e9, "procGFLOP/s")
+			})
+		}
 	}
 }
 

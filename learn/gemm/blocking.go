@@ -8,15 +8,15 @@ const (
 	// = 32 KiB) stays in L1/L2 while every A panel of a block streams past
 	// it. Tuned on Zen 4: 128, 192, 384 and 512 were slower or equal.
 	kcBlock = 256
-
-	// mcTarget bounds the rows of a packed A block (mcTarget × kcBlock
-	// floats ≈ 384 KiB), well inside a 1 MiB L2.
-	mcTarget = 384
-
-	// ncTarget bounds the columns of a packed B block (kcBlock × ncTarget
-	// floats = 4 MiB), a slice of L3.
-	ncTarget = 4096
 )
+
+// ncTarget bounds the columns of a packed B block (kcBlock × ncTarget
+// floats = 4 MiB), a slice of L3.
+var ncTarget = 4096
+
+// mcTarget bounds the rows of a packed A block (mcTarget × kcBlock
+// floats ≈ 384 KiB), well inside a 1 MiB L2.
+var mcTarget = 384
 
 // An untransposed A is read in place: the mr rows of a tile are mr
 // sequential streams, which the prefetchers (and the kernels' own prefetch)
@@ -25,9 +25,18 @@ const (
 // and they evict each other (1024² · 1024² ran at 55 instead of 90 GFLOP/s),
 // so such an A is packed once its panels are reused by packAMinPanels
 // column panels. A stored transposed is read in place always (one stream).
+//
+// Since the vector packer (pack.go), packing is cheap enough to pay on its
+// own wherever a block of A is reused by packAWide column panels with
+// k ≥ packAWideK (issue 12: 512³ from 137 to 147 GFLOP/s, 256×512×784 NN
+// from 144 to 150, TN 512×784×256 from 132 to 142; thread CPU time,
+// Sapphire Rapids, shared machine). A stored transposed is packed only for
+// blocks of at least mc rows: small ones lost ≈ 5–10% to the copy.
 var (
 	aliasStride    = 1024 // floats (4 KiB)
 	packAMinPanels = 2
+	packAWide      = 8
+	packAWideK     = 64
 )
 
 // packBMinTiles: an untransposed B is packed only when at least this many
@@ -74,7 +83,17 @@ func (ar *arch) plan(transA, transB bool, m, n, k, lda, ldb int) plan {
 	p.mc = ar.mc[p.nvMax]
 	p.nc = ncTarget // a multiple of every nr
 	colPanels := (n + p.nr - 1) / p.nr
-	p.packA = !transA && lda%aliasStride == 0 && colPanels >= packAMinPanels
+	wide := colPanels >= packAWide && k >= packAWideK
+	if transA {
+		// A stored transposed is read in place with one line-sized step per
+		// k (contig layout, stride lda); that holds up while the tile's
+		// lines stay cached, i.e. for short A blocks.
+		p.packA = wide && m >= p.mc
+	} else {
+		// Tiles under 8 rows (AVX2's 6×16) are packed by the scalar loop,
+		// which costs more than it saves.
+		p.packA = lda%aliasStride == 0 && colPanels >= packAMinPanels || wide && p.mr >= 8
+	}
 	rowTiles := (m + p.mr - 1) / p.mr
 	p.packB = transB || rowTiles >= packBMinTiles || (ldb >= packBMinStride && rowTiles >= packBWideTiles)
 	return p

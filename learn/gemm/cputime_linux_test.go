@@ -29,3 +29,12 @@ func threadSeconds() float64 {
 	}
 	return float64(ts.Sec) + float64(ts.Nsec)*1e-9
 }
+
+// processSeconds is the CPU time of the whole process (every thread).
+func processSeconds() float64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return float64(ts.Sec) + float64(ts.Nsec)*1e-9
+}

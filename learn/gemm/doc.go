@@ -2,7 +2,8 @@
 // (Sgemm, SgemmParallel) that dominates DP-SGD training, the level-1 vector
 // kernels (Dot, Axpy, Scal, SumSquares) and the trainer's row/column
 // bookkeeping (ColSums, AddRowVector, ScaleRows, RowSumSquares, AllFinite,
-// Tanh).
+// Tanh), and the vector part of the trainer's Gaussian noise
+// (ZigguratFast).
 //
 // # Paths
 //
@@ -22,11 +23,15 @@
 // both layouts of A, so m edges need no padding, and the last vector of a row
 // is masked, so n edges need none either: no operand is read past its last
 // element. Operands are copied into packed panels only when that pays — a
-// transposed B always (through an 8×8 AVX transposer), an untransposed A
-// only when its row stride is a multiple of 4 KiB (rows would alias in L1);
-// otherwise both are read in place, which is what makes the skinny shapes of
-// small models fast (256×784 · 784×10 has nothing worth packing). k is cut
-// into equal chunks of at most 256.
+// transposed B always (through an 8×8 AVX transposer), a B with rows 4 KiB
+// or more apart once enough row tiles reuse it, an A when its row stride is
+// a multiple of 4 KiB (rows would alias in L1) or when a block of it is
+// reused by 8 or more column panels (blocking.go); otherwise both are read
+// in place, which is what makes the skinny shapes of small models fast
+// (256×784 · 784×10 has nothing worth packing). k is cut into equal chunks
+// of at most 256, rows into equal blocks of at most 384. The AVX-512
+// kernels prefetch the packed A panel ahead into L1 and, one row per k
+// step, the rows of C they and the next tiles will write into L2.
 //
 // Outputs with at most 12 columns and long enough k (n = 1 for binary
 // logistic regression, n = 10 for ten classes) take a dot-product path

@@ -1,5 +1,7 @@
 package gemm
 
+import "sync"
+
 // gemm runs the blocked algorithm for C[0:m, 0:n] = alpha·op(A)·op(B) + beta·C
 // with m, n, k ≥ 1 and alpha ≠ 0 (the caller handles the degenerate cases).
 // a, b and c start at the block's first element; pl comes from the full
@@ -9,14 +11,19 @@ package gemm
 // (B panels packed or read in place) → row blocks of mc (A block packed or
 // read in place) → column panels of nr → balanced row tiles of at most mr →
 // micro-kernel.
+//
+// pre, when not nil, holds every B panel already packed (prepackB: one
+// region per column block and k-chunk, [block·chunks + chunk]), shared by
+// the row blocks of a parallel call; it requires pl.packB.
 func (ar *arch) gemm(pl *plan, ws *workspace, transA, transB bool, m, n, k int,
-	alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, pre [][]float32) {
 
 	w := ar.width
-	for jc := 0; jc < n; jc += pl.nc {
+	chunks := (k + pl.kc - 1) / pl.kc
+	for jc, jb := 0, 0; jc < n; jc, jb = jc+pl.nc, jb+1 {
 		nc := min(pl.nc, n-jc)
 		panels := (nc + pl.nr - 1) / pl.nr
-		for pc := 0; pc < k; pc += pl.kc {
+		for pc, kb := 0, 0; pc < k; pc, kb = pc+pl.kc, kb+1 {
 			kc := min(pl.kc, k-pc)
 			betaK := beta
 			if pc > 0 {
@@ -29,10 +36,13 @@ func (ar *arch) gemm(pl *plan, ws *workspace, transA, transB bool, m, n, k int,
 			// and the kernels cannot mask their B loads (AVX2, purego).
 			packed := func(cols int) bool { return pl.packB || (cols%w != 0 && !ar.maskedB) }
 			var bbuf []float32
-			if packed(nc % pl.nr) {
+			switch {
+			case pre != nil:
+				bbuf = pre[jb*chunks+kb]
+			case packed(nc % pl.nr):
 				bbuf = ws.bufB(panels * kc * pl.nr)
 			}
-			for q := 0; q < panels; q++ {
+			for q := 0; q < panels && pre == nil; q++ {
 				cols := min(pl.nr, nc-q*pl.nr)
 				stride := (cols + w - 1) / w * w
 				if packed(cols) {
@@ -40,8 +50,14 @@ func (ar *arch) gemm(pl *plan, ws *workspace, transA, transB bool, m, n, k int,
 				}
 			}
 
-			for ic := 0; ic < m; ic += pl.mc {
-				mc := min(pl.mc, m-ic)
+			// Row blocks of equal height (whole tiles), not mc-high ones and a
+			// short rest: 512 rows are 2 × 256, not 378 + 134.
+			mcEq := pl.mc
+			if blocks := (m + pl.mc - 1) / pl.mc; blocks > 1 {
+				mcEq = ((m+blocks-1)/blocks + pl.mr - 1) / pl.mr * pl.mr
+			}
+			for ic := 0; ic < m; ic += mcEq {
+				mc := min(mcEq, m-ic)
 				var abuf []float32
 				tiles := rowTiles(mc, pl.mr)
 				if pl.packA {
@@ -110,4 +126,56 @@ func (t tiling) rows(i int) int {
 		return t.size + 1
 	}
 	return t.size
+}
+
+// prepackB packs every B panel of an n-column, k-deep problem (pl.packB)
+// into regions of buf laid out as gemm's pre expects, with the panels
+// shared out among `threads` goroutines. A parallel call split by rows then
+// packs B once instead of once per block (issue 12: a 1024² B is 4 MiB of
+// copies that every thread repeated; the gain was within the noise of the
+// shared machine, 2 threads at 1.85–1.90× one thread per CPU-second either
+// way).
+func (ar *arch) prepackB(pl *plan, threads int, transB bool, n, k int, b []float32, ldb int, ws *workspace) [][]float32 {
+	w := ar.width
+	type job struct {
+		dst          []float32
+		pc, kc, j0   int
+		cols, stride int
+	}
+	var regions [][]float32
+	var jobs []job
+	total := 0
+	for jc := 0; jc < n; jc += pl.nc {
+		panels := (min(pl.nc, n-jc) + pl.nr - 1) / pl.nr
+		for pc := 0; pc < k; pc += pl.kc {
+			total += panels * min(pl.kc, k-pc) * pl.nr
+		}
+	}
+	buf := ws.bufB(total)
+	off := 0
+	for jc := 0; jc < n; jc += pl.nc {
+		nc := min(pl.nc, n-jc)
+		panels := (nc + pl.nr - 1) / pl.nr
+		for pc := 0; pc < k; pc += pl.kc {
+			kc := min(pl.kc, k-pc)
+			region := buf[off : off+panels*kc*pl.nr]
+			off += len(region)
+			regions = append(regions, region)
+			for q := 0; q < panels; q++ {
+				cols := min(pl.nr, nc-q*pl.nr)
+				jobs = append(jobs, job{region[q*kc*pl.nr:], pc, kc, jc + q*pl.nr, cols, (cols + w - 1) / w * w})
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for t := 0; t < threads; t++ {
+		wg.Go(func() {
+			for i := t; i < len(jobs); i += threads {
+				j := jobs[i]
+				packB(j.dst, transB, b, ldb, j.pc, j.kc, j.j0, j.cols, j.stride)
+			}
+		})
+	}
+	wg.Wait()
+	return regions
 }

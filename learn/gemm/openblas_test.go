@@ -68,13 +68,21 @@ func BenchmarkOpenBLAS(b *testing.B) {
 // BenchmarkVsOpenBLAS: GEMM_SHAPES (as BenchmarkTune; default the squares
 // 512, 1024, 2048) on the best path and through OpenBLAS, one thread each,
 // one after the other, for side-by-side ratios on a shared machine. Set
-// OPENBLAS_CORETYPE=SkylakeX to get OpenBLAS's AVX-512 kernels.
+// OPENBLAS_CORETYPE=SkylakeX to get OpenBLAS's AVX-512 kernels, and
+// GEMM_PATH=avx2 with OPENBLAS_CORETYPE=Haswell to compare the AVX2 paths.
 func BenchmarkVsOpenBLAS(b *testing.B) {
 	spec := os.Getenv("GEMM_SHAPES")
 	if spec == "" {
 		spec = "0,0,512,512,512;0,0,1024,1024,1024;0,0,2048,2048,2048"
 	}
 	openblas.SetThreads(1)
+	tuneKnobs(b)
+	ar := current
+	for _, a := range available {
+		if a.name == os.Getenv("GEMM_PATH") {
+			ar = a // e.g. GEMM_PATH=avx2 against OPENBLAS_CORETYPE=Haswell
+		}
+	}
 	for _, sp := range strings.Split(spec, ";") {
 		f := strings.Split(sp, ",")
 		if len(f) != 5 {
@@ -86,7 +94,8 @@ func BenchmarkVsOpenBLAS(b *testing.B) {
 		}
 		s := benchShape{name: sp, tA: v[0] == 1, tB: v[1] == 1, m: v[2], n: v[3], k: v[4]}
 		a, lda, bm, ldb, c := benchOperands(s)
-		b.Run(sp+"/"+current.name, func(b *testing.B) {
+		b.Run(sp+"/"+ar.name, func(b *testing.B) {
+			useArch(b, ar)
 			cpu := startThreadCPU(b)
 			for b.Loop() {
 				Sgemm(s.tA, s.tB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, s.n)

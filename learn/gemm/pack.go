@@ -36,6 +36,22 @@ func packA(dst []float32, transA bool, a []float32, lda, i0, rows, p0, kc int) {
 		}
 		return
 	}
+	if transposeBlocks != nil && rows >= 8 && kc >= 8 {
+		// A tile-high strip is a rows×kc transpose: whole 8×8 blocks through
+		// the vector transposer, and the row and column remainders as blocks
+		// that overlap the previous ones (they rewrite a few elements with
+		// the same values). The scalar loop below took 5% of a 2048³ product.
+		src := a[i0*lda+p0:]
+		pb := kc / 8
+		for r := 0; r < rows; r += 8 {
+			r = min(r, rows-8)
+			transposeBlocks(dst[r:], rows, src[r*lda:], lda, 1, pb)
+			if kc%8 != 0 {
+				transposeBlocks(dst[(kc-8)*rows+r:], rows, src[r*lda+kc-8:], lda, 1, 1)
+			}
+		}
+		return
+	}
 	for i := 0; i < rows; i++ {
 		src := a[(i0+i)*lda+p0 : (i0+i)*lda+p0+kc]
 		for p, v := range src {

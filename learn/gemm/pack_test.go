@@ -52,7 +52,7 @@ func TestPackALayout(t *testing.T) {
 	r := newRand("packA")
 	gen := uniform(r)
 	for _, transA := range []bool{false, true} {
-		for _, tc := range []struct{ i0, rows, p0, kc int }{{0, 1, 0, 1}, {3, 14, 5, 40}, {1, 6, 0, 9}} {
+		for _, tc := range []struct{ i0, rows, p0, kc int }{{0, 1, 0, 1}, {3, 14, 5, 40}, {1, 6, 0, 9}, {0, 8, 0, 8}, {2, 13, 1, 43}, {0, 9, 3, 17}, {5, 16, 0, 264}} {
 			m, k := tc.i0+tc.rows+2, tc.p0+tc.kc+3
 			ar, ac := m, k
 			if transA {

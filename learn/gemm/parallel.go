@@ -50,6 +50,13 @@ func SgemmParallel(threads int, transA, transB bool, m, n, k int, alpha float32,
 		return
 	}
 
+	// Rows split and B packed: pack it once, shared out, for all blocks.
+	var pre [][]float32
+	if byRows && pl.packB && !pl.dot {
+		ws := workspaces.Get().(*workspace)
+		defer workspaces.Put(ws)
+		pre = ar.prepackB(&pl, threads, transB, n, k, b, ldb, ws)
+	}
 	var wg sync.WaitGroup
 	for t := 0; t < threads; t++ {
 		lo := units * t / threads * unit
@@ -61,6 +68,10 @@ func SgemmParallel(threads int, transA, transB bool, m, n, k int, alpha float32,
 				aOff := lo * lda // A stored m×k: rows lo…
 				if transA {
 					aOff = lo // A stored k×m: columns lo…
+				}
+				if pre != nil {
+					ar.gemm(&pl, ws, transA, transB, hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc, pre)
+					return
 				}
 				ar.run(&pl, ws, transA, transB, hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc)
 				return

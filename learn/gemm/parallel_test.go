@@ -137,3 +137,44 @@ func TestWideBPacked(t *testing.T) {
 		}
 	})
 }
+
+// TestSgemmParallelPrepackedB: a row split with packed B panels packs B once
+// for all blocks (prepackB). With column blocks cut to 96 columns, several
+// blocks × several k-chunks of regions must be laid out and found again:
+// bit-identical to Sgemm for transposed and wide B, on every path.
+func TestSgemmParallelPrepackedB(t *testing.T) {
+	old := ncTarget
+	ncTarget = 96
+	t.Cleanup(func() { ncTarget = old })
+	forEachPath(t, func(t *testing.T) {
+		for _, tc := range []struct {
+			tB      bool
+			m, n, k int
+			ldb     int
+		}{{true, 120, 250, 600, 600}, {false, 150, 200, 530, 1024}} {
+			r := newRand("prepack", current.name, tc.m)
+			gen := uniform(r)
+			br, bc := tc.k, tc.n
+			if tc.tB {
+				br, bc = tc.n, tc.k
+			}
+			a := newMatrix(tc.m, tc.k, tc.k, goAlloc, gen)
+			b := newMatrix(br, bc, tc.ldb, goAlloc, gen)
+			c0 := newMatrix(tc.m, tc.n, tc.n, goAlloc, gen)
+			if pl := current.plan(false, tc.tB, tc.m, tc.n, tc.k, a.ld, b.ld); !pl.packB {
+				t.Fatalf("%+v: B not packed; the test needs it", tc)
+			}
+			want := append([]float32(nil), c0.data...)
+			Sgemm(false, tc.tB, tc.m, tc.n, tc.k, 0.9, a.data, a.ld, b.data, b.ld, -0.4, want, c0.ld)
+			for _, threads := range []int{2, 3} {
+				got := append([]float32(nil), c0.data...)
+				SgemmParallel(threads, false, tc.tB, tc.m, tc.n, tc.k, 0.9, a.data, a.ld, b.data, b.ld, -0.4, got, c0.ld)
+				for i := range got {
+					if !sameBits(got[i], want[i]) {
+						t.Fatalf("%+v threads=%d: element %d = %v, serial %v", tc, threads, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	})
+}

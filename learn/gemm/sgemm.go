@@ -98,5 +98,5 @@ func (ar *arch) run(pl *plan, ws *workspace, transA, transB bool, m, n, k int,
 		ar.gemmDot(ws, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	ar.gemm(pl, ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	ar.gemm(pl, ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
 }

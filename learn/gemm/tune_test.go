@@ -17,22 +17,7 @@ import (
 // with tA, tB as 0/1. GEMM_PACKA, GEMM_ALIAS and GEMM_PACKB override the
 // packing thresholds of blocking.go, GEMM_NODOT=1 disables the dot path.
 func BenchmarkTune(b *testing.B) {
-	set := func(env string, v *int) {
-		if s := os.Getenv(env); s != "" {
-			old := *v
-			*v, _ = strconv.Atoi(s)
-			b.Cleanup(func() { *v = old })
-		}
-	}
-	set("GEMM_PACKA", &packAMinPanels)
-	set("GEMM_ALIAS", &aliasStride)
-	set("GEMM_PACKB", &packBMinTiles)
-	set("GEMM_PACKB_STRIDE", &packBMinStride)
-	if os.Getenv("GEMM_NODOT") != "" {
-		old := dotMinK
-		dotMinK = func(int) int { return 1 << 30 }
-		b.Cleanup(func() { dotMinK = old })
-	}
+	tuneKnobs(b)
 	for _, spec := range strings.Split(os.Getenv("GEMM_SHAPES"), ";") {
 		f := strings.Split(spec, ",")
 		if len(f) != 5 {
@@ -137,5 +122,41 @@ func BenchmarkPerExample(b *testing.B) {
 				reportGFLOPS(b, total, cpu)
 			})
 		}
+	}
+}
+
+// tuneKnobs applies the GEMM_* overrides of BenchmarkTune for the rest of
+// the benchmark.
+func tuneKnobs(b *testing.B) {
+	set := func(env string, v *int) {
+		if s := os.Getenv(env); s != "" {
+			old := *v
+			*v, _ = strconv.Atoi(s)
+			b.Cleanup(func() { *v = old })
+		}
+	}
+	set("GEMM_PACKA", &packAMinPanels)
+	set("GEMM_PACKA_WIDE", &packAWide)
+	set("GEMM_NC", &ncTarget)
+	if os.Getenv("GEMM_MC") != "" {
+		old := mcTarget
+		mcTarget, _ = strconv.Atoi(os.Getenv("GEMM_MC"))
+		for _, ar := range available {
+			ar.setup()
+		}
+		b.Cleanup(func() {
+			mcTarget = old
+			for _, ar := range available {
+				ar.setup()
+			}
+		})
+	}
+	set("GEMM_ALIAS", &aliasStride)
+	set("GEMM_PACKB", &packBMinTiles)
+	set("GEMM_PACKB_STRIDE", &packBMinStride)
+	if os.Getenv("GEMM_NODOT") != "" {
+		old := dotMinK
+		dotMinK = func(int) int { return 1 << 30 }
+		b.Cleanup(func() { dotMinK = old })
 	}
 }

@@ -1,0 +1,53 @@
+package gemm
+
+import "fmt"
+
+// Ziggurat is the vectorisable part of the trainer's Gaussian noise
+// (learn/normal.go: a float32 Marsaglia–Tsang ziggurat with 128 layers, two
+// draws per 64-bit word). Each 32-bit half h of a word is one draw: layer
+// i = h & 0x7F, signed abscissa j = int32(h) >> 7; the draw is on the fast
+// path when |j| < kTab[i], and is then x = float32(j)·wTab[i]. The rest of
+// the algorithm (the ≈ 1.2% of draws that are not, which consume further
+// words) stays in learn.
+//
+// ZigguratFast consumes words from the front of w while both halves of each
+// are on the fast path, adding scale·x to dst: word n gives
+// dst[2n] += float32(scale·x_low), dst[2n+1] += float32(scale·x_high), with
+// every product rounded to float32 before the add (no fused multiply-add),
+// exactly like learn's scalar loop, so the result is bit-identical on every
+// path. It stops before the first word with a half off the fast path and
+// returns the number of words consumed. dst must hold 2·len(w) values.
+func ZigguratFast(w []uint64, kTab *[128]uint32, wTab *[128]float32, scale float32, dst []float32) int {
+	if len(dst) < 2*len(w) {
+		panic(fmt.Sprintf("gemm.ZigguratFast: len(dst) = %d < 2·len(w) = %d", len(dst), 2*len(w)))
+	}
+	n := 0
+	if zigguratVector != nil && current.name == "avx512" && len(w) >= 8 {
+		n = zigguratVector(w[:len(w)/8*8], kTab, wTab, scale, dst)
+		if n < len(w)/8*8 {
+			return n // stopped at a slow word
+		}
+	}
+	return n + zigguratGo(w[n:], kTab, wTab, scale, dst[2*n:])
+}
+
+// zigguratGo is the portable ZigguratFast.
+func zigguratGo(w []uint64, kTab *[128]uint32, wTab *[128]float32, scale float32, dst []float32) int {
+	for n, u := range w {
+		i0, j0 := uint32(u)&0x7F, int32(uint32(u))>>7
+		i1, j1 := uint32(u>>32)&0x7F, int32(uint32(u>>32))>>7
+		if absInt32(j0) >= kTab[i0] || absInt32(j1) >= kTab[i1] {
+			return n
+		}
+		x0 := float32(j0) * wTab[i0]
+		x1 := float32(j1) * wTab[i1]
+		dst[2*n] += float32(scale * x0)
+		dst[2*n+1] += float32(scale * x1)
+	}
+	return len(w)
+}
+
+func absInt32(j int32) uint32 {
+	m := j >> 31
+	return uint32((j ^ m) - m)
+}

@@ -1,0 +1,5 @@
+//go:build !amd64 || purego
+
+package gemm
+
+var zigguratVector func(w []uint64, kTab *[128]uint32, wTab *[128]float32, scale float32, dst []float32) int

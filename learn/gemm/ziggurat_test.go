@@ -1,0 +1,110 @@
+package gemm
+
+import (
+	"math"
+	"testing"
+)
+
+// zigTables: any tables will do for comparing paths; these accept about
+// 6% of halves at layer 0 and most elsewhere, so runs of fast words end at
+// varied places, and some weights are huge so that products overflow.
+func zigTables() (*[128]uint32, *[128]float32) {
+	var k [128]uint32
+	var w [128]float32
+	r := newRand("zig-tables")
+	for i := range k {
+		k[i] = uint32(r.IntN(1 << 24))
+		if i%16 == 0 {
+			k[i] = 1 << 20
+		}
+		w[i] = float32(r.NormFloat64()) * 1e-7
+		if i == 5 {
+			w[i] = math.MaxFloat32
+		}
+	}
+	k[1] = 1 << 25 // always fast
+	return &k, &w
+}
+
+// reference is ZigguratFast written out from its documentation.
+func zigReference(w []uint64, kTab *[128]uint32, wTab *[128]float32, scale float32, dst []float32) int {
+	for n, u := range w {
+		h := [2]uint32{uint32(u), uint32(u >> 32)}
+		var x [2]float32
+		for s, v := range h {
+			i, j := v&0x7F, int32(v)>>7
+			a := j
+			if a < 0 {
+				a = -a
+			}
+			if uint32(a) >= kTab[i] {
+				return n
+			}
+			x[s] = float32(j) * wTab[i]
+		}
+		dst[2*n] += float32(scale * x[0])
+		dst[2*n+1] += float32(scale * x[1])
+	}
+	return len(w)
+}
+
+// TestZigguratFast: every path consumes the same words and produces the same
+// bits as the definition, from every offset and length (group edges, the
+// first slow word in every lane of a group, empty input).
+func TestZigguratFast(t *testing.T) {
+	kTab, wTab := zigTables()
+	r := newRand("zig")
+	words := make([]uint64, 300)
+	for i := range words {
+		words[i] = r.Uint64()
+		if r.IntN(3) > 0 {
+			words[i] = words[i]&^0x7F_0000_007F | 1 | 1<<32 // both halves in the always-fast layer 1
+		}
+	}
+	base := make([]float32, 2*len(words))
+	for i := range base {
+		base[i] = float32(r.NormFloat64())
+	}
+	forEachPath(t, func(t *testing.T) {
+		for off := 0; off < 40; off++ {
+			for _, n := range []int{0, 1, 7, 8, 9, 16, 17, 64, 250} {
+				w := words[off : off+n]
+				want, got := append([]float32(nil), base[:2*n]...), append([]float32(nil), base[:2*n]...)
+				wn := zigReference(w, kTab, wTab, 0.75, want)
+				gn := ZigguratFast(w, kTab, wTab, 0.75, got)
+				if gn != wn {
+					t.Fatalf("off %d n %d: consumed %d words, want %d", off, n, gn, wn)
+				}
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("off %d n %d: dst[%d] = %v, want %v", off, n, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkZigguratFast: 4096 words that are all on the fast path, in
+// draws per second, every path.
+func BenchmarkZigguratFast(b *testing.B) {
+	kTab, wTab := zigTables()
+	for i := range kTab {
+		kTab[i] = 1 << 25
+	}
+	r := newRand("zig-bench")
+	w := make([]uint64, 4096)
+	for i := range w {
+		w[i] = r.Uint64()
+	}
+	dst := make([]float32, 2*len(w))
+	for _, ar := range available {
+		b.Run(ar.name, func(b *testing.B) {
+			useArch(b, ar)
+			for b.Loop() {
+				ZigguratFast(w, kTab, wTab, 1e-30, dst)
+			}
+			b.ReportMetric(float64(2*len(w)*b.N)/b.Elapsed().Seconds()/1e9, "Gdraws/s")
+		})
+	}
+}
