@@ -281,6 +281,10 @@ type Audit struct {
 	Runs                   int       `yaml:"runs" default:"1" check:">=1" doc:"estimator per_step: training runs (each with audit.trials Dirac canaries) whose per-step samples are pooled into ONE audit (audit.repeats repeats the whole audit)."`
 	Repeats                int       `yaml:"repeats" default:"1" check:">=1" doc:"R: run the whole audit R times with derived seeds (repeat 0 is the audit of repeats: 1) and report the median, min and max of epsilon_lb over repeats, so seed noise is visible."`
 	RandomInit             bool      `yaml:"random_init" default:"false" doc:"Draw a fresh initial model per trial instead of one fixed θ_0 (the fixed start is the stronger audit)."`
+
+	// WorstCaseInit stands apart so that gofmt's alignment of the block
+	// above is untouched (merge-friendly); spec/types_lastiter.go.
+	WorstCaseInit *WorstCaseInit `yaml:"worst_case_init" doc:"Last-iterate black-box audit with worst-case initial parameters (Annamalai & De Cristofaro 2024): θ_0 is pre-trained without privacy on held-out records of the training pool (disjoint from the training set) and fixed for every trial."`
 }
 
 // OneRun fixes how many guesses each one-run estimator makes. The number

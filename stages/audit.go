@@ -62,6 +62,9 @@ type craftParams struct {
 	Crafter spec.Crafter `json:"crafter"`
 	Seed    uint64       `json:"seed"`
 	Init    uint64       `json:"init_seed"`
+	// WorstCase pre-trains θ_0 on Data's held-out records (absent: the
+	// key of a craft without it is unchanged).
+	WorstCase *spec.WorstCaseInit `json:"worst_case_init,omitempty"`
 }
 
 type shardParams struct {
@@ -409,6 +412,13 @@ func auditGameFor(name string, pt spec.Point, env Env, claimed float64, repeat i
 	known := td
 	known.NoiseMultiplier = claimed
 	cp := craftParams{Data: data, Arch: arch, DPSGD: known, Crafter: *exp.Crafter}
+	if wc := exp.Audit.WorstCaseInit; wc != nil {
+		if cp.Data, err = worstCaseData(exp, data, env.DataDir); err != nil {
+			return auditGame{}, nil, err
+		}
+		w := *wc
+		cp.WorstCase = &w
+	}
 	ck := hashKey(cp)
 	cp.Seed = rng.Seed(uint64(exp.Seed), "craft", repeatKey(ck, repeat))
 	cp.Init = rng.Seed(uint64(exp.Seed), "init", repeatKey(ck, repeat))
@@ -438,6 +448,11 @@ func runCraft(p craftParams, dataDir string, w *pipeline.Work) error {
 	})
 	if err != nil {
 		return err
+	}
+	if p.WorstCase != nil {
+		if err := worstCaseInit(crafted, p, split); err != nil {
+			return err
+		}
 	}
 	b, err := crafted.MarshalBinary()
 	if err != nil {

@@ -1,0 +1,101 @@
+package stages
+
+import (
+	"fmt"
+
+	"github.com/dpaudit/dpaudit/attack"
+	"github.com/dpaudit/dpaudit/datasets"
+	"github.com/dpaudit/dpaudit/learn"
+	"github.com/dpaudit/dpaudit/rng"
+	"github.com/dpaudit/dpaudit/spec"
+)
+
+// Last-iterate black-box audits with worst-case initial parameters
+// (Annamalai & De Cristofaro, NeurIPS 2024; their code,
+// github.com/spalabucr/bb-audit-dpsgd, was read for the settings). The
+// game is the ordinary api_access game — a crafted target record added in
+// world 1, every trial training DP-SGD from one fixed θ_0, the final
+// model's loss on the target as the only observation — with θ_0 crafted:
+// pre-trained without privacy on records held out of the training pool
+// (audit.worst_case_init). The craft node does the pre-training once and
+// stores θ_0 in attack.Crafted.Init, so every trial (and shard) starts
+// from the same parameters.
+
+// worstCaseCrafters are the crafters whose output does not depend on θ_0,
+// so pre-training after crafting changes nothing they decided. The others
+// (shadow models, reference runs, labels from θ_0) would have to see the
+// pre-trained θ_0 and are refused.
+var worstCaseCrafters = map[string]bool{
+	"constant_input": true, "noise_input": true, "mislabeled_record": true, "random_record": true,
+}
+
+// worstCaseData checks the spec's worst_case_init against the point and
+// returns the craft's data parameters with the held-out records asked for.
+// Bad input is a PathError (a positioned spec error, exit 2).
+func worstCaseData(exp *spec.Experiment, data dataParams, dataDir string) (dataParams, error) {
+	a := exp.Audit
+	wc := a.WorstCaseInit
+	switch {
+	case exp.Model.Ideal != nil:
+		return data, &PathError{"audit.worst_case_init", fmt.Errorf("the ideal mechanism has no parameters to initialise; use a trained model")}
+	case a.Estimator != "clopper_pearson":
+		return data, &PathError{"audit.worst_case_init", fmt.Errorf("with estimator %s is not implemented yet (the last-iterate audit is the trial game: estimator clopper_pearson)", a.Estimator)}
+	case a.RandomInit:
+		return data, &PathError{"audit.random_init", fmt.Errorf("a fresh θ_0 per trial contradicts worst_case_init, which fixes the pre-trained θ_0")}
+	case !worstCaseCrafters[exp.Crafter.Kind]:
+		return data, &PathError{"crafter.kind", fmt.Errorf("%s with worst_case_init is not implemented yet (the crafter would have to see the pre-trained θ_0); use constant_input, noise_input, mislabeled_record or random_record", exp.Crafter.Kind)}
+	case wc.HeldOut < 1:
+		return data, &PathError{"audit.worst_case_init.held_out", fmt.Errorf("must be ≥ 1: the worst-case θ_0 is pre-trained on held-out records, got %d", wc.HeldOut)}
+	}
+	data.Options.HeldOut = wc.HeldOut
+	if _, err := loadSplit(data, dataDir); err != nil {
+		if datasets.IsBadInput(err) {
+			return data, &PathError{"audit.worst_case_init.held_out", err}
+		}
+		return data, &PathError{"dataset", err}
+	}
+	return data, nil
+}
+
+// worstCaseInit pre-trains θ_0 (from the crafter's InitSeed) on the split's
+// held-out records and stores it in the crafted result, with notes on how
+// well it fits and how the target looks at it.
+func worstCaseInit(c *attack.Crafted, p craftParams, split *datasets.Split) error {
+	h, wc := split.HeldOut, p.WorstCase
+	if h == nil || h.N != wc.HeldOut {
+		return fmt.Errorf("worst-case init: the split holds no %d held-out records", wc.HeldOut)
+	}
+	m, err := learn.NewModel(p.Arch, split.Train.Shape, split.Train.Classes, c.InitSeed)
+	if err != nil {
+		return err
+	}
+	// Its own stream: the pre-training depends on the spec seed and the
+	// craft's configuration only.
+	if _, err := learn.Pretrain(m, h.X, h.Y, wc.Epochs, wc.BatchSize, wc.LearningRate, rng.New(p.Seed, "worst_case_init")); err != nil {
+		return fmt.Errorf("worst-case init: %w", err)
+	}
+	c.Init = m.Params()
+	tr := split.Train
+	lossH, err := m.Loss(h.X, h.Y)
+	if err != nil {
+		return err
+	}
+	lossT, err := m.Loss(tr.X, tr.Y)
+	if err != nil {
+		return err
+	}
+	acc, err := m.Accuracy(tr.X, tr.Y)
+	if err != nil {
+		return err
+	}
+	c.Notes = append(c.Notes, fmt.Sprintf("worst-case θ_0: %d epochs of SGD (batch %d, lr %g) on %d held-out records; loss %.4g on them, %.4g on the training set (accuracy %.4f)",
+		wc.Epochs, wc.BatchSize, wc.LearningRate, h.N, lossH, lossT, acc))
+	if t := c.Target; t != nil {
+		lt, err := m.Loss(t.X, []int32{t.Y})
+		if err != nil {
+			return err
+		}
+		c.Notes = append(c.Notes, fmt.Sprintf("target's loss at θ_0: %.4g (label %d)", lt, t.Y))
+	}
+	return nil
+}
