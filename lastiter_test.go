@@ -45,6 +45,14 @@ func TestLastIterateWorstCaseInit(t *testing.T) {
 	wc := summaryRow(t, res.Summary, 0)
 	t.Logf("average-case θ_0: auc %v, ε_gdp_lo %v, ε_lb %v; worst-case: auc %v, ε_gdp_lo %v, ε_lb %v; accountant %v",
 		avg["auc"], avg["epsilon_gdp_estimate_lo"], avg["epsilon_lb"], wc["auc"], wc["epsilon_gdp_estimate_lo"], wc["epsilon_lb"], wc["epsilon_accountant"])
+	// θ_0 fits the training records (small loss) and not the target.
+	if !strings.HasPrefix(wc["initial_model"].(string), "worst_case: pre-trained on 1000 held-out records") || wc["init_held_out"] != int64(1000) ||
+		!(wc["init_train_loss"].(float64) < 0.3 && wc["init_target_loss"].(float64) > 1) || wc["init_target_label"] != int64(9) {
+		t.Errorf("θ_0: %q, held out %v, training loss %v, target loss %v (label %v)", wc["initial_model"], wc["init_held_out"], wc["init_train_loss"], wc["init_target_loss"], wc["init_target_label"])
+	}
+	if _, ok := avg["initial_model"]; ok {
+		t.Error("the audit without worst_case_init has an initial_model column")
+	}
 	if wc["threshold"] == avg["threshold"] && wc["auc"] == avg["auc"] {
 		t.Errorf("the worst-case θ_0 changed nothing: threshold %v, auc %v", wc["threshold"], wc["auc"])
 	}

@@ -120,6 +120,9 @@ type estimateParams struct {
 	Samples int `json:"samples,omitempty"`
 	// Runs: per_step training runs pooled per repeat (the shards).
 	Runs int `json:"runs,omitempty"`
+	// WorstCase: the last-iterate audit's θ_0 (audit.worst_case_init);
+	// the craft node of repeat 0 is then the estimate's last input.
+	WorstCase *worstCaseDiag `json:"worst_case_init,omitempty"`
 }
 
 // mechanismConfig is a DP-SGD configuration as an accountant sees it: the
@@ -255,6 +258,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	}
 	var shards []*pipeline.Node
 	var label string
+	var initCraft *pipeline.Node // the worst-case θ_0's craft node, if any
 	if exp.Model.Ideal != nil {
 		sp := idealShardParams{Seed: exp.Seed, Sampling: d.SamplingRate, Steps: d.Steps, Sigma: d.NoiseMultiplier,
 			SigmaD: claim.NoiseMultiplier, RandomWorld: a.Estimator == "one_run", Shuffle: trained.Sampling == "shuffle"}
@@ -318,6 +322,10 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 			key := repeatKey(hashKey(game), r)
 			if r == 0 {
 				ep.Key, ep.Score, ep.LowerWorld1 = key, dist.ScoreNames()[0], dist.LowerMeansWorld1()
+				if wc := exp.Audit.WorstCaseInit; wc != nil {
+					ep.WorstCase = &worstCaseDiag{Init: *wc, Data: game.Data, Arch: game.Arch}
+					initCraft = craft
+				}
 			}
 			ep.RepeatKeys = append(ep.RepeatKeys, key)
 			for first, k := 0, 0; first < a.Trials; first, k = first+size, k+1 {
@@ -341,20 +349,38 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	if a.Estimator == "one_run" || a.Estimator == "per_step" {
 		method = a.Estimator
 	}
+	inputs := shards
+	if initCraft != nil {
+		inputs = append(slices.Clip(shards), initCraft)
+	}
 	est := &pipeline.Node{
-		Kind: "estimate", Version: estimateVersion, Params: ep, Inputs: shards,
+		Kind: "estimate", Version: estimateVersion, Params: ep, Inputs: inputs,
 		SameCodeInputs: true, // never one estimate over shards of two builds
 		Label:          fmt.Sprintf("%s (%d trials, %s%s)", label, a.Trials, method, repeatLabel(repeats-1, repeats)),
 		Slot:           fmt.Sprintf("%s/estimate/%d", name, pt.Index),
 		Run: func(ctx context.Context, w *pipeline.Work) error {
-			outs, err := runEstimate(ep, w.Inputs)
+			dirs := w.Inputs
+			var diag []Output
+			if ep.WorstCase != nil {
+				var err error
+				if diag, err = ep.WorstCase.outputs(dirs[len(dirs)-1], env.DataDir); err != nil {
+					return err
+				}
+				dirs = dirs[:len(dirs)-1]
+			}
+			outs, err := runEstimate(ep, dirs)
 			if err != nil {
 				return err
 			}
+			outs = append(outs, diag...)
 			return writeValues(w.Dir, outs)
 		},
 	}
-	return pointStage{node: est, columns: estimateColumns(ep.Estimator)}, shards, nil
+	cols := estimateColumns(ep.Estimator)
+	if ep.WorstCase != nil {
+		cols = append(cols, worstCaseColumns...)
+	}
+	return pointStage{node: est, columns: cols}, shards, nil
 }
 
 func repeatLabel(r, repeats int) string {

@@ -2,10 +2,13 @@ package stages
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/dpaudit/dpaudit/attack"
 	"github.com/dpaudit/dpaudit/datasets"
 	"github.com/dpaudit/dpaudit/learn"
+	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/rng"
 	"github.com/dpaudit/dpaudit/spec"
 )
@@ -98,4 +101,62 @@ func worstCaseInit(c *attack.Crafted, p craftParams, split *datasets.Split) erro
 		c.Notes = append(c.Notes, fmt.Sprintf("target's loss at θ_0: %.4g (label %d)", lt, t.Y))
 	}
 	return nil
+}
+
+// worstCaseDiag is what the estimate needs to describe the worst-case θ_0
+// in the summary: the pre-training settings, and the data and model to
+// evaluate θ_0 on (read from the craft node).
+type worstCaseDiag struct {
+	Init spec.WorstCaseInit `json:"init"`
+	Data dataParams         `json:"data"`
+	Arch learn.Arch         `json:"arch"`
+}
+
+// worstCaseColumns are the summary columns of an audit with
+// worst_case_init (after the estimator's).
+var worstCaseColumns = []string{"initial_model", "init_held_out", "init_train_loss", "init_target_loss", "init_target_label"}
+
+// outputs evaluates the crafted θ_0 of craftDir: the training records' mean
+// loss (small: the records barely move θ) and the target's (large: its
+// clipped gradient stays at full norm).
+func (d *worstCaseDiag) outputs(craftDir, dataDir string) ([]Output, error) {
+	b, err := os.ReadFile(filepath.Join(craftDir, craftFile))
+	if err != nil {
+		return nil, err
+	}
+	c := new(attack.Crafted)
+	if err := c.UnmarshalBinary(b); err != nil {
+		return nil, err
+	}
+	if c.Init == nil || c.Target == nil {
+		return nil, fmt.Errorf("worst-case init: the craft holds no θ_0 or no target")
+	}
+	split, err := loadSplit(d.Data, dataDir)
+	if err != nil {
+		return nil, err
+	}
+	tr := split.Train
+	m, err := learn.NewModel(d.Arch, tr.Shape, tr.Classes, c.InitSeed)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.SetParams(c.Init); err != nil {
+		return nil, err
+	}
+	lossTrain, err := m.Loss(tr.X, tr.Y)
+	if err != nil {
+		return nil, err
+	}
+	lossTarget, err := m.Loss(c.Target.X, []int32{c.Target.Y})
+	if err != nil {
+		return nil, err
+	}
+	w := d.Init
+	return []Output{
+		{"initial_model", pipeline.String, fmt.Sprintf("worst_case: pre-trained on %d held-out records (%d epochs, batch %d, lr %g), fixed for every trial", w.HeldOut, w.Epochs, w.BatchSize, w.LearningRate)},
+		{"init_held_out", pipeline.Int64, int64(w.HeldOut)},
+		{"init_train_loss", pipeline.Float64, lossTrain},
+		{"init_target_loss", pipeline.Float64, lossTarget},
+		{"init_target_label", pipeline.Int64, int64(c.Target.Y)},
+	}, nil
 }
