@@ -97,4 +97,21 @@ func TestLastIterateHeldOutRefused(t *testing.T) {
 			}
 		}
 	}
+	// Where no trial trains from the crafted θ_0 it is refused, never
+	// ignored.
+	head := "name: li\nseed: 3\ndataset: {source: digits, train_size: 100}\nmodel: {arch: mlp, hidden: [16]}\n" +
+		"dpsgd: {noise_multiplier: 3.5, sampling_rate: 1, steps: 50, delta: 1.0e-5, learning_rate: 0.3}\n"
+	for _, c := range []struct{ body, want string }{
+		{"crafter: {kind: constant_input}\ndistinguisher: {kind: loss_threshold}\naudit: {threat_model: api_access, trials: 10, random_init: true, worst_case_init: {held_out: 100}}\n",
+			"bad.yaml:8:60: audit.random_init: a fresh θ_0 per trial contradicts worst_case_init"},
+		{"crafter: {kind: static_poison}\ndistinguisher: {kind: loss_threshold}\naudit: {threat_model: static_poison, trials: 10, worst_case_init: {held_out: 100}}\n",
+			"bad.yaml:6:17: crafter.kind: static_poison with worst_case_init is not implemented yet"},
+		{"audit: {threat_model: gradient, estimator: one_run, trials: 100, worst_case_init: {held_out: 100}}\n",
+			"bad.yaml:6:83: audit.worst_case_init: with estimator one_run is not implemented yet"},
+	} {
+		_, err := Load(writeSpec(t, dir, "bad.yaml", head+c.body), o)
+		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
 }

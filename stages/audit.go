@@ -245,6 +245,9 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	}
 	claim := claimOf(a, trained)
 	repeats := max(a.Repeats, 1)
+	if err := checkWorstCaseInit(exp); err != nil {
+		return pointStage{}, nil, err
+	}
 	ep := estimateParams{
 		Estimator: a.Estimator, Method: a.Threshold, SplitFraction: a.SplitFraction, Splits: a.Splits, Grid: a.BonferroniGrid, Confidence: a.Confidence,
 		Delta: d.Delta, Seed: exp.Seed, Trials: a.Trials, Claim: claim, Trained: trained, Familywise: a.Familywise,

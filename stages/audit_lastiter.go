@@ -32,6 +32,22 @@ var worstCaseCrafters = map[string]bool{
 	"constant_input": true, "noise_input": true, "mislabeled_record": true, "random_record": true,
 }
 
+// checkWorstCaseInit refuses worst_case_init where no trial game trains
+// from a θ_0 (every audit branch calls it, so it is never ignored).
+func checkWorstCaseInit(exp *spec.Experiment) error {
+	a := exp.Audit
+	if a.WorstCaseInit == nil {
+		return nil
+	}
+	switch {
+	case exp.Model.Ideal != nil:
+		return &PathError{"audit.worst_case_init", fmt.Errorf("the ideal mechanism has no parameters to initialise; use a trained model")}
+	case a.Estimator != "clopper_pearson":
+		return &PathError{"audit.worst_case_init", fmt.Errorf("with estimator %s is not implemented yet (the last-iterate audit is the trial game of estimator clopper_pearson)", a.Estimator)}
+	}
+	return nil
+}
+
 // worstCaseData checks the spec's worst_case_init against the point and
 // returns the craft's data parameters with the held-out records asked for.
 // Bad input is a PathError (a positioned spec error, exit 2).
@@ -39,10 +55,6 @@ func worstCaseData(exp *spec.Experiment, data dataParams, dataDir string) (dataP
 	a := exp.Audit
 	wc := a.WorstCaseInit
 	switch {
-	case exp.Model.Ideal != nil:
-		return data, &PathError{"audit.worst_case_init", fmt.Errorf("the ideal mechanism has no parameters to initialise; use a trained model")}
-	case a.Estimator != "clopper_pearson":
-		return data, &PathError{"audit.worst_case_init", fmt.Errorf("with estimator %s is not implemented yet (the last-iterate audit is the trial game: estimator clopper_pearson)", a.Estimator)}
 	case a.RandomInit:
 		return data, &PathError{"audit.random_init", fmt.Errorf("a fresh θ_0 per trial contradicts worst_case_init, which fixes the pre-trained θ_0")}
 	case !worstCaseCrafters[exp.Crafter.Kind]:
