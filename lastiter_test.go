@@ -61,6 +61,9 @@ func TestLastIterateWorstCaseInit(t *testing.T) {
 			t.Errorf("valid %v, violation %v, ε_gdp_lo %v, accountant %v", r["estimate_valid"], r["violation"], r["epsilon_gdp_estimate_lo"], r["epsilon_accountant"])
 		}
 	}
+	if wc["epsilon_gdp_estimate_lo_median"] != wc["epsilon_gdp_estimate_lo"] || wc["epsilon_gdp_estimate_lo_min"] != wc["epsilon_gdp_estimate_lo"] {
+		t.Errorf("one repeat: median %v, min %v of the GDP estimate %v", wc["epsilon_gdp_estimate_lo_median"], wc["epsilon_gdp_estimate_lo_min"], wc["epsilon_gdp_estimate_lo"])
+	}
 	// Determinism: another shard size (and so another split of the trials
 	// over nodes) gives the same numbers.
 	_, res = runSpec(t, writeSpec(t, dir, "wc2.yaml", lastIterateSpec(wcInit, "  shard_size: 37\n")), o)

@@ -731,7 +731,13 @@ func estimateRepeat(p estimateParams, key string, scores []float64, worlds []boo
 	if err != nil {
 		return repeatEstimate{}, err
 	}
+	var extra []Output
+	if p.WorstCase != nil {
+		// The last-iterate paper's number: its seed spread over repeats.
+		extra = []Output{{"epsilon_gdp_estimate_lo", pipeline.Float64, r.GDP.EpsilonLower}}
+	}
 	return repeatEstimate{
+		extra: extra,
 		outs: []Output{
 			{"epsilon_point", pipeline.Float64, r.EpsilonPoint},
 			{"threshold", pipeline.Float64, r.Threshold},

@@ -125,8 +125,10 @@ type worstCaseDiag struct {
 }
 
 // worstCaseColumns are the summary columns of an audit with
-// worst_case_init (after the estimator's).
-var worstCaseColumns = []string{"initial_model", "init_held_out", "init_train_loss", "init_target_loss", "init_target_label"}
+// worst_case_init: the median, min and max over repeats of the paper's
+// estimate (epsilon_gdp_estimate_lo), then θ_0's description.
+var worstCaseColumns = []string{"epsilon_gdp_estimate_lo_median", "epsilon_gdp_estimate_lo_min", "epsilon_gdp_estimate_lo_max",
+	"initial_model", "init_held_out", "init_train_loss", "init_target_loss", "init_target_label"}
 
 // outputs evaluates the crafted θ_0 of craftDir: the training records' mean
 // loss (small: the records barely move θ) and the target's (large: its
