@@ -27,9 +27,9 @@ audit:
 ` + shard + init
 }
 
-// A last-iterate audit from a worst-case θ_0 runs end to end: the trials
-// start from the pre-trained θ_0 (their scores differ from the same game
-// from the crafter's random θ_0), the paper's estimator is reported as the
+// A last-iterate audit from a worst-case θ_0 runs end to end: the summary
+// describes the pre-trained θ_0 (that trials start from it is checked in
+// attack, TestCraftedInitIsTheStart), the paper's estimator is reported as the
 // post-hoc GDP estimate (never valid, never a violation), and the numbers
 // do not depend on the shard size. (That pre-training makes the target
 // stand out is checked in stages, TestWorstCaseInitShrinksOtherGradients;
