@@ -152,6 +152,11 @@ type Crafted struct {
 	// (learn.NewModel's seed). Trials start from it unless the game asks
 	// for a fresh initialisation per trial.
 	InitSeed uint64 `json:"init_seed"`
+	// Init, if set, is θ₀ itself (the model of InitSeed's architecture,
+	// trained further by the auditor: the worst-case initial parameters of
+	// a last-iterate audit, Annamalai & De Cristofaro 2024). Trials start
+	// from it; a fresh initialisation per trial is refused with it.
+	Init Floats `json:"init,omitempty"`
 	// Exclude lists indices of the caller's training set left out of both
 	// worlds (e.g. the record that becomes Target, for "remove" adjacency).
 	Exclude []int `json:"exclude,omitempty"`

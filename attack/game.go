@@ -137,6 +137,17 @@ func NewGame(cfg GameConfig) (*Game, error) {
 	if err != nil {
 		return nil, invalidf("game: model: %v", err)
 	}
+	if c.Init != nil {
+		if cfg.RandomInit {
+			return nil, invalidf("game: %s fixes θ_0 (crafted initial parameters); a random initialisation per trial would discard it", c.Kind)
+		}
+		if len(c.Init) != m.NumParams() {
+			return nil, invalidf("game: crafted θ_0 has %d parameters, the model has %d", len(c.Init), m.NumParams())
+		}
+		if err := m.SetParams(c.Init); err != nil {
+			return nil, invalidf("game: crafted θ_0: %v", err)
+		}
+	}
 	if !cfg.RandomInit {
 		g.init = m
 	}

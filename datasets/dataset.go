@@ -20,6 +20,9 @@ type Dataset struct {
 // Classes and ClassNames.
 type Split struct {
 	Train, Test *Dataset
+	// HeldOut is set when Options.HeldOut > 0: training-pool examples
+	// disjoint from Train (see Options.HeldOut).
+	HeldOut *Dataset
 }
 
 // Row returns example i as a slice aliasing X.

@@ -54,10 +54,22 @@ type Options struct {
 	Flatten bool
 	// Seed drives the subsample and, for synthetic sources, the data itself.
 	Seed uint64
+	// HeldOut > 0 also returns Split.HeldOut: that many examples of the
+	// training pool that are NOT in Train (after the class filter), a
+	// uniform sample from the stream (Seed, "datasets", source,
+	// "held_out"), normalised like Train. An auditor pre-trains its
+	// worst-case initial model on them (Annamalai & De Cristofaro 2024), so
+	// they must be disjoint from the training records. Asking for more than
+	// the pool holds beyond Train is an error. (The JSON tag keeps the
+	// encoding, and so every cache key, of options without it unchanged.)
+	HeldOut int `json:",omitempty"`
 }
 
 // validate checks the options that do not depend on the data.
 func (o *Options) validate() error {
+	if o.HeldOut < 0 {
+		return invalidf("held-out size %d must be ≥ 0 (0 = none)", o.HeldOut)
+	}
 	if o.TrainSize < 0 || o.TestSize < 0 {
 		return invalidf("train size %d and test size %d must be ≥ 0 (0 = all)", o.TrainSize, o.TestSize)
 	}

@@ -34,21 +34,41 @@ func apply(sd *sourceData, o Options) (*Split, error) {
 	if err != nil {
 		return nil, err
 	}
+	var heldIdx []int
+	if o.HeldOut > 0 {
+		if heldIdx, err = chooseHeldOut(sd, classMap, trainIdx, o); err != nil {
+			return nil, err
+		}
+	}
 	div := 1.0
 	if mode == NormalizeUnit {
 		div = sd.unitMax
 	}
 	train := materialise(sd, &sd.train, trainIdx, classMap, div, names)
 	test := materialise(sd, &sd.test, testIdx, classMap, div, names)
+	var held *Dataset
+	if heldIdx != nil {
+		held = materialise(sd, &sd.train, heldIdx, classMap, div, names)
+	}
 	if mode == NormalizeStandardize {
 		mean, inv := featureStats(train)
 		standardize(train, mean, inv)
 		standardize(test, mean, inv)
+		if held != nil {
+			standardize(held, mean, inv)
+		}
 	}
-	for _, part := range []struct {
+	parts := []struct {
 		label string
 		ds    *Dataset
-	}{{"train", train}, {"test", test}} {
+	}{{"train", train}, {"test", test}}
+	if held != nil {
+		parts = append(parts, struct {
+			label string
+			ds    *Dataset
+		}{"held-out", held})
+	}
+	for _, part := range parts {
 		// Bytes cannot encode NaN or Inf, and the steps above map finite
 		// bytes to finite values, so only float sources (and
 		// standardisation, which divides) need the scan.
@@ -67,7 +87,35 @@ func apply(sd *sourceData, o Options) (*Split, error) {
 			part.ds.Shape = []int{part.ds.D}
 		}
 	}
-	return &Split{Train: train, Test: test}, nil
+	return &Split{Train: train, Test: test, HeldOut: held}, nil
+}
+
+// chooseHeldOut draws o.HeldOut rows of the training pool (after the class
+// filter) outside trainIdx, uniformly from their own stream, in ascending
+// order.
+func chooseHeldOut(sd *sourceData, classMap []int32, trainIdx []int, o Options) ([]int, error) {
+	in := make(map[int]bool, len(trainIdx))
+	for _, i := range trainIdx {
+		in[i] = true
+	}
+	rest := make([]int, 0, sd.train.n-len(trainIdx))
+	for i, y := range sd.train.y {
+		if classMap[y] >= 0 && !in[i] {
+			rest = append(rest, i)
+		}
+	}
+	if o.HeldOut > len(rest) {
+		return nil, invalidf("%s: held-out size %d exceeds the %d training-pool examples outside the training set of %d",
+			sd.name, o.HeldOut, len(rest), len(trainIdx))
+	}
+	r := rng.New(o.Seed, "datasets", sd.name, "held_out")
+	for i := 0; i < o.HeldOut; i++ {
+		j := i + r.IntN(len(rest)-i)
+		rest[i], rest[j] = rest[j], rest[i]
+	}
+	idx := rest[:o.HeldOut]
+	slices.Sort(idx)
+	return idx, nil
 }
 
 // chooseRows applies the class filter and the subsample to one pool and

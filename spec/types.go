@@ -288,6 +288,10 @@ type Audit struct {
 	// Sequential audits (audit/sequential.go).
 	Stop       string      `yaml:"stop" default:"fixed" enum:"fixed|sequential" doc:"fixed: run audit.trials trials, then estimate. sequential: an anytime-valid audit — look at the trials at doubling trial counts (audit.sequential.first_look, twice that, …, audit.trials), each look with its own split threshold and miss probability α/(k(k+1)), and stop at the first look that refutes the claim (or when audit.trials, the budget, is spent); trials beyond the stopping look are not computed. Columns sequential_*."`
 	Sequential *Sequential `yaml:"sequential" doc:"Settings of stop: sequential."`
+
+	// WorstCaseInit stands apart so that gofmt's alignment of the block
+	// above is untouched (merge-friendly); spec/types_lastiter.go.
+	WorstCaseInit *WorstCaseInit `yaml:"worst_case_init" doc:"Last-iterate black-box audit with worst-case initial parameters (Annamalai & De Cristofaro 2024): θ_0 is pre-trained without privacy on held-out records of the training pool (disjoint from the training set) and fixed for every trial."`
 }
 
 // Sequential configures a sequential audit (audit.stop: sequential).

@@ -62,6 +62,9 @@ type craftParams struct {
 	Crafter spec.Crafter `json:"crafter"`
 	Seed    uint64       `json:"seed"`
 	Init    uint64       `json:"init_seed"`
+	// WorstCase pre-trains θ_0 on Data's held-out records (absent: the
+	// key of a craft without it is unchanged).
+	WorstCase *spec.WorstCaseInit `json:"worst_case_init,omitempty"`
 }
 
 type shardParams struct {
@@ -130,6 +133,9 @@ type estimateParams struct {
 
 	// Sequential: audit.stop sequential (audit_sequential.go).
 	Sequential *seqParams `json:"sequential,omitempty"`
+	// WorstCase: the last-iterate audit's θ_0 (audit.worst_case_init);
+	// the craft node of repeat 0 is then the estimate's last input.
+	WorstCase *worstCaseDiag `json:"worst_case_init,omitempty"`
 }
 
 // mechanismConfig is a DP-SGD configuration as an accountant sees it: the
@@ -252,6 +258,9 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	}
 	claim := claimOf(a, trained)
 	repeats := max(a.Repeats, 1)
+	if err := checkWorstCaseInit(exp); err != nil {
+		return pointStage{}, nil, err
+	}
 	ep := estimateParams{
 		Estimator: a.Estimator, Method: a.Threshold, SplitFraction: a.SplitFraction, Splits: a.Splits, Grid: a.BonferroniGrid, Confidence: a.Confidence,
 		Delta: d.Delta, Seed: exp.Seed, Trials: a.Trials, Claim: claim, Trained: trained, Familywise: a.Familywise,
@@ -269,6 +278,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	}
 	var shards []*pipeline.Node
 	var label string
+	var initCraft *pipeline.Node // the worst-case θ_0's craft node, if any
 	if exp.Model.Ideal != nil {
 		sp := idealShardParams{Seed: exp.Seed, Sampling: d.SamplingRate, Steps: d.Steps, Sigma: d.NoiseMultiplier,
 			SigmaD: claim.NoiseMultiplier, RandomWorld: a.Estimator == "one_run", Shuffle: trained.Sampling == "shuffle"}
@@ -349,6 +359,10 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 			key := repeatKey(hashKey(game), r)
 			if r == 0 {
 				ep.Key, ep.Score, ep.LowerWorld1 = key, dist.ScoreNames()[0], dist.LowerMeansWorld1()
+				if wc := exp.Audit.WorstCaseInit; wc != nil {
+					ep.WorstCase = &worstCaseDiag{Init: *wc, Data: game.Data, Arch: game.Arch}
+					initCraft = craft
+				}
 			}
 			ep.RepeatKeys = append(ep.RepeatKeys, key)
 			for first, k := 0, 0; first < a.Trials; first, k = first+size, k+1 {
@@ -372,23 +386,41 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 	if a.Estimator == "one_run" || a.Estimator == "per_step" {
 		method = a.Estimator
 	}
+	inputs := shards
+	if initCraft != nil {
+		inputs = append(slices.Clip(shards), initCraft)
+	}
 	est := &pipeline.Node{
-		Kind: "estimate", Version: estimateVersion, Params: ep, Inputs: shards,
+		Kind: "estimate", Version: estimateVersion, Params: ep, Inputs: inputs,
 		SameCodeInputs: true, // never one estimate over shards of two builds
 		Label:          fmt.Sprintf("%s (%d trials, %s%s)", label, a.Trials, method, repeatLabel(repeats-1, repeats)),
 		Slot:           fmt.Sprintf("%s/estimate/%d", name, pt.Index),
 		Run: func(ctx context.Context, w *pipeline.Work) error {
-			outs, err := runEstimate(ep, w.Inputs)
+			dirs := w.Inputs
+			var diag []Output
+			if ep.WorstCase != nil {
+				var err error
+				if diag, err = ep.WorstCase.outputs(dirs[len(dirs)-1], env.DataDir); err != nil {
+					return err
+				}
+				dirs = dirs[:len(dirs)-1]
+			}
+			outs, err := runEstimate(ep, dirs)
 			if err != nil {
 				return err
 			}
+			outs = append(outs, diag...)
 			if ep.MeasureCPU {
 				outs = append(outs, Output{"audit_cpu_seconds", pipeline.Float64, w.UpstreamCPUSeconds()})
 			}
 			return writeValues(w.Dir, outs)
 		},
 	}
-	return pointStage{node: est, columns: estimateColumns(ep)}, shards, nil
+	cols := estimateColumns(ep)
+	if ep.WorstCase != nil {
+		cols = append(cols, worstCaseColumns...)
+	}
+	return pointStage{node: est, columns: cols}, shards, nil
 }
 
 func repeatLabel(r, repeats int) string {
@@ -446,6 +478,13 @@ func auditGameFor(name string, pt spec.Point, env Env, claimed float64, repeat i
 	known := td
 	known.NoiseMultiplier = claimed
 	cp := craftParams{Data: data, Arch: arch, DPSGD: known, Crafter: *exp.Crafter}
+	if wc := exp.Audit.WorstCaseInit; wc != nil {
+		if cp.Data, err = worstCaseData(exp, data, env.DataDir); err != nil {
+			return auditGame{}, nil, err
+		}
+		w := *wc
+		cp.WorstCase = &w
+	}
 	ck := hashKey(cp)
 	cp.Seed = rng.Seed(uint64(exp.Seed), "craft", repeatKey(ck, repeat))
 	cp.Init = rng.Seed(uint64(exp.Seed), "init", repeatKey(ck, repeat))
@@ -475,6 +514,11 @@ func runCraft(p craftParams, dataDir string, w *pipeline.Work) error {
 	})
 	if err != nil {
 		return err
+	}
+	if p.WorstCase != nil {
+		if err := worstCaseInit(crafted, p, split); err != nil {
+			return err
+		}
 	}
 	b, err := crafted.MarshalBinary()
 	if err != nil {
@@ -736,7 +780,13 @@ func estimateRepeat(p estimateParams, key string, scores []float64, worlds []boo
 	if err != nil {
 		return repeatEstimate{}, err
 	}
+	var extra []Output
+	if p.WorstCase != nil {
+		// The last-iterate paper's number: its seed spread over repeats.
+		extra = []Output{{"epsilon_gdp_estimate_lo", pipeline.Float64, r.GDP.EpsilonLower}}
+	}
 	return repeatEstimate{
+		extra: extra,
 		outs: []Output{
 			{"epsilon_point", pipeline.Float64, r.EpsilonPoint},
 			{"threshold", pipeline.Float64, r.Threshold},
