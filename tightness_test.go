@@ -13,8 +13,7 @@ import (
 // tightnessFamilies are the rows examples/audit/tightness.yaml must hold
 // per ε, with the headline estimate each shows and how many DP-SGD
 // trainings it costs. Dropping a family from the example fails
-// TestTightnessTable. (The last-iterate family joins after helper
-// lastiter's merge: see the spec's comment.)
+// TestTightnessTable.
 var tightnessFamilies = []struct {
 	family, headline string
 	runs             int64 // in the shrunk spec below
@@ -23,12 +22,14 @@ var tightnessFamilies = []struct {
 	{"classic_gdp", "gdp_fit", 40}, {"classic_gdp", "gdp_fit", 80},
 	{"one_run", "one_run", 1}, {"one_run_fdp", "one_run_fdp", 1}, {"one_run_os", "one_run_order_stats", 1},
 	{"per_step", "per_step_gdp", 1}, {"per_step", "per_step_gdp", 10},
+	{"last_iterate_cp", "eps_delta_cp", 40}, {"last_iterate_cp", "eps_delta_cp", 80},
+	{"last_iterate_gdp", "gdp_fit", 40}, {"last_iterate_gdp", "gdp_fit", 80},
 }
 
 // The tightness comparison, shrunk to seconds: the example spec itself,
 // on the embedded digits instead of MNIST (64 + 1 logistic-regression
 // parameters, so 60 canaries), 200 steps, ε = 4 only and 40/80 classic
-// trials. Every family gives one row with the headline columns filled
+// trials, 60 held-out records for the last iterate's θ_0. Every family gives one row with the headline columns filled
 // alike, its training count and a measured CPU time, and the figure is
 // drawn.
 func TestTightnessTable(t *testing.T) {
@@ -45,6 +46,8 @@ func TestTightnessTable(t *testing.T) {
 		{"train_size: 1000", "train_size: 200", 1},
 		{"steps: 1000", "steps: 200", 1},
 		{"target_epsilon: [1, 2, 4, 8, 10]", "target_epsilon: [4]", 1},
+		// digits has 69 training-pool records outside 200 training ones.
+		{"{held_out: 5000}", "{held_out: 60}", 4},
 	} {
 		if c := strings.Count(s, r.old); c != r.n {
 			t.Fatalf("the example has %d × %q, want %d: update this test with the example", c, r.old, r.n)
@@ -58,7 +61,7 @@ func TestTightnessTable(t *testing.T) {
 	for i, l := range lines {
 		if strings.HasPrefix(strings.TrimSpace(l), "audit.trials:") {
 			found = true
-			lines[i] = strings.NewReplacer("10000,", "80,", "1000,", "40,", "784,", "60,", "784]", "60]").Replace(l)
+			lines[i] = strings.NewReplacer("10000,", "80,", "10000]", "80]", "1000,", "40,", "784,", "60,", "784]", "60]").Replace(l)
 		}
 	}
 	if !found {
@@ -91,6 +94,9 @@ func TestTightnessTable(t *testing.T) {
 		t.Logf("%-12s %-20s runs %3d  ε_lb %.3f / %.3f = %.3f  valid %v  CPU %.2f s  (%v)", want.family, want.headline, want.runs, lb, acc, ratio, r["headline_valid"], cpu, r["headline_claim"])
 		if math.Abs(acc-4) > 0.01 || !(cpu > 0) {
 			t.Errorf("%s: accountant ε %v (want 4), CPU %v s", want.family, acc, cpu)
+		}
+		if strings.HasPrefix(want.family, "last_iterate") && r["init_held_out"] != int64(60) {
+			t.Errorf("%s: init_held_out %v, want 60: the last iterate must start from the worst-case θ_0", want.family, r["init_held_out"])
 		}
 		if want.headline == "one_run_order_stats" {
 			// T = 200 steps at q = 0.01: no order-statistics family.
