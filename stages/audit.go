@@ -443,15 +443,8 @@ func repeatSlot(r int) string {
 // repeated); repeat 0 keeps the seeds of an audit without repeats.
 func auditGameFor(name string, pt spec.Point, env Env, claimed float64, repeat int, g *pipeline.Graph) (auditGame, *pipeline.Node, error) {
 	exp := pt.Exp
-	arch, flatten, err := archFor(exp.Model)
+	arch, data, err := trainedModel(exp, env.DataDir)
 	if err != nil {
-		return auditGame{}, nil, &PathError{"model.arch", err}
-	}
-	data, err := datasetParams(exp.Dataset, exp.Seed, flatten)
-	if err != nil {
-		return auditGame{}, nil, &PathError{"dataset.source", err}
-	}
-	if err := checkTrainable(data, arch, env.DataDir); err != nil {
 		return auditGame{}, nil, err
 	}
 	crafter, err := crafterFor(exp.Crafter)

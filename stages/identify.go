@@ -100,15 +100,8 @@ var identColumns = []string{
 // identifyStages builds the identifiability audit of one point.
 func identifyStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointStage, []*pipeline.Node, error) {
 	exp, id := pt.Exp, pt.Exp.Identifiability
-	arch, flatten, err := archFor(exp.Model)
+	arch, data, err := trainedModel(exp, env.DataDir)
 	if err != nil {
-		return pointStage{}, nil, &PathError{"model.arch", err}
-	}
-	data, err := datasetParams(exp.Dataset, exp.Seed, flatten)
-	if err != nil {
-		return pointStage{}, nil, &PathError{"dataset.source", err}
-	}
-	if err := checkTrainable(data, arch, env.DataDir); err != nil {
 		return pointStage{}, nil, err
 	}
 	split, err := loadSplit(data, env.DataDir)

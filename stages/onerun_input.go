@@ -52,15 +52,8 @@ type oneRunInputParams struct {
 // adds one training node per repeat.
 func oneRunInputStages(name string, pt spec.Point, env Env, repeats int, g *pipeline.Graph) (string, []string, []*pipeline.Node, error) {
 	exp := pt.Exp
-	arch, flatten, err := archFor(exp.Model)
+	arch, data, err := trainedModel(exp, env.DataDir)
 	if err != nil {
-		return "", nil, nil, &PathError{"model.arch", err}
-	}
-	data, err := datasetParams(exp.Dataset, exp.Seed, flatten)
-	if err != nil {
-		return "", nil, nil, &PathError{"dataset.source", err}
-	}
-	if err := checkTrainable(data, arch, env.DataDir); err != nil {
 		return "", nil, nil, err
 	}
 	crafter, err := crafterFor(exp.Crafter)

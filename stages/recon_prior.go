@@ -274,15 +274,8 @@ func reconBound(name string, pt spec.Point, p *spec.ReconPriorAware, claimed flo
 // reconGameFor checks a trained reconstruction game at compile time.
 func reconGameFor(pt spec.Point, p *spec.ReconPriorAware, inv *recon.Inversion, env Env, claimed float64, rule string) (reconGame, error) {
 	exp := pt.Exp
-	arch, flatten, err := archFor(exp.Model)
+	arch, data, err := trainedModel(exp, env.DataDir)
 	if err != nil {
-		return reconGame{}, &PathError{"model.arch", err}
-	}
-	data, err := datasetParams(exp.Dataset, exp.Seed, flatten)
-	if err != nil {
-		return reconGame{}, &PathError{"dataset.source", err}
-	}
-	if err := checkTrainable(data, arch, env.DataDir); err != nil {
 		return reconGame{}, err
 	}
 	split, err := loadSplit(data, env.DataDir)

@@ -103,15 +103,8 @@ func archFor(m *spec.Model) (learn.Arch, bool, error) {
 // trainStages makes K run nodes and the per-point aggregate for a point.
 func trainStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointStage, error) {
 	exp := pt.Exp
-	arch, flatten, err := archFor(exp.Model)
+	arch, data, err := trainedModel(exp, env.DataDir)
 	if err != nil {
-		return pointStage{}, &PathError{"model.arch", err}
-	}
-	data, err := datasetParams(exp.Dataset, exp.Seed, flatten)
-	if err != nil {
-		return pointStage{}, &PathError{"dataset.source", err}
-	}
-	if err := checkTrainable(data, arch, env.DataDir); err != nil {
 		return pointStage{}, err
 	}
 	d := exp.DPSGD
@@ -171,6 +164,23 @@ func trainStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 // checkTrainable loads the data (cached for the run) and builds the model
 // once, so that missing files, empty class filters and shape mismatches are
 // reported before anything runs.
+// trainedModel is the architecture and data parameters of a spec point
+// that trains a model, checked against each other (positioned errors).
+func trainedModel(exp *spec.Experiment, dataDir string) (learn.Arch, dataParams, error) {
+	arch, flatten, err := archFor(exp.Model)
+	if err != nil {
+		return learn.Arch{}, dataParams{}, &PathError{"model.arch", err}
+	}
+	data, err := datasetParams(exp.Dataset, exp.Seed, flatten)
+	if err != nil {
+		return learn.Arch{}, dataParams{}, &PathError{"dataset.source", err}
+	}
+	if err := checkTrainable(data, arch, dataDir); err != nil {
+		return learn.Arch{}, dataParams{}, err
+	}
+	return arch, data, nil
+}
+
 func checkTrainable(data dataParams, arch learn.Arch, dataDir string) error {
 	split, err := loadSplit(data, dataDir)
 	if err != nil {
