@@ -39,6 +39,8 @@ type arch struct {
 	axpy func(alpha float32, x, y []float32)
 	scal func(alpha float32, x []float32)
 	tanh func(dst, x []float32)
+	// reluGrad is ReLUGrad on len(d) a multiple of 16; nil: portable loop.
+	reluGrad func(d, g, y []float32)
 
 	rows rowKernels
 }
