@@ -27,9 +27,7 @@ func (a *activation) forward(s *scratch, in, out []float32, b int) {
 	x, y := in[:b*a.n], out[:b*a.n]
 	switch a.kind {
 	case ReLU:
-		for i, v := range x {
-			y[i] = max(v, 0)
-		}
+		gemm.ReLU(y, x) // y[i] = max(x[i], 0), vectorised
 	case Tanh:
 		tanhSlice(y, x)
 	case ELU:

@@ -41,6 +41,8 @@ type arch struct {
 	tanh func(dst, x []float32)
 	// reluGrad is ReLUGrad on len(d) a multiple of 16; nil: portable loop.
 	reluGrad func(d, g, y []float32)
+	// relu is ReLU on len(y) a multiple of 16; nil: portable loop.
+	relu func(y, x []float32)
 
 	rows rowKernels
 }

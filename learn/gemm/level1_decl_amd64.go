@@ -34,3 +34,9 @@ func reluGradAVX512(d, g, y []float32)
 
 //go:noescape
 func reluGradAVX2(d, g, y []float32)
+
+//go:noescape
+func reluAVX512(y, x []float32)
+
+//go:noescape
+func reluAVX2(y, x []float32)

@@ -5,6 +5,34 @@ import (
 	"math"
 )
 
+// ReLU sets y[i] = max(x[i], 0) for i < len(y), bit for bit as Go's max
+// compiles on this platform: +0 for x[i] ≤ 0 (−0 included), x[i] when it
+// is positive; a NaN stays a NaN (on amd64 with its sign cleared, which
+// the assembly paths copy; TestReLUMatchesMax). x must
+// be at least as long as y; y may alias x. Issue 12: the scalar loop was
+// 3% of an MLP 784-512-10 step.
+func ReLU(y, x []float32) {
+	if len(x) < len(y) {
+		panic(fmt.Sprintf("gemm.ReLU: len(x) = %d < len(y) = %d", len(x), len(y)))
+	}
+	n := 0
+	if current.relu != nil {
+		n = len(y) / 16 * 16
+		if n > 0 {
+			current.relu(y[:n], x)
+		}
+	}
+	reluGo(y[n:], x[n:])
+}
+
+// reluGo is the portable ReLU.
+func reluGo(y, x []float32) {
+	x = x[:len(y)]
+	for i, v := range x {
+		y[i] = max(v, 0)
+	}
+}
+
 // ReLUGrad sets d[i] = g[i] where the ReLU output y[i] is positive and +0
 // elsewhere, for i < len(d), exactly as the plain loop
 //
