@@ -2,8 +2,9 @@ package learn
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
+
+	"github.com/dpaudit/dpaudit/learn/gemm"
 )
 
 // activation applies a pointwise nonlinearity to n values per example. Its
@@ -26,9 +27,7 @@ func (a *activation) forward(s *scratch, in, out []float32, b int) {
 	x, y := in[:b*a.n], out[:b*a.n]
 	switch a.kind {
 	case ReLU:
-		for i, v := range x {
-			y[i] = max(v, 0)
-		}
+		gemm.ReLU(y, x) // y[i] = max(x[i], 0), vectorised
 	case Tanh:
 		tanhSlice(y, x)
 	case ELU:
@@ -57,11 +56,9 @@ func (a *activation) backward(s *scratch, in, out, dOut, dIn []float32, b int, s
 	switch a.kind {
 	case ReLU:
 		// Branch-free: y ≥ 0, and y > 0 exactly when its bits, read as an
-		// int32, are positive, so −bits >> 31 is an all-ones mask.
-		for i, v := range y {
-			mask := uint32(-int32(math.Float32bits(v)) >> 31)
-			d[i] = math.Float32frombits(math.Float32bits(g[i]) & mask)
-		}
+		// int32, are positive, so −bits >> 31 is an all-ones mask
+		// (gemm.ReLUGrad: that loop, vectorised).
+		gemm.ReLUGrad(d, g, y)
 	case Tanh:
 		// float32(v·v) keeps 1 − v² from fusing into an FMA on some
 		// platforms (see gemm.Tanh32).

@@ -3,8 +3,6 @@ package learn
 import (
 	"fmt"
 	"math/rand/v2"
-
-	"github.com/dpaudit/dpaudit/learn/gemm"
 )
 
 // dense is a fully connected layer y = W·a + b with W stored out×in
@@ -55,7 +53,7 @@ func (d *dense) newScratch(maxB int) *scratch {
 }
 
 func (d *dense) forward(s *scratch, in, out []float32, b int) {
-	gemm.Sgemm(false, true, b, d.out, d.in, 1, in, d.in, d.w, d.in, 0, out, d.out)
+	sgemm(s.threads, false, true, b, d.out, d.in, 1, in, d.in, d.w, d.in, 0, out, d.out)
 	if d.hasBias {
 		addBiasRows(out, b, d.b)
 	}
@@ -63,7 +61,7 @@ func (d *dense) forward(s *scratch, in, out []float32, b int) {
 
 func (d *dense) backward(s *scratch, in, out, dOut, dIn []float32, b int, sq []float64, norms bool) {
 	if dIn != nil {
-		gemm.Sgemm(false, false, b, d.in, d.out, 1, dOut, d.out, d.w, d.in, 0, dIn, d.in)
+		sgemm(s.threads, false, false, b, d.in, d.out, 1, dOut, d.out, d.w, d.in, 0, dIn, d.in)
 	}
 	if !norms {
 		return
@@ -90,7 +88,7 @@ func (d *dense) clippedSum(s *scratch, in, dOut, c []float32, b int, grad []floa
 		return
 	}
 	scaleRows(s.scaled, dOut, b, d.out, c)
-	gemm.Sgemm(true, false, d.out, d.in, b, 1, s.scaled, d.out, in, d.in, 0, gw, d.in)
+	sgemm(s.threads, true, false, d.out, d.in, b, 1, s.scaled, d.out, in, d.in, 0, gw, d.in)
 	if d.hasBias {
 		colSums(s.scaled, b, d.out, grad[d.in*d.out:d.numParams()])
 	}

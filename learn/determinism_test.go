@@ -92,6 +92,20 @@ func TestHookStreamIdenticalForAnyThreadCount(t *testing.T) {
 	}
 }
 
+// TestOneChunkSplitGEMMsIdentical: when a step is one chunk, the idle
+// workers share its GEMMs (sgemm → gemm.SgemmParallel); an MLP 784-512-10
+// with batches of ≈ 60 (one chunk, 48 MFLOP per first-layer product, over
+// minParallelFlops) must train to the same bits on 1, 2 and 3 threads.
+func TestOneChunkSplitGEMMsIdentical(t *testing.T) {
+	a := Arch{Kind: KindMLP, Hidden: []int{512}}
+	want, _ := streamHash(t, a, []int{784}, 1, 0, 11, false)
+	for _, threads := range []int{2, 3} {
+		if got, _ := streamHash(t, a, []int{784}, threads, 0, 11, false); got != want {
+			t.Errorf("threads %d: hash %x, want %x (threads 1)", threads, got, want)
+		}
+	}
+}
+
 // TestObservingDoesNotChangeTraining: requesting per-example gradients and
 // the clean sum leaves the final parameters bit-identical.
 func TestObservingDoesNotChangeTraining(t *testing.T) {

@@ -152,6 +152,26 @@ func TestAddNormalStream(t *testing.T) {
 	}
 }
 
+// TestAddNormalStreamScaleChange: the scan of a buffer (its draws times
+// scale) must be redone when the scale changes mid-buffer; calls alternate
+// scales and end mid-buffer.
+func TestAddNormalStreamScaleChange(t *testing.T) {
+	ref := rand.NewChaCha8(rng.Key(10, "stream-test"))
+	buf := newWordStream(rng.Key(10, "stream-test"))
+	for call := range 40 {
+		scale := []float32{3, 0.5, 3, 1e-3}[call%4]
+		n := 37 + 50*call
+		want, got := make([]float32, n), make([]float32, n)
+		addNormal(ref, want, scale)
+		addNormalStream(buf, got, scale)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("call %d (scale %v): element %d = %v, want %v", call, scale, i, got[i], want[i])
+			}
+		}
+	}
+}
+
 // TestWedgeSqueeze: the squeeze never contradicts the exponential. For every
 // layer, points of its wedge with y uniform over the layer's height and y
 // within 1e−12…1e−6 of expNeg's value on either side: wherever zigSqueeze

@@ -1,7 +1,9 @@
 package learn
 
 import (
+	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/dpaudit/dpaudit/learn/gemm"
 	"github.com/dpaudit/dpaudit/learn/internal/chacha8"
@@ -18,7 +20,20 @@ type wordStream struct {
 	src    *chacha8.Stream
 	buf    chacha8.Buffer
 	pos, n int // buf[pos:n] are unread
+
+	// The vector scan of buf (gemm.ZigguratScan), valid while scanned and
+	// for scale scanScale: vals[2w], vals[2w+1] are word w's two draws
+	// times scale when bit w of slow (little-endian) is clear.
+	scanned   bool
+	scanScale float32
+	vals      [2 * scanWords]float32
+	slow      [scanWords / 8]uint8
 }
+
+// scanWords is how many words of a buffer the scan covers: Words rounded
+// up to whole groups of 8, which chacha8.Buffer holds (the words past
+// Words are never consumed as draws).
+const scanWords = (chacha8.Words + 7) / 8 * 8
 
 func newWordStream(seed [32]byte) *wordStream { return &wordStream{src: chacha8.New(seed)} }
 
@@ -39,16 +54,79 @@ func (s *wordStream) unit() float64 { return float64(s.Uint64()>>11+1) / (1 << 5
 func (s *wordStream) refill() {
 	s.src.Next(&s.buf)
 	s.pos, s.n = 0, chacha8.Words
+	s.scanned = false
+}
+
+// fastRun returns the number of words from pos on before the first one
+// the scan flagged slow (up to scanWords − pos).
+func (s *wordStream) fastRun() int {
+	lo := binary.LittleEndian.Uint64(s.slow[0:8])
+	hi := binary.LittleEndian.Uint64(s.slow[8:16])
+	if s.pos < 64 {
+		if m := lo >> s.pos; m != 0 {
+			return bits.TrailingZeros64(m)
+		}
+		return 64 - s.pos + bits.TrailingZeros64(hi)
+	}
+	return bits.TrailingZeros64(hi >> (s.pos - 64)) // 64 when none: more than is left
 }
 
 // addNormalStream is addNormal on a buffered stream: runs of words whose
-// two draws are both on the ziggurat's fast path (≈ 97.6% of words) go
-// through gemm.ZigguratFast, 16 draws per AVX-512 instruction sequence; a
-// word with a slow draw, and an odd last element, take addNormal's scalar
-// steps. Issue 12: the noise took 36% of an MLP 784-512-10 step at one
-// thread.
+// two draws are both on the ziggurat's fast path (≈ 97.6% of words) are
+// turned into draws 16 at a time by AVX-512 (gemm.ZigguratScan, else
+// gemm.ZigguratFast); a word with a slow draw, and an odd last element,
+// take addNormal's scalar steps. Issue 12: the noise took 36% of an MLP
+// 784-512-10 step at one thread.
 func addNormalStream(s *wordStream, dst []float32, scale float32) bool {
+	k, ok := addNormalScanned(s, dst, scale)
+	if !ok {
+		k = addNormalStopping(s, dst, k, scale)
+	}
+	if k < len(dst) {
+		dst[k] += float32(scale * zigDraw(s, uint32(s.Uint64())))
+	}
+	ok, _ = allFinite(dst)
+	return ok
+}
+
+// addNormalScanned adds draws to dst in pairs while a vector scan is
+// available and returns how far it got (the pairs left are fewer than 2
+// values, or the scan is not available: ok false). A buffer is scanned
+// once, whole (gemm.ZigguratScan); the stretches before each slow word
+// are then added with one Axpy by 1, which is the plain float32 add
+// dst[k] + float32(scale·x) of addNormal. Issue 12: stopping the vector
+// loop at each slow word (one word in 18) made it pay its set-up every ≈ 2
+// groups.
+func addNormalScanned(s *wordStream, dst []float32, scale float32) (int, bool) {
 	k := 0
+	for k+2 <= len(dst) {
+		if s.pos == s.n {
+			s.refill()
+		}
+		if !s.scanned || s.scanScale != scale {
+			if !gemm.ZigguratScan(s.buf[:scanWords], &zigK, &zigW, scale, s.vals[:], s.slow[:]) {
+				return k, false
+			}
+			s.scanned, s.scanScale = true, scale
+		}
+		lim := min(s.n-s.pos, (len(dst)-k)/2)
+		r := min(s.fastRun(), lim)
+		if r > 0 {
+			gemm.Axpy(1, s.vals[2*s.pos:2*(s.pos+r)], dst[k:k+2*r])
+			s.pos += r
+			k += 2 * r
+		}
+		if r == lim {
+			continue
+		}
+		k = addSlowWord(s, dst, k, scale)
+	}
+	return k, true
+}
+
+// addNormalStopping is addNormalScanned with gemm.ZigguratFast, which stops
+// at each slow word: the path without the scan, from dst[k] on.
+func addNormalStopping(s *wordStream, dst []float32, k int, scale float32) int {
 	for k+2 <= len(dst) {
 		if s.pos == s.n {
 			s.refill()
@@ -60,19 +138,19 @@ func addNormalStream(s *wordStream, dst []float32, scale float32) bool {
 		if n == lim {
 			continue
 		}
-		// The next word has a draw off the fast path, which reads further
-		// words: addNormal's loop body for that one word.
-		u := s.Uint64()
-		x0, x1 := zigDraw(s, uint32(u)), zigDraw(s, uint32(u>>32))
-		a, b := dst[k]+float32(scale*x0), dst[k+1]+float32(scale*x1) // no FMA: same bits everywhere
-		dst[k], dst[k+1] = a, b
-		k += 2
+		k = addSlowWord(s, dst, k, scale)
 	}
-	if k < len(dst) {
-		dst[k] += float32(scale * zigDraw(s, uint32(s.Uint64())))
-	}
-	ok, _ := allFinite(dst)
-	return ok
+	return k
+}
+
+// addSlowWord is addNormal's loop body for a word with a draw off the fast
+// path (which reads further words), at dst[k], dst[k+1]; it returns k + 2.
+func addSlowWord(s *wordStream, dst []float32, k int, scale float32) int {
+	u := s.Uint64()
+	x0, x1 := zigDraw(s, uint32(u)), zigDraw(s, uint32(u>>32))
+	a, b := dst[k]+float32(scale*x0), dst[k+1]+float32(scale*x1) // no FMA: same bits everywhere
+	dst[k], dst[k+1] = a, b
+	return k + 2
 }
 
 // zigDraw is one draw from the 32-bit half-word h.

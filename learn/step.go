@@ -117,8 +117,11 @@ func (t *trainer) sumChunks(s int) error {
 		if K == 1 {
 			// One chunk: its sum is the batch's, written straight into
 			// t.sum instead of copied there (issue 12: the copy was 4–6%
-			// of an MLP 784-512-10 step).
+			// of an MLP 784-512-10 step). The other workers would be idle:
+			// the chunk's GEMMs use them (bit-identical for any T).
+			t.ws[0].setThreads(T)
 			t.runChunk(0, 0, t.sum)
+			t.ws[0].setThreads(1)
 			if bad := t.bad[0]; bad.record >= 0 {
 				return fmt.Errorf("step %d: record %d feature %d is %v", s, bad.record, bad.feature, t.badFeatureValue(bad))
 			}

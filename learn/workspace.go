@@ -62,6 +62,13 @@ func newWorkspace(m *Model, maxB int, inputGrad bool) *workspace {
 	return w
 }
 
+// setThreads lets the layers' GEMMs use n goroutines (see scratch.threads).
+func (w *workspace) setThreads(n int) {
+	for _, s := range w.scr {
+		s.threads = n
+	}
+}
+
 // forward runs the chunk in acts[0] (b examples) to the logits.
 func (w *workspace) forward(b int) {
 	for l, ly := range w.m.layers {

@@ -2,8 +2,8 @@
 // (Sgemm, SgemmParallel) that dominates DP-SGD training, the level-1 vector
 // kernels (Dot, Axpy, Scal, SumSquares) and the trainer's row/column
 // bookkeeping (ColSums, AddRowVector, ScaleRows, RowSumSquares, AllFinite,
-// Tanh), and the vector part of the trainer's Gaussian noise
-// (ZigguratFast).
+// Tanh, ReLU, ReLUGrad), and the vector part of the trainer's Gaussian
+// noise (ZigguratFast, ZigguratScan).
 //
 // # Paths
 //

@@ -39,6 +39,10 @@ type arch struct {
 	axpy func(alpha float32, x, y []float32)
 	scal func(alpha float32, x []float32)
 	tanh func(dst, x []float32)
+	// reluGrad is ReLUGrad on len(d) a multiple of 16; nil: portable loop.
+	reluGrad func(d, g, y []float32)
+	// relu is ReLU on len(y) a multiple of 16; nil: portable loop.
+	relu func(y, x []float32)
 
 	rows rowKernels
 }

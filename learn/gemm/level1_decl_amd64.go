@@ -28,3 +28,15 @@ func tanhAVX512(dst, x []float32)
 
 //go:noescape
 func tanhAVX2(dst, x []float32)
+
+//go:noescape
+func reluGradAVX512(d, g, y []float32)
+
+//go:noescape
+func reluGradAVX2(d, g, y []float32)
+
+//go:noescape
+func reluAVX512(y, x []float32)
+
+//go:noescape
+func reluAVX2(y, x []float32)

@@ -31,6 +31,28 @@ func ZigguratFast(w []uint64, kTab *[128]uint32, wTab *[128]float32, scale float
 	return n + zigguratGo(w[n:], kTab, wTab, scale, dst[2*n:])
 }
 
+// ZigguratScan is ZigguratFast without the stop, for callers that merge
+// the slow draws themselves (learn's addNormalStream): for every word n of
+// w (len(w) a multiple of 8) it sets vals[2n], vals[2n+1] to
+// float32(scale·x) of the word's two halves, rounded as ZigguratFast
+// rounds them, and sets bit n%8 of slow[n/8] when either half is off the
+// fast path (vals of such a word are meaningless). It reports false, doing
+// nothing, when no vector path is current: the caller then uses
+// ZigguratFast. Issue 12: with 2.8% of draws off the fast path, the
+// stopping loop ran ≈ 2 groups per call and paid its set-up each time.
+func ZigguratScan(w []uint64, kTab *[128]uint32, wTab *[128]float32, scale float32, vals []float32, slow []uint8) bool {
+	if zigguratScanVector == nil || current.name != "avx512" {
+		return false
+	}
+	if len(w)%8 != 0 || len(vals) < 2*len(w) || len(slow) < len(w)/8 {
+		panic(fmt.Sprintf("gemm.ZigguratScan: len(w) = %d (want a multiple of 8), len(vals) = %d, len(slow) = %d", len(w), len(vals), len(slow)))
+	}
+	if len(w) > 0 {
+		zigguratScanVector(w, kTab, wTab, scale, vals, slow)
+	}
+	return true
+}
+
 // zigguratGo is the portable ZigguratFast.
 func zigguratGo(w []uint64, kTab *[128]uint32, wTab *[128]float32, scale float32, dst []float32) int {
 	for n, u := range w {

@@ -7,6 +7,21 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func zigguratAVX512(w *uint64, groups int, kTab *uint32, wTab *float32, scale float32, dst *float32) int
 
+//go:noescape
+func zigguratScanAVX512(w *uint64, groups int, kTab *uint32, wTab *float32, scale float32, vals *float32, slow *uint8)
+
+// zigguratScanVector is ZigguratScan's kernel; nil without AVX-512.
+var zigguratScanVector = func() func(w []uint64, kTab *[128]uint32, wTab *[128]float32, scale float32, vals []float32, slow []uint8) {
+	if !cpu.X86.HasAVX512F || !cpu.X86.HasBMI2 {
+		return nil
+	}
+	return func(w []uint64, kTab *[128]uint32, wTab *[128]float32, scale float32, vals []float32, slow []uint8) {
+		_ = vals[2*len(w)-1]
+		_ = slow[len(w)/8-1]
+		zigguratScanAVX512(&w[0], len(w)/8, &kTab[0], &wTab[0], scale, &vals[0], &slow[0])
+	}
+}()
+
 // zigguratVector handles whole groups of 8 words (16 draws, one ZMM) with
 // gathers from the tables; nil without AVX-512 (the AVX2 gathers are too
 // slow to pay here). Used only while the AVX-512 path is current.

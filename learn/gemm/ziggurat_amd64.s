@@ -104,3 +104,72 @@ partial:
 	VMOVUPS Z2, K4, (DI)
 	ADDQ DX, AX
 	JMP done
+
+// func zigguratScanAVX512(w *uint64, groups int, kTab *uint32, wTab *float32, scale float32, vals *float32, slow *uint8)
+//
+// ZigguratScan over groups·8 words: every group's 16 lanes of scale·x go
+// to vals (lane 2n, 2n+1 for word n, whatever the path), and byte g of slow
+// gets bit n set when word 8g+n has a half off the fast path.
+TEXT ·zigguratScanAVX512(SB), NOSPLIT, $0-56
+	MOVQ w+0(FP), SI
+	MOVQ groups+8(FP), CX
+	MOVQ kTab+16(FP), R8
+	MOVQ wTab+24(FP), R9
+	VBROADCASTSS scale+32(FP), Z7
+	MOVQ vals+40(FP), DI
+	MOVQ slow+48(FP), R11
+	MOVL $0x7F, DX
+	VPBROADCASTD DX, Z6
+	MOVL $32, DX
+	VPBROADCASTD DX, Z9
+	MOVL $64, DX
+	VPBROADCASTD DX, Z10
+	MOVL $0x5555, R12
+	VMOVDQU32 0(R8), Z16
+	VMOVDQU32 64(R8), Z17
+	VMOVDQU32 128(R8), Z18
+	VMOVDQU32 192(R8), Z19
+	VMOVDQU32 256(R8), Z20
+	VMOVDQU32 320(R8), Z21
+	VMOVDQU32 384(R8), Z22
+	VMOVDQU32 448(R8), Z23
+	VMOVDQU32 0(R9), Z24
+	VMOVDQU32 64(R9), Z25
+	VMOVDQU32 128(R9), Z26
+	VMOVDQU32 192(R9), Z27
+	VMOVDQU32 256(R9), Z28
+	VMOVDQU32 320(R9), Z29
+	VMOVDQU32 384(R9), Z30
+	VMOVDQU32 448(R9), Z31
+	TESTQ CX, CX
+	JZ sdone
+
+sloop:
+	VMOVDQU32 (SI), Z0
+	VPANDD Z6, Z0, Z1        // layer i
+	VPSRAD $7, Z0, Z2        // abscissa j
+	VPABSD Z2, Z3
+	VPTESTMD Z9, Z1, K5
+	VPTESTMD Z10, Z1, K6
+	LOOKUP(Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z4)
+	VPCMPUD $5, Z4, Z3, K2   // |j| >= kTab[i]: slow half
+	LOOKUP(Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31, Z5)
+	VCVTDQ2PS Z2, Z2
+	VMULPS Z5, Z2, Z2        // x = j·wTab[i]
+	VMULPS Z7, Z2, Z2        // scale·x, rounded
+	VMOVUPS Z2, (DI)
+	KMOVW K2, DX
+	MOVL DX, BX
+	SHRL $1, BX
+	ORL BX, DX               // bit 2n: either half of word n is slow
+	PEXTL R12, DX, DX
+	MOVB DX, (R11)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	INCQ R11
+	DECQ CX
+	JNZ sloop
+
+sdone:
+	VZEROUPPER
+	RET

@@ -85,6 +85,59 @@ func TestZigguratFast(t *testing.T) {
 	})
 }
 
+// TestZigguratScan: on every path that has it, ZigguratScan flags exactly
+// the words the reference stops at and gives the reference's scale·x bits
+// for every other word (dst = 0 in the reference, so dst[i] = 0 + v = v).
+func TestZigguratScan(t *testing.T) {
+	kTab, wTab := zigTables()
+	r := newRand("zig-scan")
+	words := make([]uint64, 256)
+	for i := range words {
+		words[i] = r.Uint64()
+		if r.IntN(3) > 0 {
+			words[i] = words[i]&^0x7F_0000_007F | 1 | 1<<32
+		}
+	}
+	ran := false
+	forEachPath(t, func(t *testing.T) {
+		for _, n := range []int{0, 8, 16, 128, 256} {
+			vals := make([]float32, 2*n+1)
+			slow := make([]uint8, n/8+1)
+			vals[2*n], slow[n/8] = 42, 0xA5 // must stay untouched
+			if !ZigguratScan(words[:n], kTab, wTab, 0.75, vals[:2*n], slow[:n/8]) {
+				return
+			}
+			ran = true
+			slows := 0
+			for w := range n {
+				want := make([]float32, 2)
+				isSlow := zigReference(words[w:w+1], kTab, wTab, 0.75, want) == 0
+				if got := slow[w/8]>>(w%8)&1 == 1; got != isSlow {
+					t.Fatalf("n %d: word %d slow = %v, want %v", n, w, got, isSlow)
+				}
+				if isSlow {
+					slows++
+					continue
+				}
+				for h := range 2 {
+					if math.Float32bits(vals[2*w+h]) != math.Float32bits(want[h]) {
+						t.Fatalf("n %d: vals[%d] = %v, want %v", n, 2*w+h, vals[2*w+h], want[h])
+					}
+				}
+			}
+			if n == 256 && (slows == 0 || slows == n) {
+				t.Fatalf("test data has %d slow words of %d: not a test", slows, n)
+			}
+			if vals[2*n] != 42 || slow[n/8] != 0xA5 {
+				t.Fatalf("n %d: wrote past the end", n)
+			}
+		}
+	})
+	if !ran && zigguratScanVector != nil {
+		t.Fatal("ZigguratScan never ran although the CPU has its kernel")
+	}
+}
+
 // BenchmarkZigguratFast: 4096 words that are all on the fast path, in
 // draws per second, every path.
 func BenchmarkZigguratFast(b *testing.B) {
