@@ -181,35 +181,15 @@ func Run(c Config) (Report, error) {
 		for i := range lbs {
 			lbs[i] = make([]float64, c.Repeats)
 		}
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		var firstErr error
-		for range min(workers, c.Repeats) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					r := int(next.Add(1) - 1)
-					if r >= c.Repeats {
-						return
-					}
-					vals, err := audit1(c, mech, n, r)
-					if err != nil {
-						mu.Lock()
-						firstErr = err
-						mu.Unlock()
-						return
-					}
-					for i, v := range vals {
-						lbs[i][r] = v
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		if firstErr != nil {
-			return Report{}, firstErr
+		err := parallelFor(c.Repeats, workers, func(r int) error {
+			vals, err := audit1(c, mech, n, r)
+			for i, v := range vals {
+				lbs[i][r] = v
+			}
+			return err
+		})
+		if err != nil {
+			return Report{}, err
 		}
 		for i, m := range c.Methods {
 			rep.Rows = append(rep.Rows, summarise(m, n, lbs[i], trueEps, 1-c.Confidence))
@@ -371,4 +351,42 @@ func summarise(m string, n int, lbs []float64, trueEps, alpha float64) Row {
 	row.RateHi, _ = audit.ClopperPearsonUpper(row.Exceed, R, 0.95, audit.TwoSided)
 	row.OK = row.RateLo <= alpha
 	return row
+}
+
+// parallelFor runs fn(0) … fn(n−1) on up to workers goroutines and
+// returns the first error (the remaining indices are then skipped). Each
+// index is its own seeded audit, so the results do not depend on workers.
+func parallelFor(n, workers int, fn func(i int) error) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				mu.Lock()
+				failed := firstErr != nil
+				mu.Unlock()
+				if failed {
+					return
+				}
+				if err := fn(i); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
 }

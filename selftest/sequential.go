@@ -3,8 +3,6 @@ package selftest
 import (
 	"fmt"
 	"runtime"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/dpaudit/dpaudit/attack"
@@ -118,36 +116,16 @@ func RunSequential(c SequentialConfig) (SequentialReport, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	for range min(workers, c.Audits) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				r := int(next.Add(1) - 1)
-				if r >= c.Audits {
-					return
-				}
-				// The distinguisher is the LLR at the claimed σ, as
-				// find-a-bug's (it trusts the claim).
-				scores, worlds := simulateAt(mech, claimSigma, c.Budget, c.Seed, "selftest", "sequential", r)
-				res, err := audit.Sequential(scores, worlds, o)
-				if err != nil {
-					mu.Lock()
-					firstErr = err
-					mu.Unlock()
-					return
-				}
-				results[r] = res
-			}
-		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return SequentialReport{}, firstErr
+	err = parallelFor(c.Audits, workers, func(r int) error {
+		// The distinguisher is the LLR at the claimed σ, as find-a-bug's
+		// (it trusts the claim).
+		scores, worlds := simulateAt(mech, claimSigma, c.Budget, c.Seed, "selftest", "sequential", r)
+		res, err := audit.Sequential(scores, worlds, o)
+		results[r] = res
+		return err
+	})
+	if err != nil {
+		return SequentialReport{}, err
 	}
 	rep := SequentialReport{Config: c, Sigma: sigma, TrueEps: trueEps, ClaimSigma: claimSigma, ClaimEpsilon: claimEps,
 		Audits: c.Audits, Nominal: 1 - c.Confidence}
