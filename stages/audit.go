@@ -891,6 +891,20 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 	return withHeadline(p, append(outs, tail...))
 }
 
+// mechanismOutputs are the columns <prefix>_noise_multiplier …
+// <prefix>_adjacency describing one DP-SGD configuration (the claim's or
+// the trained one).
+func mechanismOutputs(prefix string, m mechanismConfig) []Output {
+	return []Output{
+		{prefix + "_noise_multiplier", pipeline.Float64, m.NoiseMultiplier},
+		{prefix + "_sampling", pipeline.String, m.Sampling},
+		{prefix + "_sampling_rate", pipeline.Float64, m.SamplingRate},
+		{prefix + "_steps", pipeline.Int64, int64(m.Steps)},
+		{prefix + "_clip", pipeline.String, m.Clip},
+		{prefix + "_adjacency", pipeline.String, m.Adjacency},
+	}
+}
+
 // claimColumns are the last columns of every audit's row: the claim, what
 // was trained, the violation test's p-value and verdict, and the canary
 // residual of the first trial shard.
@@ -906,18 +920,10 @@ func claimColumns(p estimateParams, epsAcc, pv float64, violation bool, firstSha
 		Output{"epsilon_shuffle_lb", pipeline.Float64, shuffleLB},
 		Output{"shuffle_accounted_as_poisson", pipeline.Bool, p.Trained.Sampling == "shuffle" && p.Claim.Sampling == "poisson"},
 		Output{"claim_accountant", pipeline.String, c.Accountant},
-		Output{"claim_noise_multiplier", pipeline.Float64, c.NoiseMultiplier},
-		Output{"claim_sampling", pipeline.String, c.Sampling},
-		Output{"claim_sampling_rate", pipeline.Float64, c.SamplingRate},
-		Output{"claim_steps", pipeline.Int64, int64(c.Steps)},
-		Output{"claim_clip", pipeline.String, c.Clip},
-		Output{"claim_adjacency", pipeline.String, c.Adjacency},
-		Output{"trained_noise_multiplier", pipeline.Float64, t.NoiseMultiplier},
-		Output{"trained_sampling", pipeline.String, t.Sampling},
-		Output{"trained_sampling_rate", pipeline.Float64, t.SamplingRate},
-		Output{"trained_steps", pipeline.Int64, int64(t.Steps)},
-		Output{"trained_clip", pipeline.String, t.Clip},
-		Output{"trained_adjacency", pipeline.String, t.Adjacency},
+	)
+	outs = append(outs, mechanismOutputs("claim", c)...)
+	outs = append(outs, mechanismOutputs("trained", t)...)
+	outs = append(outs,
 		Output{"claim_matches_training", pipeline.Bool, c.sameMechanism(t)},
 		Output{"claim_config", pipeline.String, c.String()},
 		Output{"trained_config", pipeline.String, t.String()},
