@@ -7,14 +7,43 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func expBlocksAVX2(y, x *float32, n int) int
 
-// haveExpAVX2 selects expBlocksAVX2 (exp_amd64.s).
-var haveExpAVX2 = cpu.X86.HasAVX2
+//go:noescape
+func expBlocksAVX512(y, x *float32, n int) int
+
+//go:noescape
+func eluBlocksAVX512(y, x *float32, n int) int
+
+// haveExpAVX2 selects expBlocksAVX2, haveExpAVX512 expBlocksAVX512 and
+// eluBlocksAVX512 (exp_amd64.s).
+var (
+	haveExpAVX2   = cpu.X86.HasAVX2
+	haveExpAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX2
+)
 
 // expBlocks runs exp32 over a prefix of x into y with the vector kernel
-// and returns the prefix's length (0 without AVX2); see expInto.
+// and returns the prefix's length (0 without AVX2); see expInto. With
+// AVX-512 it takes eight at a time (the same bits), then AVX2 four.
 func expBlocks(y, x []float32) int {
-	if !haveExpAVX2 || len(x) < 4 {
+	n := min(len(x), len(y))
+	if !haveExpAVX2 || n < 4 {
 		return 0
 	}
-	return expBlocksAVX2(&y[0], &x[0], min(len(x), len(y)))
+	done := 0
+	if haveExpAVX512 && n >= 8 {
+		done = expBlocksAVX512(&y[0], &x[0], n)
+		if done+4 > n {
+			return done
+		}
+	}
+	return done + expBlocksAVX2(&y[done], &x[done], n-done)
+}
+
+// eluBlocks runs the ELU (eluForward) over a prefix of x into y with the
+// AVX-512 kernel and returns the prefix's length (0 without AVX-512).
+func eluBlocks(y, x []float32) int {
+	n := min(len(x), len(y))
+	if !haveExpAVX512 || n < 8 {
+		return 0
+	}
+	return eluBlocksAVX512(&y[0], &x[0], n)
 }

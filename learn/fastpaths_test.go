@@ -190,3 +190,35 @@ func TestTargetChunkKeptMatchesInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestELUKernelMatchesScalar: eluForward (the AVX-512 one-pass kernel where
+// there is one, then the loops) is max(v, 0) + (exp32(min(v, 0)) − 1)
+// element by element, bit for bit, over [−100, 100] (both sides of the
+// exponential's −80 fallback, which sends the rest of the slice to the
+// loops), signed zeros and infinities; NaN in, NaN out.
+func TestELUKernelMatchesScalar(t *testing.T) {
+	r := rng.New(4, "test/elu-kernel")
+	check := func(name string, x []float32) int {
+		y := make([]float32, len(x))
+		eluForward(y, x)
+		for i, v := range x {
+			want := max(v, 0) + (exp32(min(v, 0)) - 1)
+			if math.Float32bits(y[i]) != math.Float32bits(want) && !(want != want && y[i] != y[i]) {
+				t.Fatalf("%s: ELU(%g) = %g (%#x), scalar %g (%#x)", name, v, y[i], math.Float32bits(y[i]), want, math.Float32bits(want))
+			}
+		}
+		return eluBlocks(make([]float32, len(x)), x)
+	}
+	x := make([]float32, 5003)
+	for i := range x {
+		x[i] = float32(160*r.Float64() - 80)
+	}
+	x[0], x[1], x[2] = 0, float32(math.Copysign(0, -1)), -80
+	t.Logf("in range: vector kernel did %d of %d", check("in range", x), len(x))
+	for i := range x {
+		x[i] = float32(200*r.Float64() - 100)
+	}
+	x = append(x, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), -1e-30, 1e-30)
+	check("wide", x)
+	check("NaN first", []float32{float32(math.NaN()), 1, -1, 2, -2, 3, -3, 4, 5})
+}
