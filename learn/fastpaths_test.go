@@ -222,3 +222,38 @@ func TestELUKernelMatchesScalar(t *testing.T) {
 	check("wide", x)
 	check("NaN first", []float32{float32(math.NaN()), 1, -1, 2, -2, 3, -3, 4, 5})
 }
+
+// TestLog8MatchesMathLog: log8 is math.Log lane by lane, bit for bit: on
+// the softmax head's range [1, 10], on positive normals of every exponent,
+// at the √2/2 mantissa boundary, and on a block holding a special value
+// (zero, negative, subnormal, ±Inf, NaN), which math.Log handles.
+func TestLog8MatchesMathLog(t *testing.T) {
+	r := rng.New(5, "test/log8")
+	check := func(x [8]float64) {
+		y := x
+		log8(&y)
+		for i, v := range x {
+			want := math.Log(v)
+			if math.Float64bits(y[i]) != math.Float64bits(want) && !(want != want && y[i] != y[i]) {
+				t.Fatalf("log8(%g) = %g (%#x), math.Log %g (%#x)", v, y[i], math.Float64bits(y[i]), want, math.Float64bits(want))
+			}
+		}
+	}
+	for n := 0; n < 20000; n++ {
+		var x [8]float64
+		for i := range x {
+			switch n % 3 {
+			case 0:
+				x[i] = 1 + 9*r.Float64()
+			case 1:
+				x[i] = math.Ldexp(0.5+r.Float64(), r.IntN(2040)-1020)
+			default:
+				x[i] = math.Float64frombits(math.Float64bits(math.Sqrt2/2) + uint64(r.IntN(5)) - 2)
+			}
+		}
+		check(x)
+	}
+	for _, s := range []float64{0, -1, 5e-324, 1e-310, math.Inf(1), math.Inf(-1), math.NaN(), math.SmallestNonzeroFloat64} {
+		check([8]float64{1, 2, 3, s, 5, 6, 7, 8})
+	}
+}

@@ -67,29 +67,36 @@ func softmaxCEDelta(logits []float32, y []int32, b, k int, dLogits []float32, lo
 		}
 	}
 	expInto(e, e)
-	for i := 0; i < b; i++ {
-		zi, ei := z[i*k:(i+1)*k], e[i*k:(i+1)*k]
-		var m float32
-		if loss != nil {
-			m = float32(loss[i])
-		} else {
-			m = zi[0]
-			for _, v := range zi[1:] {
-				m = max(m, v)
+	// The logarithms of the row sums go eight at a time through log8 (the
+	// same bits as math.Log); the losses of a block of eight rows are
+	// finished once its logarithms are known.
+	var sums [8]float64
+	for i0 := 0; i0 < b; i0 += 8 {
+		i1 := min(b, i0+8)
+		for i := i0; i < i1; i++ {
+			ei := e[i*k : (i+1)*k]
+			var sum float64
+			for _, v := range ei {
+				sum += float64(v)
 			}
+			sums[i-i0] = sum
+			inv := float32(1 / sum)
+			for j := range ei {
+				ei[j] *= inv
+			}
+			ei[y[i]] -= 1
 		}
-		var sum float64
-		for _, v := range ei {
-			sum += float64(v)
+		if loss == nil {
+			continue
 		}
-		if loss != nil {
-			loss[i] = float64(m) + math.Log(sum) - float64(zi[y[i]])
+		for i := i1 - i0; i < 8; i++ {
+			sums[i] = 1 // unused lanes
 		}
-		inv := float32(1 / sum)
-		for j := range ei {
-			ei[j] *= inv
+		log8(&sums)
+		for i := i0; i < i1; i++ {
+			// loss[i] holds the row's maximum (float32, exactly).
+			loss[i] = loss[i] + sums[i-i0] - float64(z[i*k+int(y[i])])
 		}
-		ei[y[i]] -= 1
 	}
 }
 
