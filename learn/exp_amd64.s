@@ -219,3 +219,161 @@ done:
 	VZEROUPPER
 	MOVQ AX, ret+24(FP)
 	RET
+
+// Row offsets r·10 (r < 16) for gathering the columns of sixteen rows of
+// ten logits, and float32 constants.
+DATA smxIdx<>+0(SB)/4, $0
+DATA smxIdx<>+4(SB)/4, $10
+DATA smxIdx<>+8(SB)/4, $20
+DATA smxIdx<>+12(SB)/4, $30
+DATA smxIdx<>+16(SB)/4, $40
+DATA smxIdx<>+20(SB)/4, $50
+DATA smxIdx<>+24(SB)/4, $60
+DATA smxIdx<>+28(SB)/4, $70
+DATA smxIdx<>+32(SB)/4, $80
+DATA smxIdx<>+36(SB)/4, $90
+DATA smxIdx<>+40(SB)/4, $100
+DATA smxIdx<>+44(SB)/4, $110
+DATA smxIdx<>+48(SB)/4, $120
+DATA smxIdx<>+52(SB)/4, $130
+DATA smxIdx<>+56(SB)/4, $140
+DATA smxIdx<>+60(SB)/4, $150
+DATA smxIdx<>+64(SB)/4, $0xc2a00000 // −80
+DATA smxIdx<>+68(SB)/4, $0x42a00000 // 80
+DATA smxIdx<>+72(SB)/4, $0x3f800000 // 1
+GLOBL smxIdx<>(SB), RODATA|NOPTR, $76
+
+// GATHER10 loads column j of the sixteen rows into zj.
+#define GATHER10(j, zj) \
+	KXNORW K1, K1, K1; \
+	VGATHERDPS (4*j)(SI)(Z31*4), K1, zj
+
+// SMXEXP replaces the sixteen float32 in zj (yj: its low half) by exp32 of them (two EXP8,
+// lanes 0–7 and 8–15) and adds them, widened, to the float64 row sums
+// Z8 (rows 0–7) and Z9 (rows 8–15), in column order.
+#define SMXEXP(zj, yj) \
+	VCVTPS2PD yj, Z0; \
+	EXP8; \
+	VCVTPS2PD Y5, Z0; \
+	VADDPD Z0, Z8, Z8; \
+	VMOVAPS Y5, Y12; \
+	VEXTRACTF64X4 $1, zj, Y0; \
+	VCVTPS2PD Y0, Z0; \
+	EXP8; \
+	VCVTPS2PD Y5, Z0; \
+	VADDPD Z0, Z9, Z9; \
+	VINSERTF64X4 $1, Y5, Z12, zj
+
+// SMXOUT scales column j by the rows' 1/sum (Z10), subtracts 1 where the
+// label is j, and scatters it into the rows of e.
+#define SMXOUT(j, zj) \
+	VMULPS Z10, zj, zj; \
+	MOVL $j, AX; \
+	VPBROADCASTD AX, Z13; \
+	VPCMPEQD Z13, Z30, K2; \
+	VSUBPS.BCST smxIdx<>+72(SB), zj, K2, zj; \
+	KXNORW K1, K1, K1; \
+	VSCATTERDPS zj, K1, (4*j)(DI)(Z31*4)
+
+// func softmaxDelta16AVX512(z, e *float32, y *int32, m *[16]float32, sums *[16]float64) bool
+//
+// softmaxCEDelta's work on sixteen rows of ten logits, the rows in the
+// lanes (columns gathered, results scattered): the row maximum; e = z − m;
+// e = exp32(e) (the operations of expBlocksAVX512); sum = Σ float64(e_j) in
+// column order from e_0; e_j *= float32(1/sum); e_y −= 1. The maxima go to
+// m and the sums to sums, for the caller's losses. VMAXPS is not Go's max
+// on NaN and signed zeros: a NaN or an infinite logit makes some z − m NaN
+// or outside [−80, 80], and then the kernel writes nothing and returns
+// false (the caller runs its loops on the block); a maximum of −0 instead
+// of +0 changes no bit of e or of the loss (z − (±0) and exp32(±0) = 1
+// agree, and ±0 + log(sum) too).
+TEXT ·softmaxDelta16AVX512(SB), NOSPLIT, $0-41
+	MOVQ z+0(FP), SI
+	MOVQ e+8(FP), DI
+	MOVQ y+16(FP), DX
+	VMOVDQU32 smxIdx<>(SB), Z31
+	GATHER10(0, Z16)
+	GATHER10(1, Z17)
+	GATHER10(2, Z18)
+	GATHER10(3, Z19)
+	GATHER10(4, Z20)
+	GATHER10(5, Z21)
+	GATHER10(6, Z22)
+	GATHER10(7, Z23)
+	GATHER10(8, Z24)
+	GATHER10(9, Z25)
+	// m = max(max(max(z0, z1), max(z2, z3)), max(max(z4, z5), max(z6, z7))), max(z8, z9)) (rowMax's tree)
+	VMAXPS Z17, Z16, Z0
+	VMAXPS Z19, Z18, Z1
+	VMAXPS Z1, Z0, Z0
+	VMAXPS Z21, Z20, Z1
+	VMAXPS Z23, Z22, Z2
+	VMAXPS Z2, Z1, Z1
+	VMAXPS Z1, Z0, Z0
+	VMAXPS Z25, Z24, Z1
+	VMAXPS Z1, Z0, Z26 // m
+	// e = z − m, all in [−80, 80] (ordered: false for NaN), else give up.
+	MOVL $0xffff, BX
+	KMOVW BX, K3
+#define SMXSUB(zj) \
+	VSUBPS Z26, zj, zj; \
+	VCMPPS.BCST $0x1D, smxIdx<>+64(SB), zj, K1; \
+	VCMPPS.BCST $0x12, smxIdx<>+68(SB), zj, K2; \
+	KANDW K1, K3, K3; \
+	KANDW K2, K3, K3
+	SMXSUB(Z16)
+	SMXSUB(Z17)
+	SMXSUB(Z18)
+	SMXSUB(Z19)
+	SMXSUB(Z20)
+	SMXSUB(Z21)
+	SMXSUB(Z22)
+	SMXSUB(Z23)
+	SMXSUB(Z24)
+	SMXSUB(Z25)
+	KMOVW K3, BX
+	CMPQ BX, $0xffff
+	JNE giveup
+	VXORPD Z8, Z8, Z8
+	VXORPD Z9, Z9, Z9
+	SMXEXP(Z16, Y16)
+	SMXEXP(Z17, Y17)
+	SMXEXP(Z18, Y18)
+	SMXEXP(Z19, Y19)
+	SMXEXP(Z20, Y20)
+	SMXEXP(Z21, Y21)
+	SMXEXP(Z22, Y22)
+	SMXEXP(Z23, Y23)
+	SMXEXP(Z24, Y24)
+	SMXEXP(Z25, Y25)
+	// 1/sum in float64, rounded to float32: Z10 = [rows 0–7, rows 8–15].
+	VBROADCASTSD expConst<>+96(SB), Z0
+	VDIVPD Z8, Z0, Z1
+	VDIVPD Z9, Z0, Z2
+	VCVTPD2PS Z1, Y10
+	VCVTPD2PS Z2, Y2
+	VINSERTF64X4 $1, Y2, Z10, Z10
+	VMOVDQU32 (DX), Z30 // labels
+	SMXOUT(0, Z16)
+	SMXOUT(1, Z17)
+	SMXOUT(2, Z18)
+	SMXOUT(3, Z19)
+	SMXOUT(4, Z20)
+	SMXOUT(5, Z21)
+	SMXOUT(6, Z22)
+	SMXOUT(7, Z23)
+	SMXOUT(8, Z24)
+	SMXOUT(9, Z25)
+	MOVQ m+24(FP), AX
+	VMOVUPS Z26, (AX)
+	MOVQ sums+32(FP), AX
+	VMOVUPD Z8, (AX)
+	VMOVUPD Z9, 64(AX)
+	VZEROUPPER
+	MOVB $1, ret+40(FP)
+	RET
+
+giveup:
+	VZEROUPPER
+	MOVB $0, ret+40(FP)
+	RET

@@ -7,3 +7,11 @@ func expBlocks(y, x []float32) int { return 0 }
 
 // eluBlocks has no vector kernel here: eluForward does everything.
 func eluBlocks(y, x []float32) int { return 0 }
+
+// softmaxDelta16 has no vector kernel here: softmaxCEDelta's loops do it.
+func softmaxDelta16(z, e []float32, y []int32, m *[16]float32, sums *[16]float64) bool {
+	return false
+}
+
+// haveSoftmaxKernel reports whether softmaxDelta16 has a kernel (tests).
+func haveSoftmaxKernel() bool { return false }

@@ -257,3 +257,77 @@ func TestLog8MatchesMathLog(t *testing.T) {
 		check([8]float64{1, 2, 3, s, 5, 6, 7, 8})
 	}
 }
+
+// TestSoftmaxKernelMatchesRowLoop: the sixteen-row kernel of the softmax
+// head (ten classes, with losses) gives the row loop's losses and logit
+// gradients bit for bit, and declines blocks it cannot do alike: block 0
+// ordinary, 1 with logits 100 apart (an exponential below −80), 2 with a
+// NaN, 3 with a +Inf, 4 of zeros of both signs (a maximum of ±0), 5 wide
+// (±35), then 3 rows for the loops. (Checked to fail with the label's −1
+// on the wrong column. The order of the float64 row sum is the loop's by
+// construction; swapping two columns went unnoticed here, as float64 sums
+// of ten float32 values are almost always exact.)
+func TestSoftmaxKernelMatchesRowLoop(t *testing.T) {
+	const k = 10
+	b := 6*16 + 3
+	r := rng.New(6, "test/softmax-kernel")
+	z := make([]float32, b*k)
+	for i := range z {
+		z[i] = float32(20*r.Float64() - 10)
+	}
+	z[16*k+3] = -100
+	z[2*16*k+7*k+4] = float32(math.NaN())
+	z[3*16*k+5] = float32(math.Inf(1))
+	for i := 4 * 16 * k; i < 5*16*k; i++ {
+		z[i] = float32(math.Copysign(0, float64(i%3)-1))
+	}
+	for i := 5 * 16 * k; i < 6*16*k; i++ {
+		z[i] = float32(70*r.Float64() - 35)
+	}
+	y := make([]int32, b)
+	for i := range y {
+		y[i] = int32(r.IntN(k))
+	}
+	d := make([]float32, b*k)
+	loss := make([]float64, b)
+	softmaxCE(z, y, b, k, d, loss)
+	same32 := func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b) }
+	for i := 0; i < b; i++ {
+		zi := z[i*k : (i+1)*k]
+		m := zi[0]
+		for _, v := range zi[1:] {
+			m = max(m, v)
+		}
+		e := make([]float32, k)
+		var sum float64
+		for j, v := range zi {
+			e[j] = exp32(v - m)
+			sum += float64(e[j])
+		}
+		wantLoss := float64(m) + math.Log(sum) - float64(zi[y[i]])
+		inv := float32(1 / sum)
+		for j := range e {
+			e[j] *= inv
+		}
+		e[y[i]] -= 1
+		if math.Float64bits(loss[i]) != math.Float64bits(wantLoss) && !(loss[i] != loss[i] && wantLoss != wantLoss) {
+			t.Fatalf("example %d: loss %v, row loop %v", i, loss[i], wantLoss)
+		}
+		for j := range e {
+			if !same32(d[i*k+j], e[j]) {
+				t.Fatalf("example %d logit %d: δ %v, row loop %v", i, j, d[i*k+j], e[j])
+			}
+		}
+	}
+	var m [16]float32
+	var sums [16]float64
+	ran := 0
+	for blk := 0; blk < 6; blk++ {
+		if softmaxDelta16(z[blk*16*k:], make([]float32, 16*k), y[blk*16:], &m, &sums) {
+			ran++
+		}
+	}
+	if want := map[bool]int{true: 3, false: 0}[haveSoftmaxKernel()]; ran != want {
+		t.Errorf("kernel ran on %d of 6 blocks, want %d (blocks 0, 4, 5)", ran, want)
+	}
+}
