@@ -61,8 +61,11 @@ func (a *activation) backward(s *scratch, in, out, dOut, dIn []float32, b int, s
 			d[i] = g[i] * (1 - float32(v*v))
 		}
 	case ELU:
-		for i, v := range y {
-			d[i] = g[i] * (negPart(v) + 1)
+		// With AVX-512 a vector kernel does all but the last few (the
+		// same bits).
+		done := eluGradBlocks(d, g, y)
+		for i, v := range y[done:] {
+			d[done+i] = g[done+i] * (negPart(v) + 1)
 		}
 	case Sigmoid:
 		for i, v := range y {

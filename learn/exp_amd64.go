@@ -63,5 +63,19 @@ func eluBlocks(y, x []float32) int {
 	return eluBlocksAVX512(&y[0], &x[0], n)
 }
 
+//go:noescape
+func eluGradAVX512(d, gr, y *float32, n int) int
+
+// eluGradBlocks runs the ELU's backward pass (activation.backward) over a
+// prefix of the slices with the AVX-512 kernel and returns its length (0
+// without AVX-512).
+func eluGradBlocks(d, g, y []float32) int {
+	n := min(len(d), len(g), len(y))
+	if !haveExpAVX512 || n < 16 {
+		return 0
+	}
+	return eluGradAVX512(&d[0], &g[0], &y[0], n)
+}
+
 // haveSoftmaxKernel reports whether softmaxDelta16 has a kernel (tests).
 func haveSoftmaxKernel() bool { return haveExpAVX512 }

@@ -377,3 +377,35 @@ giveup:
 	VZEROUPPER
 	MOVB $0, ret+40(FP)
 	RET
+
+// func eluGradAVX512(d, gr, y *float32, n int) int
+//
+// The ELU's backward pass, d = gr·(negPart(y) + 1), sixteen at a time: the
+// sign-bit negPart of activation.go, then the same two float32 operations,
+// so the same bits. It does the largest multiple of 16 not above n and
+// returns it.
+TEXT ·eluGradAVX512(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ gr+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	ANDQ $-16, CX
+	XORQ AX, AX
+	VBROADCASTSS smxIdx<>+72(SB), Z2 // 1
+
+gloop:
+	CMPQ AX, CX
+	JGE  gdone
+	VMOVUPS (DX)(AX*4), Z0
+	VPSRAD $31, Z0, Z1
+	VPANDD Z0, Z1, Z0 // negPart(y)
+	VADDPS Z2, Z0, Z0
+	VMULPS (SI)(AX*4), Z0, Z0 // g·(…): the product commutes
+	VMOVUPS Z0, (DI)(AX*4)
+	ADDQ $16, AX
+	JMP  gloop
+
+gdone:
+	VZEROUPPER
+	MOVQ CX, ret+32(FP)
+	RET

@@ -15,3 +15,7 @@ func softmaxDelta16(z, e []float32, y []int32, m *[16]float32, sums *[16]float64
 
 // haveSoftmaxKernel reports whether softmaxDelta16 has a kernel (tests).
 func haveSoftmaxKernel() bool { return false }
+
+// eluGradBlocks has no vector kernel here: activation.backward's loop does
+// everything.
+func eluGradBlocks(d, g, y []float32) int { return 0 }

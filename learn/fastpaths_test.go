@@ -331,3 +331,31 @@ func TestSoftmaxKernelMatchesRowLoop(t *testing.T) {
 		t.Errorf("kernel ran on %d of 6 blocks, want %d (blocks 0, 4, 5)", ran, want)
 	}
 }
+
+// TestELUBackwardMatchesScalar: the ELU's backward pass (a vector kernel
+// with AVX-512, then the loop) is g·(min(y, 0) + 1) element by element,
+// bit for bit, for outputs of both signs, ±0 and the −1 floor. (Checked
+// to fail with the kernel's +1 replaced by a doubling.)
+func TestELUBackwardMatchesScalar(t *testing.T) {
+	r := rng.New(7, "test/elu-backward")
+	a := &activation{kind: ELU, n: 10}
+	const b = 37
+	y := make([]float32, b*a.n)
+	g := make([]float32, b*a.n)
+	for i := range y {
+		y[i] = float32(10*r.Float64() - 1)
+		g[i] = float32(2*r.Float64() - 1)
+	}
+	y[0], y[1], y[2] = 0, float32(math.Copysign(0, -1)), -1
+	d := make([]float32, len(y))
+	a.backward(nil, nil, y, g, d, b, nil, false)
+	for i, v := range y {
+		want := g[i] * (min(v, 0) + 1)
+		if math.Float32bits(d[i]) != math.Float32bits(want) {
+			t.Fatalf("element %d: y %g g %g: %g, scalar %g", i, v, g[i], d[i], want)
+		}
+	}
+	if n := eluGradBlocks(d, g, y); haveSoftmaxKernel() && n != 368 {
+		t.Errorf("vector kernel did %d of 370", n)
+	}
+}
