@@ -223,10 +223,15 @@ func genDotAVX2(w *writer, cols int) {
 		w.f("VXORPS %s, %s, %s", hi(s), hi(s), hi(s))
 	}
 	const alo, ahi, tmp, mlo, mhi = "Y10", "Y11", "Y12", "Y13", "Y14"
+	// Prefetch the next row of A (the next call's) at this row's pace, as
+	// genDot512 does for its next tile.
+	w.f("MOVQ lda+16(FP), R8")
+	w.f("SHLQ $2, R8")
 	w.f("MOVQ k+0(FP), CX")
 	w.f("SHRQ $4, CX")
 	w.f("JZ tail")
 	w.label("loop")
+	w.f("PREFETCHT0 (SI)(R8*1)")
 	w.f("VMOVUPS (SI), %s", alo)
 	w.f("VMOVUPS 32(SI), %s", ahi)
 	for s := 0; s < cols; s++ {
