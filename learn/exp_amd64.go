@@ -14,18 +14,18 @@ func expBlocksAVX512(y, x *float32, n int) int
 func eluBlocksAVX512(y, x *float32, n int) int
 
 //go:noescape
-func softmaxDelta16AVX512(z, e *float32, y *int32, m *[16]float32, sums *[16]float64) bool
+func softmaxDelta16AVX512(z, e *float32, y *int32, loss *float64) bool
 
-// softmaxDelta16 runs softmaxCEDelta's passes on sixteen rows of ten
-// logits with the AVX-512 kernel (the same bits), leaving the rows' maxima
-// in m and their exponential sums in sums, and reports whether it did (no
-// AVX-512, or a value the kernel leaves to the loops: nothing written).
-func softmaxDelta16(z, e []float32, y []int32, m *[16]float32, sums *[16]float64) bool {
+// softmaxDelta16 runs softmaxCEDelta on sixteen rows of ten logits, losses
+// included, with the AVX-512 kernel (the same bits), and reports whether
+// it did (no AVX-512, or a value the kernel leaves to the loops: nothing
+// written).
+func softmaxDelta16(z, e []float32, y []int32, loss []float64) bool {
 	if !haveExpAVX512 {
 		return false
 	}
-	_, _, _ = z[159], e[159], y[15]
-	return softmaxDelta16AVX512(&z[0], &e[0], &y[0], m, sums)
+	_, _, _, _ = z[159], e[159], y[15], loss[15]
+	return softmaxDelta16AVX512(&z[0], &e[0], &y[0], &loss[0])
 }
 
 // haveExpAVX2 selects expBlocksAVX2, haveExpAVX512 expBlocksAVX512 and

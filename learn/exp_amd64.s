@@ -220,6 +220,104 @@ done:
 	MOVQ AX, ret+24(FP)
 	RET
 
+// The constants of the standard library's math.Log on amd64
+// ($GOROOT/src/math/log_amd64.s), as float64 bit patterns.
+DATA logConst<>+0(SB)/8, $0x000FFFFFFFFFFFFF // mantissa mask
+DATA logConst<>+8(SB)/8, $0x3FE0000000000000 // 0.5
+DATA logConst<>+16(SB)/8, $0x7FF // exponent mask
+DATA logConst<>+24(SB)/8, $0x3FE // exponent bias − 1
+DATA logConst<>+32(SB)/8, $0x3fe6a09e667f3bcd // HSqrt2 = 7.07106781186547524401e-01
+DATA logConst<>+40(SB)/8, $0x3FF0000000000000 // 1
+DATA logConst<>+48(SB)/8, $0x4000000000000000 // 2
+DATA logConst<>+56(SB)/8, $0x3FC2F112DF3E5244 // L7
+DATA logConst<>+64(SB)/8, $0x3FC7466496CB03DE // L5
+DATA logConst<>+72(SB)/8, $0x3FD2492494229359 // L3
+DATA logConst<>+80(SB)/8, $0x3FE5555555555593 // L1
+DATA logConst<>+88(SB)/8, $0x3FC39A09D078C69F // L6
+DATA logConst<>+96(SB)/8, $0x3FCC71C51D8E78AF // L4
+DATA logConst<>+104(SB)/8, $0x3FD999999997FA04 // L2
+DATA logConst<>+112(SB)/8, $0x3dea39ef35793c76 // Ln2Lo
+DATA logConst<>+120(SB)/8, $0x3fe62e42fee00000 // Ln2Hi
+DATA logConst<>+128(SB)/8, $0x0010000000000000 // smallest normal
+DATA logConst<>+136(SB)/8, $0x7FF0000000000000 // +Inf
+GLOBL logConst<>(SB), RODATA|NOPTR, $144
+
+// LOG8 sets Z1 to math.Log of the eight positive normal float64 in Z0:
+// the operations of the standard library's amd64 archLog
+// ($GOROOT/src/math/log_amd64.s) in its order, lane by lane (no FMA), so
+// the same bits. Clobbers Z0–Z7 and K3.
+#define LOG8 \
+	VPANDQ.BCST logConst<>+0(SB), Z0, Z2 \
+	VPORQ.BCST logConst<>+8(SB), Z2, Z2 \
+	VPSRLQ $52, Z0, Z1 \
+	VPANDQ.BCST logConst<>+16(SB), Z1, Z1 \
+	VPSUBQ.BCST logConst<>+24(SB), Z1, Z1 \
+	VPMOVQD Z1, Y1 \
+	VCVTDQ2PD Y1, Z1 \
+	VCMPPD.BCST $0x1A, logConst<>+32(SB), Z2, K3 \
+	VBROADCASTSD logConst<>+40(SB), Z7 \
+	VXORPD Z3, Z3, Z3 \
+	VMOVAPD Z7, K3, Z3 \
+	VSUBPD Z3, Z1, Z1 \
+	VADDPD Z7, Z3, Z3 \
+	VMULPD Z3, Z2, Z2 \
+	VSUBPD Z7, Z2, Z2 \
+	VADDPD.BCST logConst<>+48(SB), Z2, Z0 \
+	VDIVPD Z0, Z2, Z3 \
+	VMULPD Z3, Z3, Z4 \
+	VMULPD Z4, Z4, Z5 \
+	VMULPD.BCST logConst<>+56(SB), Z5, Z6 \
+	VADDPD.BCST logConst<>+64(SB), Z6, Z6 \
+	VMULPD Z5, Z6, Z6 \
+	VADDPD.BCST logConst<>+72(SB), Z6, Z6 \
+	VMULPD Z5, Z6, Z6 \
+	VADDPD.BCST logConst<>+80(SB), Z6, Z6 \
+	VMULPD Z6, Z4, Z4 \
+	VMULPD.BCST logConst<>+88(SB), Z5, Z6 \
+	VADDPD.BCST logConst<>+96(SB), Z6, Z6 \
+	VMULPD Z5, Z6, Z6 \
+	VADDPD.BCST logConst<>+104(SB), Z6, Z6 \
+	VMULPD Z6, Z5, Z5 \
+	VADDPD Z5, Z4, Z4 \
+	VMULPD.BCST logConst<>+8(SB), Z2, Z0 \
+	VMULPD Z2, Z0, Z0 \
+	VADDPD Z0, Z4, Z4 \
+	VMULPD Z4, Z3, Z3 \
+	VMULPD.BCST logConst<>+112(SB), Z1, Z4 \
+	VADDPD Z4, Z3, Z3 \
+	VSUBPD Z3, Z0, Z0 \
+	VSUBPD Z2, Z0, Z0 \
+	VMULPD.BCST logConst<>+120(SB), Z1, Z1 \
+	VSUBPD Z0, Z1, Z1
+
+// func log8AVX512(x *[8]float64) bool
+//
+// x[i] = math.Log(x[i]) for eight positive normal float64 at once with
+// AVX-512: the float64 operations of the standard library's amd64 archLog,
+// in its order, lane by lane (no FMA), so the same bits. It returns false,
+// leaving x unchanged, when a lane is not a positive normal finite number
+// (zero, negative, subnormal, ±Inf, NaN): archLog's special cases are the
+// caller's.
+TEXT ·log8AVX512(SB), NOSPLIT, $0-9
+	MOVQ x+0(FP), SI
+	VMOVUPD (SI), Z0
+	VCMPPD.BCST $0x1D, logConst<>+128(SB), Z0, K1 // x ≥ smallest normal (false for NaN)
+	VCMPPD.BCST $0x11, logConst<>+136(SB), Z0, K2 // x < +Inf
+	KANDW K2, K1, K1
+	KMOVW K1, AX
+	CMPQ AX, $0xff
+	JNE special
+	LOG8
+	VMOVUPD Z1, (SI)
+	VZEROUPPER
+	MOVB $1, ret+8(FP)
+	RET
+
+special:
+	VZEROUPPER
+	MOVB $0, ret+8(FP)
+	RET
+
 // Row offsets r·10 (r < 16) for gathering the columns of sixteen rows of
 // ten logits, and float32 constants.
 DATA smxIdx<>+0(SB)/4, $0
@@ -275,19 +373,19 @@ GLOBL smxIdx<>(SB), RODATA|NOPTR, $76
 	KXNORW K1, K1, K1; \
 	VSCATTERDPS zj, K1, (4*j)(DI)(Z31*4)
 
-// func softmaxDelta16AVX512(z, e *float32, y *int32, m *[16]float32, sums *[16]float64) bool
+// func softmaxDelta16AVX512(z, e *float32, y *int32, loss *float64) bool
 //
 // softmaxCEDelta's work on sixteen rows of ten logits, the rows in the
-// lanes (columns gathered, results scattered): the row maximum; e = z − m;
-// e = exp32(e) (the operations of expBlocksAVX512); sum = Σ float64(e_j) in
-// column order from e_0; e_j *= float32(1/sum); e_y −= 1. The maxima go to
-// m and the sums to sums, for the caller's losses. VMAXPS is not Go's max
-// on NaN and signed zeros: a NaN or an infinite logit makes some z − m NaN
-// or outside [−80, 80], and then the kernel writes nothing and returns
-// false (the caller runs its loops on the block); a maximum of −0 instead
-// of +0 changes no bit of e or of the loss (z − (±0) and exp32(±0) = 1
-// agree, and ±0 + log(sum) too).
-TEXT ·softmaxDelta16AVX512(SB), NOSPLIT, $0-41
+// lanes (columns gathered, results scattered): the row maximum m; e =
+// z − m; e = exp32(e) (the operations of expBlocksAVX512); sum = Σ
+// float64(e_j) in column order from e_0; e_j *= float32(1/sum); e_y −= 1;
+// loss = float64(m) + log(sum) − float64(z_y) with LOG8 (math.Log's
+// bits). VMAXPS is not Go's max on NaN and signed zeros: a NaN or an
+// infinite logit makes some z − m NaN or outside [−80, 80], and then the
+// kernel writes nothing and returns false (the caller runs its loops on
+// the block); a maximum of −0 instead of +0 changes no bit of e or of the
+// loss (z − (±0) and exp32(±0) = 1 agree, and ±0 + log(sum) too).
+TEXT ·softmaxDelta16AVX512(SB), NOSPLIT, $0-33
 	MOVQ z+0(FP), SI
 	MOVQ e+8(FP), DI
 	MOVQ y+16(FP), DX
@@ -364,18 +462,36 @@ TEXT ·softmaxDelta16AVX512(SB), NOSPLIT, $0-41
 	SMXOUT(7, Z23)
 	SMXOUT(8, Z24)
 	SMXOUT(9, Z25)
-	MOVQ m+24(FP), AX
-	VMOVUPS Z26, (AX)
-	MOVQ sums+32(FP), AX
-	VMOVUPD Z8, (AX)
-	VMOVUPD Z9, 64(AX)
+	// loss = float64(m) + log(sum) − float64(z_y), rows 0–7 then 8–15.
+	// The sums are in [1, 10] (the maximum's exponential is exactly 1),
+	// positive normal numbers as LOG8 needs.
+	VPADDD Z30, Z31, Z29 // r·10 + y
+	KXNORW K1, K1, K1
+	VGATHERDPS (SI)(Z29*4), K1, Z28 // z_y
+	MOVQ loss+24(FP), AX
+	VMOVAPD Z8, Z0
+	LOG8
+	VCVTPS2PD Y26, Z2
+	VADDPD Z1, Z2, Z2
+	VCVTPS2PD Y28, Z3
+	VSUBPD Z3, Z2, Z2
+	VMOVUPD Z2, (AX)
+	VMOVAPD Z9, Z0
+	LOG8
+	VEXTRACTF64X4 $1, Z26, Y2
+	VCVTPS2PD Y2, Z2
+	VADDPD Z1, Z2, Z2
+	VEXTRACTF64X4 $1, Z28, Y3
+	VCVTPS2PD Y3, Z3
+	VSUBPD Z3, Z2, Z2
+	VMOVUPD Z2, 64(AX)
 	VZEROUPPER
-	MOVB $1, ret+40(FP)
+	MOVB $1, ret+32(FP)
 	RET
 
 giveup:
 	VZEROUPPER
-	MOVB $0, ret+40(FP)
+	MOVB $0, ret+32(FP)
 	RET
 
 // func eluGradAVX512(d, gr, y *float32, n int) int

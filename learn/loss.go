@@ -58,20 +58,11 @@ func softmaxCEDelta(logits []float32, y []int32, b, k int, dLogits []float32, lo
 	// below were 11% of a Hayes et al. 784-10-10 trial), the same bits;
 	// blocks it declines and the last rows take the loops.
 	if k == 10 && loss != nil {
-		var m [16]float32
-		var sums [16]float64
 		lo := 0
 		for ; lo+16 <= b; lo += 16 {
 			z, e := logits[lo*10:(lo+16)*10], dLogits[lo*10:(lo+16)*10]
-			if !softmaxDelta16(z, e, y[lo:lo+16], &m, &sums) {
+			if !softmaxDelta16(z, e, y[lo:lo+16], loss[lo:lo+16]) {
 				softmaxCEDeltaRows(z, y[lo:lo+16], 16, 10, e, loss[lo:lo+16])
-				continue
-			}
-			lo8, hi8 := (*[8]float64)(sums[:8]), (*[8]float64)(sums[8:])
-			log8(lo8)
-			log8(hi8)
-			for r := range 16 {
-				loss[lo+r] = float64(m[r]) + sums[r] - float64(z[r*10+int(y[lo+r])])
 			}
 		}
 		logits, y, dLogits, loss = logits[lo*10:], y[lo:], dLogits[lo*10:], loss[lo:]
