@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/dpaudit/dpaudit/learn/gemm"
@@ -21,6 +22,11 @@ import (
 // for bit; the portable path rounds products separately and has its own
 // value.
 func TestHayesTrainingGolden(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		// The hashed losses go through math.Log, whose last bit may differ
+		// on other architectures (see kernels.go).
+		t.Skip("constants recorded on amd64")
+	}
 	asm := map[Activation]uint64{ELU: 0x193da4a94f667742, Tanh: 0xa159eab948992271, ReLU: 0x16dbfa54c9e410f8}
 	want := map[string]map[Activation]uint64{
 		"avx512": asm,
