@@ -69,7 +69,7 @@ func (l *conv) forward(s *scratch, in, out []float32, b int) {
 	l.im2col(s, in, s.cols, b)
 	P, K := l.positions(), l.kdim()
 	gemm.Sgemm(false, true, b*P, l.outC, K, 1, s.cols, K, l.w, K, 0, out, l.outC)
-	addBiasRows(out, b*P, l.b)
+	addBiasRows(out, b*P, l.b, nil)
 }
 
 func (l *conv) backward(s *scratch, in, out, dOut, dIn []float32, b int, sq []float64, norms bool) {

@@ -49,13 +49,15 @@ func (d *dense) newScratch(maxB int) *scratch {
 		rowsq:  make([]float64, maxB),
 		rowsq2: make([]float64, maxB),
 		rowf32: make([]float32, maxB),
+		// addBiasRows's tiled bias, for layers narrower than a vector.
+		biasTile: make([]float32, 16*16),
 	}
 }
 
 func (d *dense) forward(s *scratch, in, out []float32, b int) {
 	sgemm(s.threads, false, true, b, d.out, d.in, 1, in, d.in, d.w, d.in, 0, out, d.out)
 	if d.hasBias {
-		addBiasRows(out, b, d.b)
+		addBiasRows(out, b, d.b, s.biasTile)
 	}
 }
 

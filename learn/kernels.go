@@ -48,12 +48,24 @@ func colSums(x []float32, rows, cols int, dst []float32) {
 }
 
 // addBiasRows adds bias to every row of the rows×len(bias) matrix x. Rows
-// narrower than one AVX-512 vector take a plain loop (the same correctly
-// rounded additions): the kernel call per row cost 4% of a Hayes et al.
-// 784-10-10 step, whose hidden and output layers are 10 wide.
-func addBiasRows(x []float32, rows int, bias []float32) {
+// narrower than one AVX-512 vector (the hidden and output layers of Hayes
+// et al.'s 784-10-10 are 10 wide) would cost one kernel call per row, so
+// the matrix is read as a flat array instead, in rows of P = lcm(n, 16)
+// elements that the bias tiled P/n times matches element by element (the
+// same correctly rounded additions); the last rows·n mod P elements take a
+// plain loop. tile is scratch space for the tiled bias (len ≥ P, else
+// every row takes the plain loop).
+func addBiasRows(x []float32, rows int, bias []float32, tile []float32) {
 	if n := len(bias); n < 16 {
 		x = x[:rows*n]
+		P := 16 * n / gcd(n, 16)
+		if full := len(x) / P; full > 0 && len(tile) >= P {
+			for j := 0; j < P; j += n {
+				copy(tile[j:j+n], bias)
+			}
+			gemm.AddRowVector(full, tile[:P], x, P)
+			x = x[full*P:]
+		}
 		for i := 0; i < len(x); i += n {
 			r := x[i : i+n]
 			for j, v := range bias {
@@ -63,6 +75,13 @@ func addBiasRows(x []float32, rows int, bias []float32) {
 		return
 	}
 	gemm.AddRowVector(rows, bias, x, len(bias))
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // allFinite reports whether x holds no NaN or ±Inf, and the first bad index.

@@ -54,6 +54,9 @@ type scratch struct {
 	rowsq  []float64 // per-example squared norms (deltas)
 	rowsq2 []float64 // per-example squared norms (inputs)
 	rowf32 []float32 // the same in float32, as gemm.RowSumSquares returns them
+	// biasTile: dense layers' bias repeated to a whole number of vectors
+	// (addBiasRows).
+	biasTile []float32
 	// inSq, when set by the trainer for the first layer, holds the inputs'
 	// squared norms, precomputed once per run instead of once per step.
 	inSq []float64

@@ -16,6 +16,7 @@ func detectAsm() []*arch {
 			dot: dotAVX512, axpy: axpyAVX512, scal: scalAVX512, tanh: tanhAVX512, reluGrad: reluGradAVX512, relu: reluAVX512,
 			rows: rowKernels{colSums: colSumsAVX512, addRowVector: addRowVectorAVX512,
 				scaleRows: scaleRowsAVX512, nonFinite: nonFiniteBlockAVX512},
+			rowSumSquaresNarrow: rowSumSquaresNarrowAVX512,
 		})
 	}
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {

@@ -36,7 +36,9 @@
 // Outputs with at most 12 columns and long enough k (n = 1 for binary
 // logistic regression, n = 10 for ten classes) take a dot-product path
 // instead: a broadcast kernel would leave most of its 16 lanes idle there.
-// See dot.go.
+// The dot kernels prefetch the next tile's rows of A as they read their
+// own, so a tall A streamed from L3 (a full batch larger than L2) keeps
+// up with the FMAs. See dot.go.
 //
 // # Determinism
 //

@@ -45,6 +45,9 @@ type arch struct {
 	relu func(y, x []float32)
 
 	rows rowKernels
+	// rowSumSquaresNarrow is RowSumSquares for rows a multiple of 16 and
+	// 1 ≤ cols ≤ 15, bit for bit (rowsq_amd64.s); nil: one dot per row.
+	rowSumSquaresNarrow func(rows, cols int, x *float32, ldx int, dst *float32)
 }
 
 // current is the path used by the exported functions; set once in init.

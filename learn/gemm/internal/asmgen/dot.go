@@ -101,12 +101,33 @@ func genDot512(w *writer, rows, cols int) {
 			}
 		}
 	}
+	// Prefetch: the next tile's rows of A (rows further down), at the pace
+	// this tile reads its own, so that a tall A streamed from L3 arrives
+	// while this tile computes (issue 12 item 3: the 1000×784 A of a
+	// Hayes et al. full-batch step is larger than L2).
+	w.f("IMUL3Q $%d, R8, DI", rows)
+	w.f("ADDQ SI, DI")
+	if rows > 5 {
+		w.f("LEAQ (DI)(R8*4), BX")
+		w.f("ADDQ R8, BX")
+	}
+	pfAddr := func(r int) string {
+		base := [...]string{"(DI)", "(BX)"}[r/5]
+		return base + [...]string{"", "(R8*1)", "(R8*2)", "(R11*1)", "(R8*4)"}[r%5]
+	}
 	w.f("MOVQ k+0(FP), CX")
 	w.f("SHRQ $4, CX")
 	w.f("JZ tail")
 	w.label("loop")
+	for r := 0; r < rows; r++ {
+		w.f("PREFETCHT0 %s", pfAddr(r))
+	}
 	chunk(false)
 	advance()
+	w.f("ADDQ $64, DI")
+	if rows > 5 {
+		w.f("ADDQ $64, BX")
+	}
 	w.f("DECQ CX")
 	w.f("JNZ loop")
 	w.label("tail")
@@ -202,10 +223,15 @@ func genDotAVX2(w *writer, cols int) {
 		w.f("VXORPS %s, %s, %s", hi(s), hi(s), hi(s))
 	}
 	const alo, ahi, tmp, mlo, mhi = "Y10", "Y11", "Y12", "Y13", "Y14"
+	// Prefetch the next row of A (the next call's) at this row's pace, as
+	// genDot512 does for its next tile.
+	w.f("MOVQ lda+16(FP), R8")
+	w.f("SHLQ $2, R8")
 	w.f("MOVQ k+0(FP), CX")
 	w.f("SHRQ $4, CX")
 	w.f("JZ tail")
 	w.label("loop")
+	w.f("PREFETCHT0 (SI)(R8*1)")
 	w.f("VMOVUPS (SI), %s", alo)
 	w.f("VMOVUPS 32(SI), %s", ahi)
 	for s := 0; s < cols; s++ {
