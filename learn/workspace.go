@@ -32,6 +32,11 @@ type workspace struct {
 	kept    bool
 	keptIdx []int
 	keptVer uint64
+
+	// codes, if set, holds X's rows as exact 8-bit codes (Inputs): gather
+	// decodes a coded row instead of copying its floats, reading 4× fewer
+	// bytes. X must be codes.X.
+	codes *Inputs
 }
 
 func newWorkspace(m *Model, maxB int, inputGrad bool) *workspace {
@@ -149,6 +154,11 @@ func (w *workspace) gather(X []float32, Y []int32, idx []int, target *Record, ta
 	} else {
 		w.acts[0] = w.input
 		hit := w.keep && w.kept && w.keptVer == targetVer && slices.Equal(w.keptIdx, idx)
+		if w.codes != nil && !hit {
+			for _, i := range idx[:min(len(idx), prefetchAhead)] {
+				w.codes.prefetch(i)
+			}
+		}
 		for k, i := range idx {
 			if i == n {
 				if !hit {
@@ -158,7 +168,12 @@ func (w *workspace) gather(X []float32, Y []int32, idx []int, target *Record, ta
 				continue
 			}
 			if !hit {
-				m.loadRow(w.input[k*D:(k+1)*D], X[i*D:(i+1)*D])
+				if w.codes != nil && k+prefetchAhead < len(idx) {
+					w.codes.prefetch(idx[k+prefetchAhead])
+				}
+				if !w.codes.decodeInto(w.input[k*D:(k+1)*D], i) {
+					m.loadRow(w.input[k*D:(k+1)*D], X[i*D:(i+1)*D])
+				}
 			}
 			w.labels[k] = Y[i]
 		}
