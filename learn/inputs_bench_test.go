@@ -51,7 +51,7 @@ func BenchmarkGatherMNIST(b *testing.B) {
 				w.gather(X, Y, idx, nil, 0, false)
 				rows += len(idx)
 			}
-			b.ReportMetric(float64((cpuTime() - cpu0).Nanoseconds())/float64(rows), "cpu-ns/row")
+			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(rows), "cpu-ns/row")
 		})
 	}
 }
