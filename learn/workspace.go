@@ -168,11 +168,15 @@ func (w *workspace) gather(X []float32, Y []int32, idx []int, target *Record, ta
 				continue
 			}
 			if !hit {
-				if w.codes != nil && k+prefetchAhead < len(idx) {
-					w.codes.prefetch(idx[k+prefetchAhead])
-				}
-				if !w.codes.decodeInto(w.input[k*D:(k+1)*D], i) {
+				if w.codes == nil {
 					m.loadRow(w.input[k*D:(k+1)*D], X[i*D:(i+1)*D])
+				} else {
+					if k+prefetchAhead < len(idx) {
+						w.codes.prefetch(idx[k+prefetchAhead])
+					}
+					if !w.codes.decodeInto(w.input[k*D:(k+1)*D], i) {
+						m.loadRow(w.input[k*D:(k+1)*D], X[i*D:(i+1)*D])
+					}
 				}
 			}
 			w.labels[k] = Y[i]
