@@ -131,6 +131,10 @@ func (in *Inputs) encode() {
 func encodeRow(dst []uint8, src []float32) bool {
 	dst = dst[:len(src)]
 	for j, x := range src {
+		if math.Float32bits(x) == 0 { // +0, most of an image
+			dst[j] = 0
+			continue
+		}
 		// x ∈ [0, 1] (NaN fails both tests); k is the nearest code.
 		if !(x >= 0 && x <= 1) {
 			return false
