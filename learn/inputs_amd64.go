@@ -96,3 +96,6 @@ func prefetchRow(c []uint8) {
 		prefetchCodes(&c[0], len(c))
 	}
 }
+
+// decodeVectorized reports whether decodeRow has a vector kernel here.
+func decodeVectorized() bool { return decodeKernel != decodeTable }

@@ -6,3 +6,6 @@ package learn
 func decodeBlocks(dst []float32, src []uint8) int { return 0 }
 
 func prefetchRow(c []uint8) {}
+
+// decodeVectorized: no vector kernel here.
+func decodeVectorized() bool { return false }

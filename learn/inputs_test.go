@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -90,8 +91,9 @@ func TestEncodeRow(t *testing.T) {
 // Train on the same floats — every parameter bit for bit, and the same
 // Result — on coded rows, rows that must stay floats, a target record,
 // with and without the up-front scan (q·T ≥ 1 or not), dense and
-// convolutional first layers, one and two threads. Run it with -tags
-// purego too for the portable decoder.
+// convolutional first layers, one and two threads, reading coded rows
+// from their codes or not (gatherCodes). Run it with -tags purego too for
+// the portable decoder.
 func TestTrainInputsBitIdentical(t *testing.T) {
 	const n, classes = 300, 3
 	type tc struct {
@@ -108,51 +110,55 @@ func TestTrainInputsBitIdentical(t *testing.T) {
 		{"mlp-noclip", Arch{Kind: KindMLP, Hidden: []int{8}}, []int{49}, DPSGD{ClipNorm: math.Inf(1), SamplingRate: 0.2, Steps: 10, LearningRate: 0.1}},
 		{"cnn-chw", Arch{Kind: KindCNN, Activation: Tanh, Conv: []ConvSpec{{Filters: 2, Kernel: 3, Stride: 1}}}, []int{2, 5, 5}, DPSGD{ClipNorm: 1, NoiseMultiplier: 1, SamplingRate: 0.1, Steps: 10, LearningRate: 0.1}},
 	}
+	defer func(g bool) { gatherCodes = g }(gatherCodes)
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			d := 1
-			for _, s := range c.shape {
-				d *= s
-			}
-			X, Y := codedData(1, n, d, classes)
-			X[5*d+3] = 0.3                                        // not a code: row 5 stays floats
-			X[17*d] = float32(math.Copysign(0, -1))               // −0: row 17 stays floats
-			X[40*d+d-1] = math.Nextafter32(float32(200.0/255), 2) // one ulp off a code
-			in, err := NewInputs(X, Y, d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := in.CodedRows(); got != n-3 {
-				t.Fatalf("CodedRows = %d, want %d", got, n-3)
-			}
-			tx, ty := codedData(2, 1, d, classes)
-			for _, withTarget := range []bool{false, true} {
-				var hooks [2]*Hooks
-				var steps [2]int
-				for k := range hooks {
-					hooks[k] = &Hooks{OnStep: func(s *Step) error { steps[k]++; return nil }}
-					if withTarget {
-						hooks[k].Target = &Record{X: tx, Y: ty[0]}
-					}
+		for _, codes := range []bool{true, false} {
+			gatherCodes = codes
+			t.Run(fmt.Sprintf("%s/codes=%v", c.name, codes), func(t *testing.T) {
+				d := 1
+				for _, s := range c.shape {
+					d *= s
 				}
-				m0 := mustModel(t, c.arch, c.shape, classes, 7)
-				m1 := m0.Clone()
-				r0 := mustTrain(t, m0, X, Y, c.cfg, rng.New(3, "inputs"), hooks[0])
-				r1, err := TrainInputs(m1, in, c.cfg, rng.New(3, "inputs"), hooks[1])
+				X, Y := codedData(1, n, d, classes)
+				X[5*d+3] = 0.3                                        // not a code: row 5 stays floats
+				X[17*d] = float32(math.Copysign(0, -1))               // −0: row 17 stays floats
+				X[40*d+d-1] = math.Nextafter32(float32(200.0/255), 2) // one ulp off a code
+				in, err := NewInputs(X, Y, d)
 				if err != nil {
 					t.Fatal(err)
 				}
-				p0, p1 := m0.Params(), m1.Params()
-				for i := range p0 {
-					if math.Float32bits(p0[i]) != math.Float32bits(p1[i]) {
-						t.Fatalf("target %v: parameter %d: Train %v, TrainInputs %v", withTarget, i, p0[i], p1[i])
+				if got := in.CodedRows(); got != n-3 {
+					t.Fatalf("CodedRows = %d, want %d", got, n-3)
+				}
+				tx, ty := codedData(2, 1, d, classes)
+				for _, withTarget := range []bool{false, true} {
+					var hooks [2]*Hooks
+					var steps [2]int
+					for k := range hooks {
+						hooks[k] = &Hooks{OnStep: func(s *Step) error { steps[k]++; return nil }}
+						if withTarget {
+							hooks[k].Target = &Record{X: tx, Y: ty[0]}
+						}
+					}
+					m0 := mustModel(t, c.arch, c.shape, classes, 7)
+					m1 := m0.Clone()
+					r0 := mustTrain(t, m0, X, Y, c.cfg, rng.New(3, "inputs"), hooks[0])
+					r1, err := TrainInputs(m1, in, c.cfg, rng.New(3, "inputs"), hooks[1])
+					if err != nil {
+						t.Fatal(err)
+					}
+					p0, p1 := m0.Params(), m1.Params()
+					for i := range p0 {
+						if math.Float32bits(p0[i]) != math.Float32bits(p1[i]) {
+							t.Fatalf("target %v: parameter %d: Train %v, TrainInputs %v", withTarget, i, p0[i], p1[i])
+						}
+					}
+					if !sameResult(r0, r1) || steps[0] != steps[1] || steps[0] != c.cfg.Steps {
+						t.Errorf("target %v: results differ: %+v vs %+v", withTarget, *r0, *r1)
 					}
 				}
-				if !sameResult(r0, r1) || steps[0] != steps[1] || steps[0] != c.cfg.Steps {
-					t.Errorf("target %v: results differ: %+v vs %+v", withTarget, *r0, *r1)
-				}
-			}
-		})
+			})
+		}
 	}
 }
 

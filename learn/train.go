@@ -186,7 +186,7 @@ func newTrainer(m *Model, X []float32, Y []int32, in *Inputs, cfg DPSGD, r *rand
 	for i := range t.ws {
 		t.ws[i] = newWorkspace(m, max(maxB, 1), false)
 		t.ws[i].keep = true // X is fixed for the run
-		if in != nil && !m.chw {
+		if in != nil && !m.chw && gatherCodes {
 			t.ws[i].codes = in // coded rows are in the caller's layout
 		}
 	}
