@@ -163,17 +163,31 @@ func (in *Inputs) span(i int) (c []uint8, lo int, ok bool) {
 }
 
 // decodeInto writes record i's features into dst (len d) and reports
-// whether it could (false: the record is not coded).
-func (in *Inputs) decodeInto(dst []float32, i int) bool {
+// whether it could (false: the record is not coded). dirty is the part
+// of dst that may hold non-zero values (set to the record's span after):
+// only that part outside the span is zeroed, since writing the floats,
+// not reading the codes, is what a decoded row costs.
+func (in *Inputs) decodeInto(dst []float32, i int, dirty *span32) bool {
 	c, lo, ok := in.span(i)
 	if !ok {
 		return false
 	}
-	clear(dst[:lo])
-	decodeRow(dst[lo:lo+len(c)], c)
-	clear(dst[lo+len(c):])
+	hi := lo + len(c)
+	if dl, dh := int(dirty.lo), int(dirty.hi); dl < dh {
+		if dl < lo {
+			clear(dst[dl:min(lo, dh)])
+		}
+		if dh > hi {
+			clear(dst[max(hi, dl):dh])
+		}
+	}
+	decodeRow(dst[lo:hi], c)
+	*dirty = span32{int32(lo), int32(hi)}
 	return true
 }
+
+// span32 is a range [lo, hi) of features.
+type span32 struct{ lo, hi int32 }
 
 // prefetch starts loading record i's codes, to be decoded soon.
 func (in *Inputs) prefetch(i int) {

@@ -61,7 +61,9 @@ func BenchmarkGatherMNIST(b *testing.B) {
 	}{{"floats", nil}, {"codes", in}} {
 		b.Run(c.name, func(b *testing.B) {
 			w := newWorkspace(m, 256, false)
-			w.codes = c.codes
+			if c.codes != nil {
+				w.setCodes(c.codes)
+			}
 			rows := 0
 			cpu0 := cpuTime()
 			for i := 0; b.Loop(); i++ {

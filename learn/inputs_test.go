@@ -14,14 +14,23 @@ import (
 
 // codedData returns n records of d features that are 8-bit image pixels
 // as the datasets package stores them, float32(float64(k)/255) with k
-// uniform in 0…255 (half of them 0, like MNIST's background), and labels
-// in 0…classes−1.
+// uniform in 0…255 (half of them 0, like MNIST's background, and in two
+// thirds of the records only between a random first and last feature, so
+// that the stored spans differ from record to record), and labels in
+// 0…classes−1.
 func codedData(seed uint64, n, d, classes int) ([]float32, []int32) {
 	r := rng.New(seed, "test/coded")
 	X := make([]float32, n*d)
-	for i := range X {
-		if r.IntN(2) == 0 {
-			X[i] = float32(float64(r.IntN(256)) / 255)
+	for i := 0; i < n; i++ {
+		lo, hi := 0, d
+		if i%3 != 0 {
+			lo = r.IntN(d)
+			hi = lo + r.IntN(d-lo) + 1
+		}
+		for j := lo; j < hi; j++ {
+			if r.IntN(2) == 0 {
+				X[i*d+j] = float32(float64(r.IntN(256)) / 255)
+			}
 		}
 	}
 	Y := make([]int32, n)

@@ -187,7 +187,7 @@ func newTrainer(m *Model, X []float32, Y []int32, in *Inputs, cfg DPSGD, r *rand
 		t.ws[i] = newWorkspace(m, max(maxB, 1), false)
 		t.ws[i].keep = true // X is fixed for the run
 		if in != nil && !m.chw && gatherCodes {
-			t.ws[i].codes = in // coded rows are in the caller's layout
+			t.ws[i].setCodes(in) // coded rows are in the caller's layout
 		}
 	}
 	t.bad = make([]badValue, threads)
