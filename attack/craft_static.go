@@ -130,12 +130,17 @@ func (c StaticPoison) poison(kind string, in CraftInput) (*Record, []string, err
 	cfg := in.DPSGD
 	cfg.Steps = c.ShadowSteps
 	shadows := make([]*learn.Model, c.Shadows)
+	// The shadows all train on SX, SY: prepare them once.
+	data, err := learn.NewInputs(SX, SY, in.inputSize())
+	if err != nil {
+		return nil, nil, invalidf("%s: shadow data: %v", kind, err)
+	}
 	for i := range shadows {
 		m, err := learn.NewModel(in.Arch, in.InShape, in.Classes, in.InitSeed)
 		if err != nil {
 			return nil, nil, invalidf("%s: model: %v", kind, err)
 		}
-		if _, err := learn.Train(m, SX, SY, cfg, rng.New(in.Seed, "attack/craft", kind, "shadow", i), nil); err != nil {
+		if _, err := learn.TrainInputs(m, data, cfg, rng.New(in.Seed, "attack/craft", kind, "shadow", i), nil); err != nil {
 			return nil, nil, fmt.Errorf("%s: shadow model %d: %w", kind, i, err)
 		}
 		shadows[i] = m

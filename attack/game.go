@@ -61,6 +61,8 @@ type Game struct {
 	train      learn.DPSGD  // DPSGD with the crafted overrides
 	info       TrialInfo
 	scoreNames []string
+
+	base *learn.Inputs // baseX, baseY prepared once for every trial
 }
 
 // TrialResult is one trial's row.
@@ -153,6 +155,11 @@ func NewGame(cfg GameConfig) (*Game, error) {
 	}
 	if err := g.prepareData(m.InputSize()); err != nil {
 		return nil, err
+	}
+	// Every trial trains on the base set: scan it and code its rows once
+	// here, not in each trial (issue 12 item 3).
+	if g.base, err = learn.NewInputs(g.baseX, g.baseY, m.InputSize()); err != nil {
+		return nil, invalidf("game: %v", err)
 	}
 	if err := g.checkCrafted(m); err != nil {
 		return nil, err
@@ -362,7 +369,7 @@ func (g *Game) RunTrial(world int, r *rand.Rand) (TrialResult, error) {
 		}
 	}
 
-	tr, err := learn.Train(m, g.baseX, g.baseY, g.train, r, h)
+	tr, err := learn.TrainInputs(m, g.base, g.train, r, h)
 	if err != nil {
 		return TrialResult{}, fmt.Errorf("trial (world %d): %w", world, err)
 	}

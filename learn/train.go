@@ -44,10 +44,15 @@ type Result struct {
 // naming the step and the layer, and the model holds the parameters reached
 // so far.
 func Train(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Hooks) (*Result, error) {
+	return train(m, X, Y, nil, cfg, r, h)
+}
+
+// train is Train, with prepared inputs in (X, Y are in.X, in.Y) or nil.
+func train(m *Model, X []float32, Y []int32, in *Inputs, cfg DPSGD, r *rand.Rand, h *Hooks) (*Result, error) {
 	if h == nil {
 		h = &Hooks{}
 	}
-	t, err := newTrainer(m, X, Y, cfg, r, h)
+	t, err := newTrainer(m, X, Y, in, cfg, r, h)
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +70,7 @@ type trainer struct {
 	m       *Model
 	X       []float32
 	Y       []int32
+	in      *Inputs // prepared X, Y (TrainInputs), or nil
 	cfg     DPSGD
 	h       *Hooks
 	target  *Record // internal copy of h.Target
@@ -104,7 +110,7 @@ type trainer struct {
 
 type badValue struct{ record, feature int }
 
-func newTrainer(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Hooks) (*trainer, error) {
+func newTrainer(m *Model, X []float32, Y []int32, in *Inputs, cfg DPSGD, r *rand.Rand, h *Hooks) (*trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -117,7 +123,7 @@ func newTrainer(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Ho
 	if len(Y) == 0 {
 		return nil, fmt.Errorf("train: no training records")
 	}
-	t := &trainer{m: m, X: X, Y: Y, cfg: cfg, h: h, nRec: len(Y), clipOn: cfg.clipping(), chunk: cfg.chunkSize(m)}
+	t := &trainer{m: m, X: X, Y: Y, in: in, cfg: cfg, h: h, nRec: len(Y), clipOn: cfg.clipping(), chunk: cfg.chunkSize(m)}
 	if err := t.checkHooks(); err != nil {
 		return nil, err
 	}
@@ -180,6 +186,9 @@ func newTrainer(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Ho
 	for i := range t.ws {
 		t.ws[i] = newWorkspace(m, max(maxB, 1), false)
 		t.ws[i].keep = true // X is fixed for the run
+		if in != nil && !m.chw && gatherCodes {
+			t.ws[i].setCodes(in) // coded rows are in the caller's layout
+		}
 	}
 	t.bad = make([]badValue, threads)
 	t.sum = make([]float32, len(m.params))
@@ -242,6 +251,17 @@ func (t *trainer) checkHooks() error {
 func (t *trainer) scanData() error {
 	m := t.m
 	_, dense := m.layers[0].(*dense)
+	if in := t.in; in != nil {
+		// Prepared once (NewInputs): the same scan, the same sums.
+		if j := in.badAt; j >= 0 {
+			return fmt.Errorf("train: data record %d feature %d is %v", j/m.inSize, j%m.inSize, t.X[j])
+		}
+		if dense && t.clipOn {
+			t.inSq = make([]float64, t.nRec)
+			copy(t.inSq, in.sq)
+		}
+		return nil
+	}
 	if !dense || !t.clipOn {
 		if ok, j := allFinite(t.X); !ok {
 			return fmt.Errorf("train: data record %d feature %d is %v", j/m.inSize, j%m.inSize, t.X[j])

@@ -32,6 +32,13 @@ type workspace struct {
 	kept    bool
 	keptIdx []int
 	keptVer uint64
+
+	// codes, if set, holds X's rows as exact 8-bit codes (Inputs): gather
+	// decodes a coded row instead of copying its floats, reading 4× fewer
+	// bytes. X must be codes.X. dirty[k] is the part of input's row k
+	// that may be non-zero (see Inputs.decodeInto).
+	codes *Inputs
+	dirty []span32
 }
 
 func newWorkspace(m *Model, maxB int, inputGrad bool) *workspace {
@@ -149,16 +156,32 @@ func (w *workspace) gather(X []float32, Y []int32, idx []int, target *Record, ta
 	} else {
 		w.acts[0] = w.input
 		hit := w.keep && w.kept && w.keptVer == targetVer && slices.Equal(w.keptIdx, idx)
+		if w.codes != nil && !hit {
+			for _, i := range idx[:min(len(idx), prefetchAhead)] {
+				w.codes.prefetch(i)
+			}
+		}
 		for k, i := range idx {
 			if i == n {
 				if !hit {
 					m.loadRow(w.input[k*D:(k+1)*D], target.X)
+					w.dirtyRow(k)
 				}
 				w.labels[k] = target.Y
 				continue
 			}
 			if !hit {
-				m.loadRow(w.input[k*D:(k+1)*D], X[i*D:(i+1)*D])
+				if w.codes == nil {
+					m.loadRow(w.input[k*D:(k+1)*D], X[i*D:(i+1)*D])
+				} else {
+					if k+prefetchAhead < len(idx) {
+						w.codes.prefetch(idx[k+prefetchAhead])
+					}
+					if !w.codes.decodeInto(w.input[k*D:(k+1)*D], i, &w.dirty[k]) {
+						m.loadRow(w.input[k*D:(k+1)*D], X[i*D:(i+1)*D])
+						w.dirtyRow(k)
+					}
+				}
 			}
 			w.labels[k] = Y[i]
 		}
@@ -174,6 +197,19 @@ func (w *workspace) gather(X []float32, Y []int32, idx []int, target *Record, ta
 		}
 	}
 	return -1, -1
+}
+
+// setCodes makes gather decode X's coded rows from in (X must be in.X).
+func (w *workspace) setCodes(in *Inputs) {
+	w.codes = in
+	w.dirty = make([]span32, w.maxB) // input starts zero
+}
+
+// dirtyRow records a whole-row write into input's row k.
+func (w *workspace) dirtyRow(k int) {
+	if w.dirty != nil {
+		w.dirty[k] = span32{0, int32(w.m.inSize)}
+	}
 }
 
 func contiguous(idx []int) bool {

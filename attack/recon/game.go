@@ -71,6 +71,7 @@ type Config struct {
 type Game struct {
 	cfg      Config
 	init     *learn.Model
+	data     *learn.Inputs // D₋ prepared once for every trial
 	inSize   int
 	noiseMid float32 // uniform-noise prior: features mid + noiseSc·(u − ½)
 	noiseSc  float32
@@ -133,7 +134,13 @@ func NewGame(cfg Config) (*Game, error) {
 			return nil, invalidf("gradient inversion reads the privatised sums: use threat model gradient")
 		}
 	}
-	g := &Game{cfg: cfg, init: m, inSize: D}
+	// Every trial trains on D₋: scan it (and code its rows) once here,
+	// not in each trial (issue 12 item 3).
+	data, err := learn.NewInputs(cfg.X, cfg.Y, D)
+	if err != nil {
+		return nil, invalidf("%v", err)
+	}
+	g := &Game{cfg: cfg, init: m, inSize: D, data: data}
 	if cfg.Prior == PriorUniformNoise {
 		g.noiseMid, g.noiseSc = noiseScale(cfg.PoolX, D, cfg.InitSeed)
 	}
@@ -351,7 +358,7 @@ func (g *Game) RunTrial(r *rand.Rand) (Outcome, error) {
 			return score(m)
 		},
 	}
-	if _, err := learn.Train(m, cfg.X, cfg.Y, cfg.DPSGD, r, h); err != nil {
+	if _, err := learn.TrainInputs(m, g.data, cfg.DPSGD, r, h); err != nil {
 		return Outcome{}, err
 	}
 	if pending {
