@@ -96,6 +96,8 @@ type trainer struct {
 	stepInfo    Step
 	bad         []badValue // per worker: first non-finite input seen
 	noiseOK     []bool     // per noise block: finite after the noise
+	paramBad    []int      // per update block: first non-finite parameter, or −1
+	fusedStep   bool       // this step's noise jobs update their blocks too
 
 	res      Result
 	lossSeen bool
@@ -183,6 +185,10 @@ func newTrainer(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Ho
 	}
 	t.bad = make([]badValue, threads)
 	t.sum = make([]float32, len(m.params))
+	t.paramBad = make([]int, t.updateBlocks())
+	for k := range t.paramBad {
+		t.paramBad[k] = -1
+	}
 	if cfg.Momentum > 0 {
 		t.vel = make([]float32, len(m.params))
 	}
