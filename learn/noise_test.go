@@ -152,6 +152,49 @@ func TestAddNormalStream(t *testing.T) {
 	}
 }
 
+// TestAddNormalStreamLong: over 2²⁴ draws (8.4 million words and more),
+// in calls of random lengths (odd ones too, ending anywhere in a buffer),
+// the buffered path (scan, slow words resolved in the buffer, one merged
+// add per buffer, the stream path for slow words at a buffer's end) draws
+// bit for bit what the scalar addNormal draws. It must see thousands of
+// tail draws (|x| > zigR, the base layer's Marsaglia tail) and of wedge
+// draws, or it is not a test of the slow path.
+func TestAddNormalStreamLong(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	const total = 1 << 24
+	const scale = 1
+	r := rand.New(rand.NewChaCha8(rng.Key(12, "lengths")))
+	ref := rand.NewChaCha8(rng.Key(12, "stream-long"))
+	buf := newWordStream(rng.Key(12, "stream-long"))
+	want, got := make([]float32, 40000), make([]float32, 40000)
+	tails, done := 0, 0
+	for call := 0; done < total; call++ {
+		n := r.IntN(len(want) + 1)
+		if call%3 == 0 {
+			n = r.IntN(300)
+		}
+		clear(want[:n])
+		clear(got[:n])
+		addNormal(ref, want[:n], scale)
+		addNormalStream(buf, got[:n], scale)
+		for i := range n {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("call %d (n = %d, after %d draws): element %d = %v, want %v", call, n, done, i, got[i], want[i])
+			}
+			if math.Abs(float64(want[i])) > zigR {
+				tails++
+			}
+		}
+		done += n
+	}
+	if tails < 2000 {
+		t.Fatalf("%d tail draws in %d: the test does not reach the tail", tails, done)
+	}
+	t.Logf("%d draws, %d in the tail", done, tails)
+}
+
 // TestAddNormalStreamScaleChange: the scan of a buffer (its draws times
 // scale) must be redone when the scale changes mid-buffer; calls alternate
 // scales and end mid-buffer.

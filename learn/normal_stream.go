@@ -26,8 +26,13 @@ type wordStream struct {
 	// times scale when bit w of slow (little-endian) is clear.
 	scanned   bool
 	scanScale float32
-	vals      [2 * scanWords]float32
+	vals      [2*scanWords + 16]float32 // + 16: gemm.ZigguratAddKept's slack
 	slow      [scanWords / 8]uint8
+
+	// skip[w] is 1 when word w of the buffer was consumed by a slow draw
+	// (as a uniform or a redrawn layer) rather than giving two draws; set
+	// by resolve for the words from pos on, + 8 bytes of slack.
+	skip [scanWords + 8]uint8
 }
 
 // scanWords is how many words of a buffer the scan covers: Words rounded
@@ -57,20 +62,6 @@ func (s *wordStream) refill() {
 	s.scanned = false
 }
 
-// fastRun returns the number of words from pos on before the first one
-// the scan flagged slow (up to scanWords − pos).
-func (s *wordStream) fastRun() int {
-	lo := binary.LittleEndian.Uint64(s.slow[0:8])
-	hi := binary.LittleEndian.Uint64(s.slow[8:16])
-	if s.pos < 64 {
-		if m := lo >> s.pos; m != 0 {
-			return bits.TrailingZeros64(m)
-		}
-		return 64 - s.pos + bits.TrailingZeros64(hi)
-	}
-	return bits.TrailingZeros64(hi >> (s.pos - 64)) // 64 when none: more than is left
-}
-
 // addNormalStream is addNormal on a buffered stream: runs of words whose
 // two draws are both on the ziggurat's fast path (≈ 97.6% of words) are
 // turned into draws 16 at a time by AVX-512 (gemm.ZigguratScan, else
@@ -92,11 +83,14 @@ func addNormalStream(s *wordStream, dst []float32, scale float32) bool {
 // addNormalScanned adds draws to dst in pairs while a vector scan is
 // available and returns how far it got (the pairs left are fewer than 2
 // values, or the scan is not available: ok false). A buffer is scanned
-// once, whole (gemm.ZigguratScan); the stretches before each slow word
-// are then added with one Axpy by 1, which is the plain float32 add
-// dst[k] + float32(scale·x) of addNormal. Issue 12: stopping the vector
-// loop at each slow word (one word in 18) made it pay its set-up every ≈ 2
-// groups.
+// once, whole (gemm.ZigguratScan). resolve then finishes the slow words'
+// draws in place in the scan's values and marks the words they consumed,
+// and one gemm.ZigguratAddKept adds all of the buffer's draws that dst
+// needs: the plain float32 add dst[k] + float32(scale·x) of addNormal.
+// Only a slow word whose draws would read past the buffer takes the
+// stream path (addSlowWord). Issue 12: stopping the vector loop at each
+// slow word (one word in 18) made it pay its set-up every ≈ 2 groups, and
+// an Axpy per stretch between slow words cost nearly as much.
 func addNormalScanned(s *wordStream, dst []float32, scale float32) (int, bool) {
 	k := 0
 	for k+2 <= len(dst) {
@@ -104,25 +98,144 @@ func addNormalScanned(s *wordStream, dst []float32, scale float32) (int, bool) {
 			s.refill()
 		}
 		if !s.scanned || s.scanScale != scale {
-			if !gemm.ZigguratScan(s.buf[:scanWords], &zigK, &zigW, scale, s.vals[:], s.slow[:]) {
+			if !gemm.ZigguratScan(s.buf[:scanWords], &zigK, &zigW, scale, s.vals[:2*scanWords], s.slow[:]) {
 				return k, false
 			}
 			s.scanned, s.scanScale = true, scale
 		}
-		lim := min(s.n-s.pos, (len(dst)-k)/2)
-		r := min(s.fastRun(), lim)
-		if r > 0 {
-			gemm.Axpy(1, s.vals[2*s.pos:2*(s.pos+r)], dst[k:k+2*r])
-			s.pos += r
-			k += 2 * r
+		end, pairs, crossing := s.resolve((len(dst)-k)/2, scale)
+		if end > s.pos {
+			gemm.ZigguratAddKept(s.vals[2*s.pos:], s.skip[s.pos:], end-s.pos, dst[k:])
+			s.pos = end
+			k += 2 * pairs
 		}
-		if r == lim {
-			continue
+		if crossing {
+			k = addSlowWord(s, dst, k, scale)
 		}
-		k = addSlowWord(s, dst, k, scale)
 	}
 	return k, true
 }
+
+// resolve walks the scanned buffer from pos for at most need pairs of
+// draws: the words before end give pairs draws, the slow ones among them
+// with their draws (times scale) written into vals and the words they
+// consumed marked in skip. crossing reports that the walk stopped at a
+// slow word (end) whose draws need words past the buffer.
+func (s *wordStream) resolve(need int, scale float32) (end, pairs int, crossing bool) {
+	cur := s.pos
+	clear(s.skip[cur:s.n]) // a previous walk may have started elsewhere (odd tails)
+	for {
+		p := min(s.nextSlow(cur), s.n)
+		if pairs+p-cur >= need {
+			return cur + need - pairs, need, false
+		}
+		pairs += p - cur
+		if p == s.n {
+			return p, pairs, false
+		}
+		q, ok := s.resolveSlow(p, scale)
+		if !ok {
+			return p, pairs, true
+		}
+		for w := p + 1; w < q; w++ {
+			s.skip[w] = 1
+		}
+		pairs++
+		cur = q
+	}
+}
+
+// nextSlow returns the first word from w on that the scan flagged slow
+// (scanWords or more when none).
+func (s *wordStream) nextSlow(w int) int {
+	lo := binary.LittleEndian.Uint64(s.slow[0:8])
+	hi := binary.LittleEndian.Uint64(s.slow[8:16])
+	if w < 64 {
+		if m := lo >> w; m != 0 {
+			return w + bits.TrailingZeros64(m)
+		}
+		return 64 + bits.TrailingZeros64(hi)
+	}
+	if w >= 128 {
+		return 128
+	}
+	return w + bits.TrailingZeros64(hi>>(w-64)) // ≥ 128 when none
+}
+
+// resolveSlow finishes the two draws of slow word p from the words after
+// it in the buffer, writes them times scale into vals, and returns the
+// index after the last word they consumed; ok is false (nothing written)
+// when they would need words past the buffer.
+func (s *wordStream) resolveSlow(p int, scale float32) (next int, ok bool) {
+	u := s.buf[p]
+	x0, q, ok := s.drawAt(uint32(u), p+1)
+	if !ok {
+		return 0, false
+	}
+	x1, q, ok := s.drawAt(uint32(u>>32), q)
+	if !ok {
+		return 0, false
+	}
+	s.vals[2*p], s.vals[2*p+1] = float32(scale*x0), float32(scale*x1) // no FMA: as addSlowWord
+	return q, true
+}
+
+// drawAt is zigDraw reading further words from buf[q:n] instead of the
+// stream: the draw, the index after the words it read, and false if it
+// would read past the buffer.
+func (s *wordStream) drawAt(h uint32, q int) (float32, int, bool) {
+	i, j := h&0x7F, int32(h)>>7
+	if absInt32(j) < zigK[i] {
+		return float32(j) * zigW[i], q, true
+	}
+	return s.slowAt(j, i, q)
+}
+
+// slowAt is normalSlowStream reading from buf[q:n] (see drawAt): the same
+// decisions from the same words.
+func (s *wordStream) slowAt(j int32, i uint32, q int) (float32, int, bool) {
+	for {
+		x := float64(j) * float64(zigW[i])
+		if i == 0 {
+			for {
+				if q+2 > s.n {
+					return 0, q, false
+				}
+				x = -math.Log(unitOf(s.buf[q])) / zigR
+				y := -math.Log(unitOf(s.buf[q+1]))
+				q += 2
+				if y+y >= x*x {
+					break
+				}
+			}
+			if j > 0 {
+				return float32(zigR + x), q, true
+			}
+			return float32(-zigR - x), q, true
+		}
+		if q+2 > s.n { // the uniform, and a redraw if rejected
+			return 0, q, false
+		}
+		y := zigF[i] + float64(unitOf(s.buf[q])*(zigF[i-1]-zigF[i]))
+		accept, decided := zigSqueeze(i, x, y)
+		if !decided {
+			accept = y < expNeg(float64(-0.5*x)*x)
+		}
+		if accept {
+			return float32(x), q + 1, true
+		}
+		w := uint32(s.buf[q+1])
+		q += 2
+		i = w & 0x7F
+		j = int32(w) >> 7
+		if absInt32(j) < zigK[i] {
+			return float32(j) * zigW[i], q, true
+		}
+	}
+}
+
+// unitOf is unit64 of the word u.
+func unitOf(u uint64) float64 { return float64(u>>11+1) / (1 << 53) }
 
 // addNormalStopping is addNormalScanned with gemm.ZigguratFast, which stops
 // at each slow word: the path without the scan, from dst[k] on.

@@ -1,6 +1,9 @@
 package gemm
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // Ziggurat is the vectorisable part of the trainer's Gaussian noise
 // (learn/normal.go: a float32 Marsaglia–Tsang ziggurat with 128 layers, two
@@ -51,6 +54,64 @@ func ZigguratScan(w []uint64, kTab *[128]uint32, wTab *[128]float32, scale float
 		zigguratScanVector(w, kTab, wTab, scale, vals, slow)
 	}
 	return true
+}
+
+// ZigguratAddKept adds to dst, in order, the two values vals[2n],
+// vals[2n+1] of every word n < words whose skip[n] is 0 (skip bytes are 0
+// or 1), and returns the
+// number of such words (dst gets 2 values per word and must have room).
+// Each add is the float32 dst + v, as ZigguratFast's. It is the merge step
+// of learn's noise: after a ChaCha8 buffer's ZigguratScan, the slow words'
+// draws are written into vals and the words they consumed as uniforms are
+// marked in skip, and one call adds a whole buffer's draws (issue 12: one
+// Axpy per stretch between slow words cost as much as the slow draws).
+// vals must hold 2·words + 16 values and skip words + 8 bytes (the vector
+// kernel reads whole groups of 8 words).
+func ZigguratAddKept(vals []float32, skip []uint8, words int, dst []float32) int {
+	if words <= 0 {
+		return 0
+	}
+	if len(vals) < 2*words+16 || len(skip) < words+8 {
+		panic(fmt.Sprintf("gemm.ZigguratAddKept: len(vals) = %d, len(skip) = %d for %d words (want 2·words + 16, words + 8)", len(vals), len(skip), words))
+	}
+	if len(dst) < 2*words { // else there is room whatever skip says
+		if kept := words - skipped(skip[:words]); len(dst) < 2*kept {
+			panic(fmt.Sprintf("gemm.ZigguratAddKept: len(dst) = %d < %d", len(dst), 2*kept))
+		}
+	}
+	if len(dst) == 0 {
+		return 0 // every word skipped (checked above)
+	}
+	if zigguratAddKeptVector != nil && current.name == "avx512" {
+		return zigguratAddKeptVector(vals, skip, words, dst)
+	}
+	return zigguratAddKeptGo(vals, skip, words, dst)
+}
+
+// skipped counts the ones in s (bytes 0 or 1), eight bytes at a time.
+func skipped(s []uint8) int {
+	n := 0
+	for len(s) >= 8 {
+		n += int(binary.LittleEndian.Uint64(s) * 0x0101010101010101 >> 56)
+		s = s[8:]
+	}
+	for _, b := range s {
+		n += int(b)
+	}
+	return n
+}
+
+// zigguratAddKeptGo is the portable ZigguratAddKept.
+func zigguratAddKeptGo(vals []float32, skip []uint8, words int, dst []float32) int {
+	k := 0
+	for n, s := range skip[:words] {
+		if s == 0 {
+			dst[2*k] += vals[2*n]
+			dst[2*k+1] += vals[2*n+1]
+			k++
+		}
+	}
+	return k
 }
 
 // zigguratGo is the portable ZigguratFast.

@@ -173,3 +173,55 @@ sloop:
 sdone:
 	VZEROUPPER
 	RET
+
+// func zigguratAddKeptAVX512(vals *float32, skip *uint8, words int, dst *float32) int
+//
+// ZigguratAddKept: for words in groups of 8, the qword lanes (a word's two
+// values) of words whose skip byte is 0 are compressed to the front of a
+// ZMM (VPCOMPRESSQ, in order) and added to the next lanes of dst with one
+// masked add each. Reads 8 words' vals and skip bytes per group, also past
+// words (the caller's arrays have the slack).
+TEXT ·zigguratAddKeptAVX512(SB), NOSPLIT, $0-40
+	MOVQ vals+0(FP), SI
+	MOVQ skip+8(FP), R11
+	MOVQ words+16(FP), CX
+	MOVQ dst+24(FP), DI
+	XORQ AX, AX
+	MOVQ $0x0101010101010101, R12
+	TESTQ CX, CX
+	JLE kdone
+
+kloop:
+	MOVQ (R11), BX
+	PEXTQ R12, BX, BX        // bit n: word n is skipped
+	NOTL BX
+	MOVL $8, DX
+	CMPQ CX, DX
+	CMOVQLT CX, DX           // words in this group
+	MOVL $1, R10
+	SHLXL DX, R10, R10
+	DECL R10
+	ANDL R10, BX             // bit n: word n is kept
+	KMOVW BX, K1
+	POPCNTL BX, DX           // kept words
+	VMOVUPS (SI), Z0
+	VPCOMPRESSQ.Z Z0, K1, Z1
+	LEAL (DX)(DX*1), BX
+	MOVL $1, R10
+	SHLXL BX, R10, R10
+	DECL R10
+	KMOVW R10, K2
+	VMOVUPS.Z (DI), K2, Z2
+	VADDPS Z1, Z2, Z2
+	VMOVUPS Z2, K2, (DI)
+	LEAQ (DI)(DX*8), DI
+	ADDQ DX, AX
+	ADDQ $64, SI
+	ADDQ $8, R11
+	SUBQ $8, CX
+	JG kloop
+
+kdone:
+	MOVQ AX, ret+32(FP)
+	VZEROUPPER
+	RET
