@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/dpaudit/dpaudit/learn/gemm"
 	"github.com/dpaudit/dpaudit/rng"
 )
 
@@ -193,6 +194,60 @@ func TestAddNormalStreamLong(t *testing.T) {
 		t.Fatalf("%d tail draws in %d: the test does not reach the tail", tails, done)
 	}
 	t.Logf("%d draws, %d in the tail", done, tails)
+}
+
+// TestZigguratWedgeDecisions: the vector wedge tests (gemm.ZigguratWedge
+// with expNegConsts) decide as the scalar y < expNeg(−x²/2) does, for
+// every layer, random wedge points and uniforms, and uniforms chosen so
+// that y lies within a few ulps of expNeg's value (where a rounding
+// difference anywhere would show).
+func TestZigguratWedgeDecisions(t *testing.T) {
+	r := rand.New(rand.NewChaCha8(rng.Key(4, "wedge-vector")))
+	const n = 8 * 1024
+	x, f, d := make([]float64, n), make([]float64, n), make([]float64, n)
+	u := make([]uint64, n)
+	acc := make([]uint8, n/8)
+	xs := make([]float32, n)
+	want := make([]bool, n)
+	for l := range n {
+		i := uint32(1 + r.IntN(127))
+		j := int32(zigK[i]) + int32(r.Uint32N(1<<24-zigK[i]+1))
+		if l%2 == 1 {
+			j = -j
+		}
+		x[l] = float64(j) * float64(zigW[i])
+		f[l], d[l] = zigF[i], zigF[i-1]-zigF[i]
+		u[l] = r.Uint64()
+		if l%4 != 0 { // aim y at the curve: unit ≈ (e − f)/d, a few ulps off
+			e := expNeg(float64(-0.5*x[l]) * x[l])
+			if unit := (e - f[l]) / d[l]; unit > 0 && unit < 1 {
+				v := int64(unit*(1<<53)) - 1 + int64(r.IntN(5)) - 2
+				u[l] = uint64(max(v, 0))<<11 | r.Uint64()&0x7FF
+			}
+		}
+		y := f[l] + float64(unitOf(u[l])*d[l])
+		want[l] = y < expNeg(float64(-0.5*x[l])*x[l])
+	}
+	if !gemm.ZigguratWedge(x, u, f, d, &expNegConsts, acc, xs) {
+		t.Skip("no vector wedge path on this CPU or gemm path")
+	}
+	accepts := 0
+	for l := range n {
+		got := acc[l/8]>>(l%8)&1 == 1
+		if got != want[l] {
+			y := f[l] + float64(unitOf(u[l])*d[l])
+			t.Fatalf("lane %d: accept %v, want %v (x = %v, y = %v, expNeg = %v)", l, got, want[l], x[l], y, expNeg(float64(-0.5*x[l])*x[l]))
+		}
+		if got {
+			accepts++
+		}
+		if math.Float32bits(xs[l]) != math.Float32bits(float32(x[l])) {
+			t.Fatalf("lane %d: float32(x) = %v, want %v", l, xs[l], float32(x[l]))
+		}
+	}
+	if accepts < n/8 || accepts > n*7/8 {
+		t.Fatalf("%d accepts of %d: the test points do not straddle the curve", accepts, n)
+	}
 }
 
 // TestAddNormalStreamScaleChange: the scan of a buffer (its draws times

@@ -33,7 +33,37 @@ type wordStream struct {
 	// (as a uniform or a redrawn layer) rather than giving two draws; set
 	// by resolve for the words from pos on, + 8 bytes of slack.
 	skip [scanWords + 8]uint8
+
+	// cons[p] for slow word p (valid while scanned): the words its slow
+	// draw consumes (1 or 2), when prepareSlow could finish it: one half
+	// fast, the other a wedge draw accepted at once or rejected and redrawn
+	// on the fast path, its words in the buffer. vals then holds both
+	// draws. 0: the scalar path (resolveSlow).
+	cons  [scanWords]uint8
+	lanes slowLanes
 }
+
+// slowLanes are the inputs and outputs of gemm.ZigguratWedge for one
+// buffer: lane k is the slow half of the k-th slow word, word[k], and
+// flags[k] says which halves are slow (bit 0: low, bit 1: high) and
+// whether one is in the base layer (bit 2: the tail, not a wedge test).
+type slowLanes struct {
+	x, f, d [maxLanes]float64
+	u       [maxLanes]uint64
+	xs      [maxLanes]float32
+	acc     [maxLanes / 8]uint8
+	word    [maxLanes]uint8
+	flags   [maxLanes]uint8
+}
+
+// maxLanes bounds the slow words prepared per buffer (≈ 7 on average;
+// the rest, if ever, go the scalar way).
+const maxLanes = 32
+
+// expNegConsts are expNeg's constants in the order gemm.ZigguratWedge's
+// kernel reads them (the last is the int64 1023).
+var expNegConsts = [16]float64{-0.5, math.Log2E, 0.5, math.Ln2, 1, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120,
+	1.0 / 720, 1.0 / 5040, 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 0x1p-53, math.Float64frombits(1023)}
 
 // scanWords is how many words of a buffer the scan covers: Words rounded
 // up to whole groups of 8, which chacha8.Buffer holds (the words past
@@ -60,6 +90,64 @@ func (s *wordStream) refill() {
 	s.src.Next(&s.buf)
 	s.pos, s.n = 0, chacha8.Words
 	s.scanned = false
+}
+
+// prepareSlow finishes, for the scanned buffer, the slow words whose one
+// slow half needs one wedge test (gemm.ZigguratWedge, 8 words at a time,
+// with the uniform at p+1 where the scalar path reads it) and, if that
+// rejects, a redraw that is on the fast path (the low half of word p+2):
+// their draws times scale go into vals and their consumption into cons.
+// Words with two slow halves (1 in 140) or a tail draw go the scalar way.
+// It reports false when gemm has no vector path. Issue 12: one slow word
+// in 18 took the scalar path, ≈ 35 ns each, mostly branches that no
+// predictor gets right (which half, accept or not: 58% of wedge tests
+// accept).
+func (s *wordStream) prepareSlow(scale float32) bool {
+	L := &s.lanes
+	k := 0
+	// Branch-free where it can be: which half is slow, and whether a
+	// test accepts, are coin flips to a branch predictor.
+	for p := s.nextSlow(0); p < s.n; p = s.nextSlow(p + 1) {
+		if k == maxLanes {
+			s.cons[p] = 0
+			continue
+		}
+		u := s.buf[p]
+		fl := slowBit(uint32(u)) | slowBit(uint32(u>>32))<<1
+		h := uint32(u >> (32 * (fl >> 1))) // the slow half (the high one if both)
+		i, j := h&0x7F, int32(h)>>7
+		fl |= uint32(int32(i)-1) >> 31 << 2 // base layer: the tail
+		L.x[k] = float64(j) * float64(zigW[i])
+		L.f[k], L.d[k] = zigF[i], zigD[i]
+		L.u[k] = s.buf[p+1] // buf has 4 words past n: in bounds
+		L.word[k], L.flags[k] = uint8(p), uint8(fl)
+		k++
+	}
+	n8 := (k + 7) &^ 7
+	for l := k; l < n8; l++ { // harmless padding: x = 0, y = 0
+		L.x[l], L.f[l], L.d[l], L.u[l] = 0, 0, 0, 0
+	}
+	if !gemm.ZigguratWedge(L.x[:n8], L.u[:n8], L.f[:n8], L.d[:n8], &expNegConsts, L.acc[:], L.xs[:]) {
+		return false
+	}
+	for m := range k {
+		p, fl := int(L.word[m]), uint32(L.flags[m])
+		a := uint32(L.acc[m/8]>>(m%8)) & 1 // 1: accepted
+		r := uint32(s.buf[p+2])            // the redraw if rejected
+		ri, rj := r&0x7F, int32(r)>>7
+		c := int(2 - a) // words consumed
+		bad := fl&(fl>>1)&1 | fl>>2 | (1-a)&slowBit(r) | uint32(s.n-1-p-c)>>31
+		if bad != 0 {
+			s.cons[p] = 0
+			continue
+		}
+		// the draw: float32(x) if accepted, else the redraw's fast value
+		mask := a - 1
+		v := math.Float32bits(L.xs[m])&^mask | math.Float32bits(float32(rj)*zigW[ri])&mask
+		s.vals[2*p+int(fl>>1)] = float32(scale * math.Float32frombits(v)) // the other half's is the scan's
+		s.cons[p] = uint8(c)
+	}
+	return true
 }
 
 // addNormalStream is addNormal on a buffered stream: runs of words whose
@@ -102,6 +190,9 @@ func addNormalScanned(s *wordStream, dst []float32, scale float32) (int, bool) {
 				return k, false
 			}
 			s.scanned, s.scanScale = true, scale
+			if !s.prepareSlow(scale) {
+				clear(s.cons[:]) // all by the scalar path
+			}
 		}
 		end, pairs, crossing := s.resolve((len(dst)-k)/2, scale)
 		if end > s.pos {
@@ -132,6 +223,13 @@ func (s *wordStream) resolve(need int, scale float32) (end, pairs int, crossing 
 		pairs += p - cur
 		if p == s.n {
 			return p, pairs, false
+		}
+		if c := int(s.cons[p]); c != 0 { // finished by prepareSlow
+			s.skip[p+1] = 1
+			s.skip[p+2] = uint8(c - 1) // p+2 < scanWords+8; 0 if it is not consumed
+			pairs++
+			cur = p + 1 + c
+			continue
 		}
 		q, ok := s.resolveSlow(p, scale)
 		if !ok {
@@ -232,6 +330,13 @@ func (s *wordStream) slowAt(j int32, i uint32, q int) (float32, int, bool) {
 			return float32(j) * zigW[i], q, true
 		}
 	}
+}
+
+// slowBit is 1 when the half-word h is off the fast path, else 0, without
+// a branch.
+func slowBit(h uint32) uint32 {
+	i, j := h&0x7F, int32(h)>>7
+	return uint32(int32(zigK[i])-1-int32(absInt32(j))) >> 31
 }
 
 // unitOf is unit64 of the word u.

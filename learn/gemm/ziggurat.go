@@ -88,6 +88,32 @@ func ZigguratAddKept(vals []float32, skip []uint8, words int, dst []float32) int
 	return zigguratAddKeptGo(vals, skip, words, dst)
 }
 
+// ZigguratWedge decides, 8 lanes at a time, the ziggurat's wedge tests
+// that learn's slow path would otherwise take one by one: lane l accepts
+// when y = f[l] + float64(unit·d[l]) < expNeg(float64(−0.5·x[l])·x[l]),
+// with unit = float64(u[l]>>11 + 1) / 2⁵³ and learn's expNeg (its range
+// reduction and Estrin polynomial) evaluated with the same operations in
+// the same order, each rounded to float64 (no fused multiply-add), so the
+// decisions are the scalar code's, bit for bit. c holds expNeg's constants
+// as the kernel lists them (learn builds it). Bit l%8 of acc[l/8] is set
+// when lane l accepts, and xs[l] = float32(x[l]) (the draw if accepted).
+// len(x) must be a multiple of 8, and u, f, d, xs at least as long. It
+// reports false, doing nothing, when no vector path is current (the
+// caller decides the tests itself).
+func ZigguratWedge(x []float64, u []uint64, f, d []float64, c *[16]float64, acc []uint8, xs []float32) bool {
+	if zigguratWedgeVector == nil || current.name != "avx512" {
+		return false
+	}
+	n := len(x)
+	if n%8 != 0 || len(u) < n || len(f) < n || len(d) < n || len(acc) < n/8 || len(xs) < n {
+		panic(fmt.Sprintf("gemm.ZigguratWedge: %d lanes (want a multiple of 8), len(u) = %d, len(f) = %d, len(d) = %d, len(acc) = %d, len(xs) = %d", n, len(u), len(f), len(d), len(acc), len(xs)))
+	}
+	if n > 0 {
+		zigguratWedgeVector(x, u, f, d, c, acc, xs)
+	}
+	return true
+}
+
 // skipped counts the ones in s (bytes 0 or 1), eight bytes at a time.
 func skipped(s []uint8) int {
 	n := 0

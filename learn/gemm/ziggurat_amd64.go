@@ -49,3 +49,17 @@ var zigguratAddKeptVector = func() func(vals []float32, skip []uint8, words int,
 func zigguratAddKeptAVX512Slices(vals []float32, skip []uint8, words int, dst []float32) int {
 	return zigguratAddKeptAVX512(&vals[0], &skip[0], words, &dst[0])
 }
+
+//go:noescape
+func zigguratWedgeAVX512(x *float64, u *uint64, f *float64, d *float64, groups int, c *float64, acc *uint8, xs *float32)
+
+// zigguratWedgeVector is ZigguratWedge's kernel; nil without AVX-512 DQ
+// (the int64 ↔ float64 conversions).
+var zigguratWedgeVector = func() func(x []float64, u []uint64, f, d []float64, c *[16]float64, acc []uint8, xs []float32) {
+	if !cpu.X86.HasAVX512F || !cpu.X86.HasAVX512DQ {
+		return nil
+	}
+	return func(x []float64, u []uint64, f, d []float64, c *[16]float64, acc []uint8, xs []float32) {
+		zigguratWedgeAVX512(&x[0], &u[0], &f[0], &d[0], len(x)/8, &c[0], &acc[0], &xs[0])
+	}
+}()
