@@ -250,6 +250,29 @@ func TestZigguratWedgeDecisions(t *testing.T) {
 	}
 }
 
+// TestAddNormalStreamFinite: addNormalStream's report (taken from the
+// vector add as it stores, and from the scalar steps) is allFinite of the
+// result, with a NaN or an Inf anywhere in dst: first, last, the odd tail,
+// mid-buffer, and in elements that a slow word's scalar step writes.
+func TestAddNormalStreamFinite(t *testing.T) {
+	r := rand.New(rand.NewChaCha8(rng.Key(13, "finite")))
+	buf := newWordStream(rng.Key(13, "finite-stream"))
+	for call := range 400 {
+		n := 1 + r.IntN(3000)
+		dst := make([]float32, n)
+		bad := -1
+		if call%4 != 0 {
+			bad = []int{0, n - 1, r.IntN(n)}[call%3]
+			dst[bad] = []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))}[call%3]
+		}
+		got := addNormalStream(buf, dst, 2)
+		want, _ := allFinite(dst)
+		if got != want || got != (bad < 0) {
+			t.Fatalf("call %d (n = %d, non-finite at %d): reported %v, allFinite %v", call, n, bad, got, want)
+		}
+	}
+}
+
 // TestAddNormalStreamScaleChange: the scan of a buffer (its draws times
 // scale) must be redone when the scale changes mid-buffer; calls alternate
 // scales and end mid-buffer.

@@ -157,16 +157,23 @@ func (s *wordStream) prepareSlow(scale float32) bool {
 // take addNormal's scalar steps. Issue 12: the noise took 36% of an MLP
 // 784-512-10 step at one thread.
 func addNormalStream(s *wordStream, dst []float32, scale float32) bool {
-	k, ok := addNormalScanned(s, dst, scale)
-	if !ok {
+	k, ok, finite := addNormalScanned(s, dst, scale)
+	if !ok { // no vector scan: the stopping loop, and a pass to check
 		k = addNormalStopping(s, dst, k, scale)
+		finite = false
 	}
 	if k < len(dst) {
 		dst[k] += float32(scale * zigDraw(s, uint32(s.Uint64())))
+		finite = finite && isFinite32(dst[k])
 	}
-	ok, _ = allFinite(dst)
-	return ok
+	if !finite {
+		finite, _ = allFinite(dst)
+	}
+	return finite
 }
+
+// isFinite32 reports whether v is neither NaN nor ±Inf.
+func isFinite32(v float32) bool { return v-v == 0 }
 
 // addNormalScanned adds draws to dst in pairs while a vector scan is
 // available and returns how far it got (the pairs left are fewer than 2
@@ -175,19 +182,21 @@ func addNormalStream(s *wordStream, dst []float32, scale float32) bool {
 // draws in place in the scan's values and marks the words they consumed,
 // and one gemm.ZigguratAddKept adds all of the buffer's draws that dst
 // needs: the plain float32 add dst[k] + float32(scale·x) of addNormal.
+// finite reports whether every sum written is finite (ZigguratAddKept
+// checks as it stores: no second pass over dst).
 // Only a slow word whose draws would read past the buffer takes the
 // stream path (addSlowWord). Issue 12: stopping the vector loop at each
 // slow word (one word in 18) made it pay its set-up every ≈ 2 groups, and
 // an Axpy per stretch between slow words cost nearly as much.
-func addNormalScanned(s *wordStream, dst []float32, scale float32) (int, bool) {
-	k := 0
+func addNormalScanned(s *wordStream, dst []float32, scale float32) (k int, ok, finite bool) {
+	finite = true // of every sum written so far
 	for k+2 <= len(dst) {
 		if s.pos == s.n {
 			s.refill()
 		}
 		if !s.scanned || s.scanScale != scale {
 			if !gemm.ZigguratScan(s.buf[:scanWords], &zigK, &zigW, scale, s.vals[:2*scanWords], s.slow[:]) {
-				return k, false
+				return k, false, false
 			}
 			s.scanned, s.scanScale = true, scale
 			if !s.prepareSlow(scale) {
@@ -196,15 +205,17 @@ func addNormalScanned(s *wordStream, dst []float32, scale float32) (int, bool) {
 		}
 		end, pairs, crossing := s.resolve((len(dst)-k)/2, scale)
 		if end > s.pos {
-			gemm.ZigguratAddKept(s.vals[2*s.pos:], s.skip[s.pos:], end-s.pos, dst[k:])
+			_, fin := gemm.ZigguratAddKept(s.vals[2*s.pos:], s.skip[s.pos:], end-s.pos, dst[k:])
+			finite = finite && fin
 			s.pos = end
 			k += 2 * pairs
 		}
 		if crossing {
 			k = addSlowWord(s, dst, k, scale)
+			finite = finite && isFinite32(dst[k-2]) && isFinite32(dst[k-1])
 		}
 	}
-	return k, true
+	return k, true, finite
 }
 
 // resolve walks the scanned buffer from pos for at most need pairs of

@@ -58,8 +58,9 @@ func ZigguratScan(w []uint64, kTab *[128]uint32, wTab *[128]float32, scale float
 
 // ZigguratAddKept adds to dst, in order, the two values vals[2n],
 // vals[2n+1] of every word n < words whose skip[n] is 0 (skip bytes are 0
-// or 1), and returns the
-// number of such words (dst gets 2 values per word and must have room).
+// or 1), and returns the number of such words (dst gets 2 values per word
+// and must have room) and whether every sum it stored is finite (so that
+// learn needs no second pass over the noisy gradient to check it).
 // Each add is the float32 dst + v, as ZigguratFast's. It is the merge step
 // of learn's noise: after a ChaCha8 buffer's ZigguratScan, the slow words'
 // draws are written into vals and the words they consumed as uniforms are
@@ -67,9 +68,9 @@ func ZigguratScan(w []uint64, kTab *[128]uint32, wTab *[128]float32, scale float
 // Axpy per stretch between slow words cost as much as the slow draws).
 // vals must hold 2·words + 16 values and skip words + 8 bytes (the vector
 // kernel reads whole groups of 8 words).
-func ZigguratAddKept(vals []float32, skip []uint8, words int, dst []float32) int {
+func ZigguratAddKept(vals []float32, skip []uint8, words int, dst []float32) (n int, finite bool) {
 	if words <= 0 {
-		return 0
+		return 0, true
 	}
 	if len(vals) < 2*words+16 || len(skip) < words+8 {
 		panic(fmt.Sprintf("gemm.ZigguratAddKept: len(vals) = %d, len(skip) = %d for %d words (want 2·words + 16, words + 8)", len(vals), len(skip), words))
@@ -80,7 +81,7 @@ func ZigguratAddKept(vals []float32, skip []uint8, words int, dst []float32) int
 		}
 	}
 	if len(dst) == 0 {
-		return 0 // every word skipped (checked above)
+		return 0, true // every word skipped (checked above)
 	}
 	if zigguratAddKeptVector != nil && current.name == "avx512" {
 		return zigguratAddKeptVector(vals, skip, words, dst)
@@ -128,16 +129,18 @@ func skipped(s []uint8) int {
 }
 
 // zigguratAddKeptGo is the portable ZigguratAddKept.
-func zigguratAddKeptGo(vals []float32, skip []uint8, words int, dst []float32) int {
+func zigguratAddKeptGo(vals []float32, skip []uint8, words int, dst []float32) (int, bool) {
 	k := 0
+	var bad float32 // stays 0 while every sum is finite (v − v is NaN otherwise)
 	for n, s := range skip[:words] {
 		if s == 0 {
-			dst[2*k] += vals[2*n]
-			dst[2*k+1] += vals[2*n+1]
+			a, b := dst[2*k]+vals[2*n], dst[2*k+1]+vals[2*n+1]
+			dst[2*k], dst[2*k+1] = a, b
+			bad += (a - a) + (b - b)
 			k++
 		}
 	}
-	return k
+	return k, bad == 0
 }
 
 // zigguratGo is the portable ZigguratFast.

@@ -36,18 +36,19 @@ var zigguratVector = func() func(w []uint64, kTab *[128]uint32, wTab *[128]float
 }()
 
 //go:noescape
-func zigguratAddKeptAVX512(vals *float32, skip *uint8, words int, dst *float32) int
+func zigguratAddKeptAVX512(vals *float32, skip *uint8, words int, dst *float32) (n int, bad bool)
 
 // zigguratAddKeptVector is ZigguratAddKept's kernel; nil without AVX-512.
-var zigguratAddKeptVector = func() func(vals []float32, skip []uint8, words int, dst []float32) int {
+var zigguratAddKeptVector = func() func(vals []float32, skip []uint8, words int, dst []float32) (int, bool) {
 	if !cpu.X86.HasAVX512F || !cpu.X86.HasBMI2 || !cpu.X86.HasPOPCNT {
 		return nil
 	}
 	return zigguratAddKeptAVX512Slices
 }()
 
-func zigguratAddKeptAVX512Slices(vals []float32, skip []uint8, words int, dst []float32) int {
-	return zigguratAddKeptAVX512(&vals[0], &skip[0], words, &dst[0])
+func zigguratAddKeptAVX512Slices(vals []float32, skip []uint8, words int, dst []float32) (int, bool) {
+	n, bad := zigguratAddKeptAVX512(&vals[0], &skip[0], words, &dst[0])
+	return n, !bad
 }
 
 //go:noescape

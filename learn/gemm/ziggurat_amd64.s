@@ -174,20 +174,24 @@ sdone:
 	VZEROUPPER
 	RET
 
-// func zigguratAddKeptAVX512(vals *float32, skip *uint8, words int, dst *float32) int
+// func zigguratAddKeptAVX512(vals *float32, skip *uint8, words int, dst *float32) (n int, bad bool)
 //
 // ZigguratAddKept: for words in groups of 8, the qword lanes (a word's two
 // values) of words whose skip byte is 0 are compressed to the front of a
 // ZMM (VPCOMPRESSQ, in order) and added to the next lanes of dst with one
 // masked add each. Reads 8 words' vals and skip bytes per group, also past
-// words (the caller's arrays have the slack).
-TEXT ·zigguratAddKeptAVX512(SB), NOSPLIT, $0-40
+// words (the caller's arrays have the slack). bad: a sum stored is NaN or
+// ±Inf (exponent bits all ones), collected in K4.
+TEXT ·zigguratAddKeptAVX512(SB), NOSPLIT, $0-41
 	MOVQ vals+0(FP), SI
 	MOVQ skip+8(FP), R11
 	MOVQ words+16(FP), CX
 	MOVQ dst+24(FP), DI
 	XORQ AX, AX
 	MOVQ $0x0101010101010101, R12
+	MOVL $0x7f800000, DX
+	VPBROADCASTD DX, Z31
+	KXORW K4, K4, K4
 	TESTQ CX, CX
 	JLE kdone
 
@@ -214,6 +218,9 @@ kloop:
 	VMOVUPS.Z (DI), K2, Z2
 	VADDPS Z1, Z2, Z2
 	VMOVUPS Z2, K2, (DI)
+	VPANDD Z31, Z2, Z3
+	VPCMPEQD Z31, Z3, K2, K3 // stored lanes only
+	KORW K3, K4, K4
 	LEAQ (DI)(DX*8), DI
 	ADDQ DX, AX
 	ADDQ $64, SI
@@ -222,7 +229,9 @@ kloop:
 	JG kloop
 
 kdone:
-	MOVQ AX, ret+32(FP)
+	MOVQ AX, n+32(FP)
+	KORTESTW K4, K4
+	SETNE bad+40(FP)
 	VZEROUPPER
 	RET
 

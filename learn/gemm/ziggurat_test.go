@@ -199,12 +199,32 @@ func TestZigguratAddKept(t *testing.T) {
 					}
 				}
 				got := append([]float32(nil), base...)
-				if n := ZigguratAddKept(vals, skip, words, got[:2*kept]); n != kept {
+				n, finite := ZigguratAddKept(vals, skip, words, got[:2*kept])
+				if n != kept {
 					t.Fatalf("words %d density %d: returned %d, want %d", words, density, n, kept)
+				}
+				if !finite {
+					t.Fatalf("words %d density %d: finite sums reported as not finite", words, density)
 				}
 				for i := range want {
 					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 						t.Fatalf("words %d density %d: dst[%d] = %v, want %v", words, density, i, got[i], want[i])
+					}
+				}
+				// a non-finite sum is reported wherever it is among the
+				// stored ones, and a non-finite value outside them is not
+				for _, bad := range []float32{float32(math.Inf(-1)), float32(math.NaN())} {
+					for i := 0; i < 2*kept; i += 1 + 2*kept/5 {
+						got := append([]float32(nil), base...)
+						got[i] = bad
+						if _, finite := ZigguratAddKept(vals, skip, words, got[:2*kept]); finite {
+							t.Fatalf("words %d density %d: %v at dst[%d] not reported", words, density, bad, i)
+						}
+					}
+					got := append([]float32(nil), base...)
+					got[2*kept] = bad // past the stored sums
+					if _, finite := ZigguratAddKept(vals, skip, words, got[:2*kept]); !finite {
+						t.Fatalf("words %d density %d: %v past the sums reported", words, density, bad)
 					}
 				}
 			}
