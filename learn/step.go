@@ -257,10 +257,7 @@ func (t *trainer) addNoise(update bool) bool {
 		}
 	} else {
 		t.fusedStep = update
-		for k := 0; k < B; k++ {
-			t.pool.submit(k%len(t.ws), -k-1)
-		}
-		t.pool.wait()
+		t.shareBlocks(B, func(k int) int { return -k - 1 })
 	}
 	for _, ok := range t.noiseOK {
 		if !ok {
@@ -283,12 +280,26 @@ func (t *trainer) update(s int) error {
 			t.updateBlock(k)
 		}
 	} else {
-		for k := 0; k < B; k++ {
-			t.pool.submit(k%len(t.ws), updateJob-k)
-		}
-		t.pool.wait()
+		t.shareBlocks(B, func(k int) int { return updateJob - k })
 	}
 	return t.paramsFinite(s)
+}
+
+// shareBlocks runs job(k) for blocks k < B, block k on worker k mod T:
+// the other workers' through the pool, worker 0's on the calling goroutine
+// (which would otherwise only wait: one goroutine fewer to wake per step).
+// Which worker runs a block never changes its result.
+func (t *trainer) shareBlocks(B int, job func(k int) int) {
+	T := len(t.ws)
+	for k := 0; k < B; k++ {
+		if k%T != 0 {
+			t.pool.submit(k%T, job(k))
+		}
+	}
+	for k := 0; k < B; k += T {
+		t.runJob(0, job(k))
+	}
+	t.pool.wait()
 }
 
 // updateBlocks is the number of noiseBlock-sized blocks of the parameters.
