@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dpaudit/dpaudit/learn/gemm"
+	"github.com/dpaudit/dpaudit/learn/internal/chacha8"
 	"github.com/dpaudit/dpaudit/rng"
 )
 
@@ -269,6 +270,108 @@ func TestAddNormalStreamFinite(t *testing.T) {
 		want, _ := allFinite(dst)
 		if got != want || got != (bad < 0) {
 			t.Fatalf("call %d (n = %d, non-finite at %d): reported %v, allFinite %v", call, n, bad, got, want)
+		}
+	}
+}
+
+// craftedSource yields the crafted words, then the words of a wordStream
+// (the generic normalSlow reads it like any source).
+type craftedSource struct {
+	words []uint64
+	rest  *wordStream
+}
+
+func (c *craftedSource) Uint64() uint64 {
+	if len(c.words) > 0 {
+		u := c.words[0]
+		c.words = c.words[1:]
+		return u
+	}
+	return c.rest.Uint64()
+}
+
+// addNormalRef is addNormal over any word source, with the plain
+// normalSlow (no squeeze, no buffer, no vector code): the reference.
+func addNormalRef(src wordSource, dst []float32, scale float32) {
+	draw := func(h uint32) float32 {
+		i, j := h&0x7F, int32(h)>>7
+		if absInt32(j) < zigK[i] {
+			return float32(j) * zigW[i]
+		}
+		return normalSlow(src, j, i)
+	}
+	k := 0
+	for ; k+2 <= len(dst); k += 2 {
+		u := src.Uint64()
+		x0 := draw(uint32(u))
+		x1 := draw(uint32(u >> 32))
+		dst[k], dst[k+1] = dst[k]+float32(scale*x0), dst[k+1]+float32(scale*x1)
+	}
+	if k < len(dst) {
+		dst[k] += float32(scale * draw(uint32(src.Uint64())))
+	}
+}
+
+// TestAddNormalStreamCrafted: buffers far from typical — up to every word
+// slow (past maxLanes slow words, the scalar remainder), both halves slow,
+// base-layer (tail) halves, wedge draws whose uniform or redraw is past
+// the buffer's end — give addNormal's draws, whatever the call lengths.
+func TestAddNormalStreamCrafted(t *testing.T) {
+	r := rand.New(rand.NewChaCha8(rng.Key(14, "crafted")))
+	slowHalf := func() uint32 { // a half off the fast path
+		for {
+			h := r.Uint32()
+			if r.IntN(8) == 0 {
+				h &^= 0x7F // base layer
+			}
+			if absInt32(int32(h)>>7) >= zigK[h&0x7F] {
+				return h
+			}
+		}
+	}
+	for trial := range 200 {
+		seed := rng.Key(uint64(trial), "crafted-stream")
+		s := newWordStream(seed)
+		s.refill()
+		density := []int{1, 2, 4, 16}[trial%4] // one word in density is made slow
+		var words [chacha8.Words]uint64
+		for w := range words {
+			words[w] = r.Uint64()
+			if r.IntN(density) == 0 {
+				lo, hi := uint64(r.Uint32()), uint64(r.Uint32())
+				switch r.IntN(3) {
+				case 0:
+					lo = uint64(slowHalf())
+				case 1:
+					hi = uint64(slowHalf())
+				default:
+					lo, hi = uint64(slowHalf()), uint64(slowHalf())
+				}
+				words[w] = lo | hi<<32
+			}
+		}
+		copy(s.buf[:chacha8.Words], words[:])
+		rest := newWordStream(seed)
+		rest.refill() // the crafted buffer's place
+		rest.pos = rest.n
+		ref := &craftedSource{words: words[:], rest: rest}
+		for call := range 6 {
+			n := r.IntN(400)
+			if call == 5 {
+				n = 300 // well past the crafted buffer
+			}
+			want, got := make([]float32, n), make([]float32, n)
+			for i := range want {
+				want[i] = float32(i % 5)
+				got[i] = want[i]
+			}
+			addNormalRef(ref, want, 1.5)
+			addNormalStream(s, got, 1.5)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("trial %d (one word in %d slow), call %d (n = %d): element %d = %v, want %v", trial, density, call, n, i, got[i], want[i])
+				}
+			}
 		}
 	}
 }
