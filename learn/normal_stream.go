@@ -97,10 +97,11 @@ func (s *wordStream) refill() {
 // with the uniform at p+1 where the scalar path reads it) and, if that
 // rejects, a redraw that is on the fast path (the low half of word p+2):
 // their draws times scale go into vals and their consumption into cons.
-// Words with two slow halves (1 in 140) or a tail draw go the scalar way.
-// It reports false when gemm has no vector path. Issue 12: one slow word
-// in 18 took the scalar path, ≈ 35 ns each, mostly branches that no
-// predictor gets right (which half, accept or not: 58% of wedge tests
+// That is 94% of slow words; those with two slow halves (1.4%), a tail
+// draw (2%), a slow redraw or words past the buffer go the scalar way.
+// It reports false when gemm has no vector path. Issue 12: one word in 18
+// is slow, and the scalar path took ≈ 35 ns each, mostly branches that no
+// predictor gets right (which half, accept or not: 55% of wedge tests
 // accept).
 func (s *wordStream) prepareSlow(scale float32) bool {
 	L := &s.lanes
