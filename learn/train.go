@@ -42,7 +42,9 @@ type Result struct {
 // Train never returns a partial result: on bad input, a non-finite value in
 // the data, gradients or parameters, or a hook error, it returns an error
 // naming the step and the layer, and the model holds the parameters reached
-// so far.
+// so far (when the failing step's noisy gradient is not finite, some of its
+// blocks of 16,384 parameters may already hold that step's update: without
+// an on-step hook each block is updated right after its noise).
 func Train(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Hooks) (*Result, error) {
 	if h == nil {
 		h = &Hooks{}
