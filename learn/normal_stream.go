@@ -152,10 +152,11 @@ func (s *wordStream) prepareSlow(scale float32) bool {
 }
 
 // addNormalStream is addNormal on a buffered stream: runs of words whose
-// two draws are both on the ziggurat's fast path (≈ 97.6% of words) are
+// two draws are both on the ziggurat's fast path (≈ 94.6% of words) are
 // turned into draws 16 at a time by AVX-512 (gemm.ZigguratScan, else
-// gemm.ZigguratFast); a word with a slow draw, and an odd last element,
-// take addNormal's scalar steps. Issue 12: the noise took 36% of an MLP
+// gemm.ZigguratFast), most slow words are finished 8 at a time
+// (prepareSlow), and the rest, and an odd last element, take addNormal's
+// scalar steps. Issue 12: the noise took 36% of an MLP
 // 784-512-10 step at one thread.
 func addNormalStream(s *wordStream, dst []float32, scale float32) bool {
 	k, ok, finite := addNormalScanned(s, dst, scale)
@@ -183,12 +184,12 @@ func isFinite32(v float32) bool { return v-v == 0 }
 // draws in place in the scan's values and marks the words they consumed,
 // and one gemm.ZigguratAddKept adds all of the buffer's draws that dst
 // needs: the plain float32 add dst[k] + float32(scale·x) of addNormal.
-// finite reports whether every sum written is finite (ZigguratAddKept
-// checks as it stores: no second pass over dst).
 // Only a slow word whose draws would read past the buffer takes the
-// stream path (addSlowWord). Issue 12: stopping the vector loop at each
-// slow word (one word in 18) made it pay its set-up every ≈ 2 groups, and
-// an Axpy per stretch between slow words cost nearly as much.
+// stream path (addSlowWord). finite reports whether every sum written is
+// finite (ZigguratAddKept checks as it stores: no second pass over dst).
+// Issue 12: stopping the vector loop at each slow word (one word in 18)
+// made it pay its set-up every ≈ 2 groups, and an Axpy per stretch between
+// slow words cost nearly as much.
 func addNormalScanned(s *wordStream, dst []float32, scale float32) (k int, ok, finite bool) {
 	finite = true // of every sum written so far
 	for k+2 <= len(dst) {
