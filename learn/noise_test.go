@@ -6,6 +6,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/dpaudit/dpaudit/learn/gemm"
+	"github.com/dpaudit/dpaudit/learn/internal/chacha8"
 	"github.com/dpaudit/dpaudit/rng"
 )
 
@@ -147,6 +149,228 @@ func TestAddNormalStream(t *testing.T) {
 		for i := range want {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("call %d (n = %d): element %d = %v, want %v", call, n, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestAddNormalStreamLong: over 2²⁴ draws (8.4 million words and more),
+// in calls of random lengths (odd ones too, ending anywhere in a buffer),
+// the buffered path (scan, slow words resolved in the buffer, one merged
+// add per buffer, the stream path for slow words at a buffer's end) draws
+// bit for bit what the scalar addNormal draws. It must see thousands of
+// tail draws (|x| > zigR, the base layer's Marsaglia tail) and of wedge
+// draws, or it is not a test of the slow path.
+func TestAddNormalStreamLong(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	const total = 1 << 24
+	const scale = 1
+	r := rand.New(rand.NewChaCha8(rng.Key(12, "lengths")))
+	ref := rand.NewChaCha8(rng.Key(12, "stream-long"))
+	buf := newWordStream(rng.Key(12, "stream-long"))
+	want, got := make([]float32, 40000), make([]float32, 40000)
+	tails, done := 0, 0
+	for call := 0; done < total; call++ {
+		n := r.IntN(len(want) + 1)
+		if call%3 == 0 {
+			n = r.IntN(300)
+		}
+		clear(want[:n])
+		clear(got[:n])
+		addNormal(ref, want[:n], scale)
+		addNormalStream(buf, got[:n], scale)
+		for i := range n {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("call %d (n = %d, after %d draws): element %d = %v, want %v", call, n, done, i, got[i], want[i])
+			}
+			if math.Abs(float64(want[i])) > zigR {
+				tails++
+			}
+		}
+		done += n
+	}
+	if tails < 2000 {
+		t.Fatalf("%d tail draws in %d: the test does not reach the tail", tails, done)
+	}
+	t.Logf("%d draws, %d in the tail", done, tails)
+}
+
+// TestZigguratWedgeDecisions: the vector wedge tests (gemm.ZigguratWedge
+// with expNegConsts) decide as the scalar y < expNeg(−x²/2) does, for
+// every layer, random wedge points and uniforms, and uniforms chosen so
+// that y lies within a few ulps of expNeg's value (where a rounding
+// difference anywhere would show).
+func TestZigguratWedgeDecisions(t *testing.T) {
+	r := rand.New(rand.NewChaCha8(rng.Key(4, "wedge-vector")))
+	const n = 8 * 1024
+	x, f, d := make([]float64, n), make([]float64, n), make([]float64, n)
+	u := make([]uint64, n)
+	acc := make([]uint8, n/8)
+	xs := make([]float32, n)
+	want := make([]bool, n)
+	for l := range n {
+		i := uint32(1 + r.IntN(127))
+		j := int32(zigK[i]) + int32(r.Uint32N(1<<24-zigK[i]+1))
+		if l%2 == 1 {
+			j = -j
+		}
+		x[l] = float64(j) * float64(zigW[i])
+		f[l], d[l] = zigF[i], zigF[i-1]-zigF[i]
+		u[l] = r.Uint64()
+		if l%4 != 0 { // aim y at the curve: unit ≈ (e − f)/d, a few ulps off
+			e := expNeg(float64(-0.5*x[l]) * x[l])
+			if unit := (e - f[l]) / d[l]; unit > 0 && unit < 1 {
+				v := int64(unit*(1<<53)) - 1 + int64(r.IntN(5)) - 2
+				u[l] = uint64(max(v, 0))<<11 | r.Uint64()&0x7FF
+			}
+		}
+		y := f[l] + float64(unitOf(u[l])*d[l])
+		want[l] = y < expNeg(float64(-0.5*x[l])*x[l])
+	}
+	if !gemm.ZigguratWedge(x, u, f, d, &expNegConsts, acc, xs) {
+		t.Skip("no vector wedge path on this CPU or gemm path")
+	}
+	accepts := 0
+	for l := range n {
+		got := acc[l/8]>>(l%8)&1 == 1
+		if got != want[l] {
+			y := f[l] + float64(unitOf(u[l])*d[l])
+			t.Fatalf("lane %d: accept %v, want %v (x = %v, y = %v, expNeg = %v)", l, got, want[l], x[l], y, expNeg(float64(-0.5*x[l])*x[l]))
+		}
+		if got {
+			accepts++
+		}
+		if math.Float32bits(xs[l]) != math.Float32bits(float32(x[l])) {
+			t.Fatalf("lane %d: float32(x) = %v, want %v", l, xs[l], float32(x[l]))
+		}
+	}
+	if accepts < n/8 || accepts > n*7/8 {
+		t.Fatalf("%d accepts of %d: the test points do not straddle the curve", accepts, n)
+	}
+}
+
+// TestAddNormalStreamFinite: addNormalStream's report (taken from the
+// vector add as it stores, and from the scalar steps) is allFinite of the
+// result, with a NaN or an Inf anywhere in dst: first, last, the odd tail,
+// mid-buffer, and in elements that a slow word's scalar step writes.
+func TestAddNormalStreamFinite(t *testing.T) {
+	r := rand.New(rand.NewChaCha8(rng.Key(13, "finite")))
+	buf := newWordStream(rng.Key(13, "finite-stream"))
+	for call := range 400 {
+		n := 1 + r.IntN(3000)
+		dst := make([]float32, n)
+		bad := -1
+		if call%4 != 0 {
+			bad = []int{0, n - 1, r.IntN(n)}[call%3]
+			dst[bad] = []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))}[call%3]
+		}
+		got := addNormalStream(buf, dst, 2)
+		want, _ := allFinite(dst)
+		if got != want || got != (bad < 0) {
+			t.Fatalf("call %d (n = %d, non-finite at %d): reported %v, allFinite %v", call, n, bad, got, want)
+		}
+	}
+}
+
+// craftedSource yields the crafted words, then the words of a wordStream
+// (the generic normalSlow reads it like any source).
+type craftedSource struct {
+	words []uint64
+	rest  *wordStream
+}
+
+func (c *craftedSource) Uint64() uint64 {
+	if len(c.words) > 0 {
+		u := c.words[0]
+		c.words = c.words[1:]
+		return u
+	}
+	return c.rest.Uint64()
+}
+
+// addNormalRef is addNormal over any word source, with the plain
+// normalSlow (no squeeze, no buffer, no vector code): the reference.
+func addNormalRef(src wordSource, dst []float32, scale float32) {
+	draw := func(h uint32) float32 {
+		i, j := h&0x7F, int32(h)>>7
+		if absInt32(j) < zigK[i] {
+			return float32(j) * zigW[i]
+		}
+		return normalSlow(src, j, i)
+	}
+	k := 0
+	for ; k+2 <= len(dst); k += 2 {
+		u := src.Uint64()
+		x0 := draw(uint32(u))
+		x1 := draw(uint32(u >> 32))
+		dst[k], dst[k+1] = dst[k]+float32(scale*x0), dst[k+1]+float32(scale*x1)
+	}
+	if k < len(dst) {
+		dst[k] += float32(scale * draw(uint32(src.Uint64())))
+	}
+}
+
+// TestAddNormalStreamCrafted: buffers far from typical — up to every word
+// slow (past maxLanes slow words, the scalar remainder), both halves slow,
+// base-layer (tail) halves, wedge draws whose uniform or redraw is past
+// the buffer's end — give addNormal's draws, whatever the call lengths.
+func TestAddNormalStreamCrafted(t *testing.T) {
+	r := rand.New(rand.NewChaCha8(rng.Key(14, "crafted")))
+	slowHalf := func() uint32 { // a half off the fast path
+		for {
+			h := r.Uint32()
+			if r.IntN(8) == 0 {
+				h &^= 0x7F // base layer
+			}
+			if absInt32(int32(h)>>7) >= zigK[h&0x7F] {
+				return h
+			}
+		}
+	}
+	for trial := range 200 {
+		seed := rng.Key(uint64(trial), "crafted-stream")
+		s := newWordStream(seed)
+		s.refill()
+		density := []int{1, 2, 4, 16}[trial%4] // one word in density is made slow
+		var words [chacha8.Words]uint64
+		for w := range words {
+			words[w] = r.Uint64()
+			if r.IntN(density) == 0 {
+				lo, hi := uint64(r.Uint32()), uint64(r.Uint32())
+				switch r.IntN(3) {
+				case 0:
+					lo = uint64(slowHalf())
+				case 1:
+					hi = uint64(slowHalf())
+				default:
+					lo, hi = uint64(slowHalf()), uint64(slowHalf())
+				}
+				words[w] = lo | hi<<32
+			}
+		}
+		copy(s.buf[:chacha8.Words], words[:])
+		rest := newWordStream(seed)
+		rest.refill() // the crafted buffer's place
+		rest.pos = rest.n
+		ref := &craftedSource{words: words[:], rest: rest}
+		for call := range 6 {
+			n := r.IntN(400)
+			if call == 5 {
+				n = 300 // well past the crafted buffer
+			}
+			want, got := make([]float32, n), make([]float32, n)
+			for i := range want {
+				want[i] = float32(i % 5)
+				got[i] = want[i]
+			}
+			addNormalRef(ref, want, 1.5)
+			addNormalStream(s, got, 1.5)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("trial %d (one word in %d slow), call %d (n = %d): element %d = %v, want %v", trial, density, call, n, i, got[i], want[i])
+				}
 			}
 		}
 	}

@@ -20,6 +20,7 @@ var (
 	zigK [128]uint32  // accept when |j| < zigK[i]
 	zigW [128]float32 // abscissa = j·zigW[i]
 	zigF [128]float64 // density exp(−x²/2) at the layer edges
+	zigD [128]float64 // zigF[i−1] − zigF[i], the wedge test's height (0 for i = 0)
 )
 
 func init() {
@@ -39,6 +40,9 @@ func init() {
 		tn = dn
 		zigF[i] = math.Exp(-0.5 * dn * dn)
 		zigW[i] = float32(dn / m)
+	}
+	for i := 1; i < 128; i++ {
+		zigD[i] = zigF[i-1] - zigF[i]
 	}
 }
 

@@ -48,9 +48,16 @@ func (t *trainer) step(s int) error {
 			t.sum[i] += t.h.DiracValue
 		}
 	}
+	// Without an on-step hook nothing looks at the noisy sum before the
+	// update, so each noise block is followed at once by the update of its
+	// parameters, on the worker that drew it: the update runs on every
+	// thread, and reads the block while it is still in cache. Each
+	// parameter's update is elementwise, so the result is the same bits as
+	// noising everything first (TestFusedUpdateIdentical).
+	fused := t.noise != nil && t.h.OnStep == nil && t.cfg.LearningRate != 0
 	finite := true
 	if t.noise != nil {
-		finite = t.addNoise() // checks finiteness on the fly
+		finite = t.addNoise(fused) // checks finiteness on the fly
 	} else {
 		finite, _ = allFinite(t.sum)
 	}
@@ -79,6 +86,9 @@ func (t *trainer) step(s int) error {
 		if err := t.h.OnStep(st); err != nil {
 			return fmt.Errorf("step %d: on-step hook: %w", s, err)
 		}
+	}
+	if fused {
+		return t.paramsFinite(s)
 	}
 	return t.update(s)
 }
@@ -153,14 +163,34 @@ func (t *trainer) sumChunks(s int) error {
 }
 
 // runJob is the pool's entry point: job ≥ 0 is a chunk index, job < 0 the
-// noise block −job−1.
+// noise block −job−1 (followed by its update when the step is fused, see
+// step), job ≤ updateJob the update of block updateJob−job alone.
 func (t *trainer) runJob(worker, job int) {
-	if job >= 0 {
+	switch {
+	case job >= 0:
 		t.runChunk(worker, job, t.ws[worker].grad)
-		return
+	case job <= updateJob:
+		t.updateBlock(updateJob - job)
+	default:
+		t.noiseBlock(-job-1, t.fusedStep)
 	}
-	k := -job - 1
-	t.noiseOK[k] = t.noise.addBlock(k, t.sum, float32(t.cfg.NoiseMultiplier*t.cfg.ClipNorm))
+}
+
+// updateJob is the job number of updating block 0 alone (block k:
+// updateJob − k), well below the noise blocks' −1 … −blocks.
+const updateJob = -1 << 30
+
+// noiseBlock adds the noise to block k of t.sum and, when update is set
+// and the block is finite, updates the block's parameters.
+func (t *trainer) noiseBlock(k int, update bool) {
+	ok := t.noise.addBlock(k, t.sum, float32(t.cfg.NoiseMultiplier*t.cfg.ClipNorm))
+	t.noiseOK[k] = ok
+	switch {
+	case update && ok:
+		t.updateBlock(k)
+	case update:
+		t.paramBad[k] = -1 // not updated: the step fails on the noisy sum
+	}
 }
 
 // runChunk computes chunk k's clipped gradient sum on workspace w, into
@@ -216,21 +246,19 @@ func (t *trainer) badFeatureValue(bad badValue) float32 {
 }
 
 // addNoise adds N(0, σ²C²·I) to t.sum, block by block, and reports
-// whether the result is finite.
-func (t *trainer) addNoise() bool {
-	scale := float32(t.cfg.NoiseMultiplier * t.cfg.ClipNorm)
+// whether the result is finite. With update set, each finite block's
+// parameters are updated right after its noise (see step); a block that
+// is not finite is left for the error.
+func (t *trainer) addNoise(update bool) bool {
 	B := t.noise.blocks()
 	if t.pool == nil || B == 1 {
-		ok := true
 		for k := 0; k < B; k++ {
-			ok = t.noise.addBlock(k, t.sum, scale) && ok
+			t.noiseBlock(k, update)
 		}
-		return ok
+	} else {
+		t.fusedStep = update
+		t.shareBlocks(B, func(k int) int { return -k - 1 })
 	}
-	for k := 0; k < B; k++ {
-		t.pool.submit(k%len(t.ws), -k-1)
-	}
-	t.pool.wait()
 	for _, ok := range t.noiseOK {
 		if !ok {
 			return false
@@ -239,17 +267,54 @@ func (t *trainer) addNoise() bool {
 	return true
 }
 
-// update applies g = sum/norm + λθ, v = μv + g, θ −= ηv, then checks θ.
-// Each line is one or two whole-vector gemm kernels (Axpy: one fused
-// multiply-add per element on the assembly paths), not a scalar loop:
-// without momentum θ ← (1 − ηλ)·θ − (η/norm)·sum; with it
-// v ← μ·v + sum/norm + λ·θ, then θ ← θ − η·v.
+// update applies g = sum/norm + λθ, v = μv + g, θ −= ηv, then checks θ:
+// block by block (the noise's blocks), shared out to the workers when
+// there are several.
 func (t *trainer) update(s int) error {
 	if t.cfg.LearningRate == 0 {
 		return nil // parameters never change, bit for bit
 	}
-	p, g := t.m.params, t.sum
-	g = g[:len(p)]
+	B := t.updateBlocks()
+	if t.pool == nil || B == 1 {
+		for k := 0; k < B; k++ {
+			t.updateBlock(k)
+		}
+	} else {
+		t.shareBlocks(B, func(k int) int { return updateJob - k })
+	}
+	return t.paramsFinite(s)
+}
+
+// shareBlocks runs job(k) for blocks k < B, block k on worker k mod T:
+// the other workers' through the pool, worker 0's on the calling goroutine
+// (which would otherwise only wait: one goroutine fewer to wake per step).
+// Which worker runs a block never changes its result.
+func (t *trainer) shareBlocks(B int, job func(k int) int) {
+	T := len(t.ws)
+	for k := 0; k < B; k++ {
+		if k%T != 0 {
+			t.pool.submit(k%T, job(k))
+		}
+	}
+	for k := 0; k < B; k += T {
+		t.runJob(0, job(k))
+	}
+	t.pool.wait()
+}
+
+// updateBlocks is the number of noiseBlock-sized blocks of the parameters.
+func (t *trainer) updateBlocks() int { return (len(t.m.params) + noiseBlock - 1) / noiseBlock }
+
+// updateBlock applies the update to parameters [k·noiseBlock,
+// (k+1)·noiseBlock) and records in t.paramBad[k] the first one that is not
+// finite afterwards (−1: none). Each line is one or two whole-vector gemm
+// kernels (Axpy: one fused multiply-add per element on the assembly paths),
+// not a scalar loop: without momentum θ ← (1 − ηλ)·θ − (η/norm)·sum; with
+// it v ← μ·v + sum/norm + λ·θ, then θ ← θ − η·v. Every element is updated
+// on its own, so the blocks give the same bits as one whole-vector pass.
+func (t *trainer) updateBlock(k int) {
+	lo, hi := k*noiseBlock, min((k+1)*noiseBlock, len(t.m.params))
+	p, g := t.m.params[lo:hi], t.sum[lo:hi]
 	inv := float32(1 / t.norm)
 	lr, wd, mu := float32(t.cfg.LearningRate), float32(t.cfg.WeightDecay), float32(t.cfg.Momentum)
 	if t.vel == nil {
@@ -258,7 +323,7 @@ func (t *trainer) update(s int) error {
 		}
 		gemm.Axpy(-lr*inv, g, p)
 	} else {
-		vel := t.vel[:len(p)]
+		vel := t.vel[lo:hi]
 		gemm.Scal(mu, vel)
 		gemm.Axpy(inv, g, vel)
 		if wd != 0 {
@@ -266,8 +331,19 @@ func (t *trainer) update(s int) error {
 		}
 		gemm.Axpy(-lr, vel, p)
 	}
+	t.paramBad[k] = -1
 	if ok, i := allFinite(p); !ok {
-		return fmt.Errorf("step %d: parameter %s became %v in the update (learning rate %g too large?)", s, t.m.paramName(i), p[i], t.cfg.LearningRate)
+		t.paramBad[k] = lo + i
+	}
+}
+
+// paramsFinite reports the first parameter the update made non-finite.
+func (t *trainer) paramsFinite(s int) error {
+	for _, i := range t.paramBad {
+		if i >= 0 {
+			p := t.m.params
+			return fmt.Errorf("step %d: parameter %s became %v in the update (learning rate %g too large?)", s, t.m.paramName(i), p[i], t.cfg.LearningRate)
+		}
 	}
 	return nil
 }

@@ -42,7 +42,9 @@ type Result struct {
 // Train never returns a partial result: on bad input, a non-finite value in
 // the data, gradients or parameters, or a hook error, it returns an error
 // naming the step and the layer, and the model holds the parameters reached
-// so far.
+// so far (when the failing step's noisy gradient is not finite, some of its
+// blocks of 16,384 parameters may already hold that step's update: without
+// an on-step hook each block is updated right after its noise).
 func Train(m *Model, X []float32, Y []int32, cfg DPSGD, r *rand.Rand, h *Hooks) (*Result, error) {
 	return train(m, X, Y, nil, cfg, r, h)
 }
@@ -102,6 +104,8 @@ type trainer struct {
 	stepInfo    Step
 	bad         []badValue // per worker: first non-finite input seen
 	noiseOK     []bool     // per noise block: finite after the noise
+	paramBad    []int      // per update block: first non-finite parameter, or −1
+	fusedStep   bool       // this step's noise jobs update their blocks too
 
 	res      Result
 	lossSeen bool
@@ -192,6 +196,10 @@ func newTrainer(m *Model, X []float32, Y []int32, in *Inputs, cfg DPSGD, r *rand
 	}
 	t.bad = make([]badValue, threads)
 	t.sum = make([]float32, len(m.params))
+	t.paramBad = make([]int, t.updateBlocks())
+	for k := range t.paramBad {
+		t.paramBad[k] = -1
+	}
 	if cfg.Momentum > 0 {
 		t.vel = make([]float32, len(m.params))
 	}

@@ -230,6 +230,12 @@ func TestErrors(t *testing.T) {
 				}
 				return X, Y
 			}, nil, "step 0: parameter layer 0 (dense 6→4) weight"},
+		// with noise and no on-step hook the update follows each noise block
+		// (trainer.noiseBlock): the same check, on one thread and on two
+		{"overflow in fused update", func(c *DPSGD) { c.NoiseMultiplier, c.LearningRate = 100, 1e38 }, nil, nil,
+			"step 0: parameter layer 0 (dense 6→4) weight"},
+		{"overflow in fused update, 2 threads", func(c *DPSGD) { c.NoiseMultiplier, c.LearningRate, c.Threads = 100, 1e38, 2 }, nil, nil,
+			"step 0: parameter layer 0 (dense 6→4) weight"},
 		{"huge inputs", nil, func(X []float32, Y []int32) ([]float32, []int32) {
 			for i := range X {
 				X[i] = 3e38

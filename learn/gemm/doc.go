@@ -3,7 +3,7 @@
 // kernels (Dot, Axpy, Scal, SumSquares) and the trainer's row/column
 // bookkeeping (ColSums, AddRowVector, ScaleRows, RowSumSquares, AllFinite,
 // Tanh, ReLU, ReLUGrad), and the vector part of the trainer's Gaussian
-// noise (ZigguratFast, ZigguratScan).
+// noise (ZigguratFast, ZigguratScan, ZigguratWedge, ZigguratAddKept).
 //
 // # Paths
 //

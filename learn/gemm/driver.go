@@ -169,12 +169,17 @@ func (ar *arch) prepackB(pl *plan, threads int, transB bool, n, k int, b []float
 	}
 	var wg sync.WaitGroup
 	for t := 0; t < threads; t++ {
-		wg.Go(func() {
+		share := func() {
 			for i := t; i < len(jobs); i += threads {
 				j := jobs[i]
 				packB(j.dst, transB, b, ldb, j.pc, j.kc, j.j0, j.cols, j.stride)
 			}
-		})
+		}
+		if t == threads-1 {
+			share() // the caller's share: one goroutine fewer to wake
+			break
+		}
+		wg.Go(share)
 	}
 	wg.Wait()
 	return regions

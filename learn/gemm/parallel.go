@@ -61,7 +61,7 @@ func SgemmParallel(threads int, transA, transB bool, m, n, k int, alpha float32,
 	for t := 0; t < threads; t++ {
 		lo := units * t / threads * unit
 		hi := min(units*(t+1)/threads*unit, limit)
-		wg.Go(func() {
+		block := func() {
 			ws := workspaces.Get().(*workspace)
 			defer workspaces.Put(ws)
 			if byRows {
@@ -81,7 +81,12 @@ func SgemmParallel(threads int, transA, transB bool, m, n, k int, alpha float32,
 				bOff = lo * ldb // B stored n×k: rows lo…
 			}
 			ar.run(&pl, ws, transA, transB, m, hi-lo, k, alpha, a, lda, b[bOff:], ldb, beta, c[lo:], ldc)
-		})
+		}
+		if t == threads-1 {
+			block() // the caller's share: one goroutine fewer to wake
+			break
+		}
+		wg.Go(block)
 	}
 	wg.Wait()
 }

@@ -161,3 +161,73 @@ func BenchmarkZigguratFast(b *testing.B) {
 		})
 	}
 }
+
+// TestZigguratAddKept: every path adds exactly the kept words' two values,
+// in order, to the front of dst (the reference is the loop written out
+// from the documentation), for word counts that end mid-group, skip
+// patterns from none to all, and leaves the rest of dst alone.
+func TestZigguratAddKept(t *testing.T) {
+	r := newRand("zig-addkept")
+	const maxWords = 40
+	vals := make([]float32, 2*maxWords+16)
+	for i := range vals {
+		vals[i] = float32(r.NormFloat64())
+	}
+	forEachPath(t, func(t *testing.T) {
+		for _, words := range []int{0, 1, 7, 8, 9, 16, 23, 40} {
+			for _, density := range []int{0, 1, 3, 8} { // skip one word in density (0: none; 1: all)
+				skip := make([]uint8, words+8)
+				kept := 0
+				for n := range words {
+					if density > 0 && r.IntN(density) == 0 {
+						skip[n] = 1
+					} else {
+						kept++
+					}
+				}
+				base := make([]float32, 2*kept+3)
+				for i := range base {
+					base[i] = float32(r.NormFloat64())
+				}
+				want := append([]float32(nil), base...)
+				k := 0
+				for n := range words {
+					if skip[n] == 0 {
+						want[2*k] += vals[2*n]
+						want[2*k+1] += vals[2*n+1]
+						k++
+					}
+				}
+				got := append([]float32(nil), base...)
+				n, finite := ZigguratAddKept(vals, skip, words, got[:2*kept])
+				if n != kept {
+					t.Fatalf("words %d density %d: returned %d, want %d", words, density, n, kept)
+				}
+				if !finite {
+					t.Fatalf("words %d density %d: finite sums reported as not finite", words, density)
+				}
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("words %d density %d: dst[%d] = %v, want %v", words, density, i, got[i], want[i])
+					}
+				}
+				// a non-finite sum is reported wherever it is among the
+				// stored ones, and a non-finite value outside them is not
+				for _, bad := range []float32{float32(math.Inf(-1)), float32(math.NaN())} {
+					for i := 0; i < 2*kept; i += 1 + 2*kept/5 {
+						got := append([]float32(nil), base...)
+						got[i] = bad
+						if _, finite := ZigguratAddKept(vals, skip, words, got[:2*kept]); finite {
+							t.Fatalf("words %d density %d: %v at dst[%d] not reported", words, density, bad, i)
+						}
+					}
+					got := append([]float32(nil), base...)
+					got[2*kept] = bad // past the stored sums
+					if _, finite := ZigguratAddKept(vals, skip, words, got[:2*kept]); !finite {
+						t.Fatalf("words %d density %d: %v past the sums reported", words, density, bad)
+					}
+				}
+			}
+		}
+	})
+}
