@@ -80,23 +80,7 @@ func TestSoftmaxCEDeltaMatchesRowLoop(t *testing.T) {
 		}
 	}
 	for i := 0; i < b; i++ {
-		zi := z[i*k : (i+1)*k]
-		m := zi[0]
-		for _, v := range zi[1:] {
-			m = max(m, v)
-		}
-		e := make([]float32, k)
-		var sum float64
-		for j, v := range zi {
-			e[j] = exp32(v - m)
-			sum += float64(e[j])
-		}
-		wantLoss := float64(m) + math.Log(sum) - float64(zi[y[i]])
-		inv := float32(1 / sum)
-		for j := range e {
-			e[j] *= inv
-		}
-		e[y[i]] -= 1
+		e, wantLoss := rowLoopSoftmax(z[i*k:(i+1)*k], y[i])
 		if loss[i] != wantLoss {
 			t.Fatalf("example %d: loss %v, row loop %v", i, loss[i], wantLoss)
 		}
@@ -293,23 +277,7 @@ func TestSoftmaxKernelMatchesRowLoop(t *testing.T) {
 	softmaxCE(z, y, b, k, d, loss)
 	same32 := func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b) }
 	for i := 0; i < b; i++ {
-		zi := z[i*k : (i+1)*k]
-		m := zi[0]
-		for _, v := range zi[1:] {
-			m = max(m, v)
-		}
-		e := make([]float32, k)
-		var sum float64
-		for j, v := range zi {
-			e[j] = exp32(v - m)
-			sum += float64(e[j])
-		}
-		wantLoss := float64(m) + math.Log(sum) - float64(zi[y[i]])
-		inv := float32(1 / sum)
-		for j := range e {
-			e[j] *= inv
-		}
-		e[y[i]] -= 1
+		e, wantLoss := rowLoopSoftmax(z[i*k:(i+1)*k], y[i])
 		if math.Float64bits(loss[i]) != math.Float64bits(wantLoss) && !(loss[i] != loss[i] && wantLoss != wantLoss) {
 			t.Fatalf("example %d: loss %v, row loop %v", i, loss[i], wantLoss)
 		}
@@ -356,4 +324,27 @@ func TestELUBackwardMatchesScalar(t *testing.T) {
 	if n := eluGradBlocks(d, g, y); haveSoftmaxKernel() && n != 368 {
 		t.Errorf("vector kernel did %d of 370", n)
 	}
+}
+
+// rowLoopSoftmax is the softmax head's plain row loop (the reference the fast
+// paths are compared with bit for bit): δ = softmax(z) − onehot(y) and the
+// loss max + log Σ exp(z − max) − z_y.
+func rowLoopSoftmax(zi []float32, y int32) ([]float32, float64) {
+	m := zi[0]
+	for _, v := range zi[1:] {
+		m = max(m, v)
+	}
+	e := make([]float32, len(zi))
+	var sum float64
+	for j, v := range zi {
+		e[j] = exp32(v - m)
+		sum += float64(e[j])
+	}
+	loss := float64(m) + math.Log(sum) - float64(zi[y])
+	inv := float32(1 / sum)
+	for j := range e {
+		e[j] *= inv
+	}
+	e[y] -= 1
+	return e, loss
 }
