@@ -75,21 +75,30 @@ func NewInputs(X []float32, Y []int32, d int) (*Inputs, error) {
 	if len(X) != len(Y)*d {
 		return nil, fmt.Errorf("inputs: %d labels need %d×%d = %d features, got %d", len(Y), len(Y), d, len(Y)*d, len(X))
 	}
-	in := &Inputs{X: X, Y: Y, d: d, badAt: -1, sq: make([]float64, len(Y))}
-	for i := range Y {
-		row := X[i*d : (i+1)*d]
-		in.sq[i] = sumSq(row)
-		if s := in.sq[i]; s-s != 0 { // NaN or Inf: find the feature
-			if ok, j := allFinite(row); !ok {
-				in.badAt = i*d + j
-				break
-			}
-		}
-	}
+	in := &Inputs{X: X, Y: Y, d: d, sq: make([]float64, len(Y))}
+	in.badAt = scanRows(X, d, in.sq)
 	if in.badAt < 0 {
 		in.encode()
 	}
 	return in, nil
+}
+
+// scanRows sets sq[i] to row i's sumSq for the len(sq) rows of X (d
+// features each) and returns the index in X of the first NaN or ±Inf
+// feature, or −1; sq is meaningless from that row on. A row's sum is
+// finite exactly when its features are, so only a non-finite sum is
+// searched.
+func scanRows(X []float32, d int, sq []float64) int {
+	for i := range sq {
+		row := X[i*d : (i+1)*d]
+		sq[i] = sumSq(row)
+		if s := sq[i]; s-s != 0 { // NaN or Inf: find the feature
+			if ok, j := allFinite(row); !ok {
+				return i*d + j
+			}
+		}
+	}
+	return -1
 }
 
 // encode codes every row whose features are all in codeTable (bit for

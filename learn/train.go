@@ -259,10 +259,13 @@ func (t *trainer) checkHooks() error {
 func (t *trainer) scanData() error {
 	m := t.m
 	_, dense := m.layers[0].(*dense)
+	bad := func(j int) error {
+		return fmt.Errorf("train: data record %d feature %d is %v", j/m.inSize, j%m.inSize, t.X[j])
+	}
 	if in := t.in; in != nil {
 		// Prepared once (NewInputs): the same scan, the same sums.
-		if j := in.badAt; j >= 0 {
-			return fmt.Errorf("train: data record %d feature %d is %v", j/m.inSize, j%m.inSize, t.X[j])
+		if in.badAt >= 0 {
+			return bad(in.badAt)
 		}
 		if dense && t.clipOn {
 			t.inSq = make([]float64, t.nRec)
@@ -272,20 +275,13 @@ func (t *trainer) scanData() error {
 	}
 	if !dense || !t.clipOn {
 		if ok, j := allFinite(t.X); !ok {
-			return fmt.Errorf("train: data record %d feature %d is %v", j/m.inSize, j%m.inSize, t.X[j])
+			return bad(j)
 		}
 		return nil
 	}
-	D := m.inSize
 	t.inSq = make([]float64, t.nRec)
-	for i := range t.Y {
-		row := t.X[i*D : (i+1)*D]
-		t.inSq[i] = sumSq(row)
-		if s := t.inSq[i]; s-s != 0 { // NaN or Inf: find out which feature
-			if ok, j := allFinite(row); !ok {
-				return fmt.Errorf("train: data record %d feature %d is %v", i, j, row[j])
-			}
-		}
+	if j := scanRows(t.X, m.inSize, t.inSq[:len(t.Y)]); j >= 0 {
+		return bad(j)
 	}
 	return nil
 }
