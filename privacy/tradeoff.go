@@ -194,3 +194,33 @@ func (c Curve) FitGDP(minFPR float64, points int) (GDPFit, error) {
 	fit.Mu = math.Max(fit.Mu, 0)
 	return fit, nil
 }
+
+// OrientationsAgreeBelow returns ᾱ, the FPR below which Symmetric and
+// Added coincide: the smallest α at which the added curve's slope reaches
+// −1 (Dong, Roth & Su 2022, App. F: the symmetrisation follows the curve up
+// to ᾱ, then draws a straight segment of slope −1 to (f(ᾱ), ᾱ)). 1 when the
+// two are the same curve (GDP, RDP, q = 1).
+func (t *TradeOff) OrientationsAgreeBelow() float64 {
+	return t.Added.slopeMinusOne()
+}
+
+// slopeMinusOne is ᾱ for a vertex curve (and the smallest over the parts of
+// a maximum); 1 for curves that are symmetric by construction.
+func (c Curve) slopeMinusOne() float64 {
+	switch c.shape {
+	case shapeVertices:
+		for k := 1; k < len(c.alpha); k++ {
+			da := c.alpha[k] - c.alpha[k-1]
+			if da > 0 && c.beta[k-1]-c.beta[k] <= da {
+				return math.Max(c.alpha[k-1], 0)
+			}
+		}
+	case shapeMax:
+		a := 1.0
+		for _, p := range c.parts {
+			a = math.Min(a, p.slopeMinusOne())
+		}
+		return a
+	}
+	return 1
+}

@@ -224,3 +224,22 @@ func TestTradeOffEdges(t *testing.T) {
 		t.Error("q = 1.5: no error")
 	}
 }
+
+// ᾱ at the MNIST schedule: riskcal's symmetrisation point for the same
+// schedule is α_bar = 0.38533 (its Pr[X > 0] at h = 1e-4, computed here
+// from a source checkout); below it the two orientations agree.
+func TestOrientationsAgreeBelow(t *testing.T) {
+	c := mustTradeOff(t, AccountantPLD, mnist, Options{})
+	ab := c.OrientationsAgreeBelow()
+	near(t, "ᾱ", ab, 0.38533, 1e-3)
+	for _, a := range []float64{1e-4, 0.01, 0.1, ab * 0.999} {
+		near(t, "symmetric = added below ᾱ", c.Symmetric.Beta(a), c.Added.Beta(a), 1e-12)
+	}
+	if d := c.Added.Beta(0.5) - c.Symmetric.Beta(0.5); !(d > 1e-4) {
+		t.Errorf("at α = 0.5, on the segment, added − symmetric = %v; want > 1e-4", d)
+	}
+	g := mustTradeOff(t, AccountantGDP, mnist, Options{})
+	if g.OrientationsAgreeBelow() != 1 {
+		t.Errorf("a GDP curve is symmetric: ᾱ = %v, want 1", g.OrientationsAgreeBelow())
+	}
+}
