@@ -64,3 +64,16 @@ func BenchmarkTradeOffRDP(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCalibrateRiskPLD: σ for TPR ≤ 0.237759 at FPR 0.01 (q = 0.04,
+// T = 2250), the risk the ε = 8 calibration of BenchmarkCalibratePLD
+// lands on (σ ≈ 1.3459). The target: ≤ 2× that benchmark
+// (scripts/bench-risk-calibration.sh alternates the two).
+func BenchmarkCalibrateRiskPLD(b *testing.B) {
+	target := Target{Kind: TargetTPRAtFPR, Value: 0.237759, At: 0.01}
+	benchCPU(b, func() {
+		if _, err := CalibrateTo(AccountantPLD, target, 0.04, 2250, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
