@@ -149,6 +149,34 @@ func (t Target) risk(c *TradeOff) float64 {
 	return c.Added.TPR(t.At)
 }
 
+// pldRisk is t.risk on the PLD curves of m, reading no more than the
+// target needs (the calibration evaluates it a dozen times): the advantage
+// is the PLD's δ(0) (the symmetric curve's maximal 1 − α − β, see
+// Curve.Advantage); a reconstruction bound needs the added curve only; a
+// TPR at an FPR below ᾱ too, since the symmetric curve follows the added
+// one there (TradeOff.OrientationsAgreeBelow).
+func (t Target) pldRisk(m SampledGaussian, o Options) (float64, error) {
+	if err := checkAccounting(AccountantPLD, []SampledGaussian{m}, o); err != nil {
+		return 0, err
+	}
+	d, _, err := pldOf([]SampledGaussian{m}, o)
+	if errors.Is(err, ErrTooLarge) {
+		return 1, nil // the trivial curve: no bound
+	}
+	if err != nil {
+		return 0, err
+	}
+	if t.Kind == TargetAdvantage {
+		return d.Delta(0), nil
+	}
+	added := curveFromPMF(d.addOrRemove())
+	if t.Kind == TargetReconstruction || t.At <= added.slopeMinusOne() {
+		return added.TPR(t.At), nil
+	}
+	sym, _ := pldCurves(d)
+	return sym.TPR(t.At), nil
+}
+
 // CalibrateTo returns the smallest noise multiplier σ for which `steps`
 // steps of the Poisson-subsampled Gaussian at rate q meet the target
 // according to acc, to a relative tolerance of 1e-6 on σ; the returned σ
@@ -196,7 +224,11 @@ func CalibrateTo(acc Accountant, t Target, q float64, steps int, o Options) (flo
 
 func calibrateRisk(acc Accountant, t Target, q float64, steps int, guess float64, o Options) (float64, error) {
 	riskOf := func(sigma float64, o Options) (float64, error) {
-		c, err := TradeOffCurve(acc, SampledGaussian{NoiseMultiplier: sigma, SamplingRate: q, Steps: steps}, o)
+		m := SampledGaussian{NoiseMultiplier: sigma, SamplingRate: q, Steps: steps}
+		if acc == AccountantPLD {
+			return t.pldRisk(m, o)
+		}
+		c, err := TradeOffCurve(acc, m, o)
 		if err != nil {
 			return 0, err
 		}

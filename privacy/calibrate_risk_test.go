@@ -143,3 +143,21 @@ func TestCalibrateToAdvantageMatchesRiskcal(t *testing.T) {
 	nearRel(t, "σ for advantage 0.1", got, 7.579365539550782, 1e-3)
 	t.Logf("σ = %.7g", got)
 }
+
+// The calibration's shortcuts (δ(0) for the advantage, the added curve
+// alone below ᾱ) give what the full curves give.
+func TestPLDRiskShortcutsMatchCurves(t *testing.T) {
+	for _, m := range []SampledGaussian{mnist, {NoiseMultiplier: 0.9, SamplingRate: 0.04, Steps: 2250}} {
+		c := mustTradeOff(t, AccountantPLD, m, Options{})
+		for _, target := range []Target{
+			{TargetAdvantage, 0.5, 0}, {TargetTPRAtFPR, 0.9, 0.01}, {TargetTPRAtFPR, 0.99, 0.5},
+			{TargetReconstruction, 0.9, 0.1}, {TargetReconstruction, 0.99, 0.5},
+		} {
+			got, err := target.pldRisk(m, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			near(t, target.String()+" shortcut", got, target.risk(c), 1e-9)
+		}
+	}
+}

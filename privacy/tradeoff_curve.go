@@ -207,12 +207,26 @@ func curveFromPMF(p *PMF) Curve {
 		total += x
 	}
 	excess := math.Max(0, total-1)
-	// Dual (Q) masses e^{−l}·p, summed from the top.
+	// Dual (Q) masses e^{−l}·p, summed from the top. e^{−l} is stepped by
+	// e^h from one grid point to the next and recomputed exactly every
+	// 64 points (rounding stays below 1e-14 relative); where it leaves the
+	// float64 range (|l| > 700) each mass is formed in log space.
 	qAbove := make([]float64, n+1) // qAbove[i] = Σ_{j ≥ i} q_j
+	step := math.Exp(p.interval)
+	w := 0.0
 	for i := n - 1; i >= 0; i-- {
+		if (n-1-i)%64 == 0 {
+			w = math.Exp(-p.Loss(i))
+		} else {
+			w *= step
+		}
 		q := 0.0
 		if x := p.probs[i]; x > 0 {
-			q = math.Exp(math.Log(x) - p.Loss(i))
+			if l := p.Loss(i); l > 700 || l < -700 {
+				q = math.Exp(math.Log(x) - l)
+			} else {
+				q = x * w
+			}
 		}
 		qAbove[i] = qAbove[i+1] + q
 	}
