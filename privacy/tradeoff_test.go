@@ -173,6 +173,11 @@ func TestTradeOffOtherAccountants(t *testing.T) {
 		near(t, "best = max(pld, rdp)", bb, math.Max(pb, rb), 0)
 	}
 	near(t, "best advantage", b.Symmetric.Advantage(), math.Min(p.Symmetric.Advantage(), r.Symmetric.Advantage()), 0)
+	for _, prior := range []float64{0.5, 0.9} {
+		if ra, pa := r.Symmetric.BayesAccuracy(prior), p.Symmetric.BayesAccuracy(prior); ra < pa {
+			t.Errorf("rdp Bayes accuracy at %v = %.10g below the pld's %.10g (a looser bound must be larger)", prior, ra, pa)
+		}
+	}
 }
 
 // The GDP fit recovers μ where the curve is G_μ, and is labelled with its
