@@ -77,12 +77,15 @@ func (c Curve) TPR(fpr float64) float64 { return 1 - c.Beta(fpr) }
 func (c Curve) Advantage() float64 {
 	switch c.shape {
 	case shapeVertices:
-		adv := 0.0
+		// The objective is linear between vertices: its maximum on [0, 1]
+		// is at a vertex inside it or at α = 0.
+		adv := 1 - c.vertexBeta(0)
 		for k, a := range c.alpha {
-			// The objective is linear between vertices: its maximum is at one.
-			adv = math.Max(adv, 1-math.Max(a, 0)-c.beta[k])
+			if a >= 0 {
+				adv = math.Max(adv, 1-a-c.beta[k])
+			}
 		}
-		return math.Min(adv, 1)
+		return math.Min(math.Max(adv, 0), 1)
 	case shapeGDP:
 		return gdpAdvantage(c.mu)
 	case shapeRDP:
@@ -112,9 +115,11 @@ func (c Curve) BayesAccuracy(prior float64) float64 {
 	p := math.Max(prior, 1-prior)
 	switch c.shape {
 	case shapeVertices:
-		errMin := math.Min(prior, 1-prior)
+		errMin := math.Min(math.Min(prior, 1-prior), prior*c.vertexBeta(0))
 		for k, a := range c.alpha {
-			errMin = math.Min(errMin, (1-prior)*math.Max(a, 0)+prior*c.beta[k])
+			if a >= 0 {
+				errMin = math.Min(errMin, (1-prior)*a+prior*c.beta[k])
+			}
 		}
 		return 1 - math.Max(errMin, 0)
 	case shapeGDP:
