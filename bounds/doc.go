@@ -30,6 +30,16 @@
 // Guo et al. (2022b) that their Table 2 compares with: FanoSuccessBound,
 // GuoGaussianMutualInfo, GuoFanoAdvantage, GuoMutualInfoMC.
 //
+// # Attack risk from a trade-off curve (Kulynych et al. 2025)
+//
+// AttackRisk turns a trade-off curve f (package privacy's TradeOffCurve)
+// into the bound 1 − f(b) on the success of any re-identification,
+// attribute-inference or reconstruction attack whose blind guess succeeds
+// with probability b (ReidentificationBaseline, AttributeBaseline,
+// KappaUniform). On the curve of the added orientation it is Hayes et al.'s
+// ReRo bound; on the symmetric f-DP curve it is Kulynych et al.'s as
+// published, equal below TradeOff.OrientationsAgreeBelow and larger above.
+//
 // # Reconstruction error (Guo et al. 2022; Mukherjee & Lokam 2023)
 //
 // GuoMSEBound and GuoMSEBoundBiased (Theorem 1, per-coordinate MSE) from the

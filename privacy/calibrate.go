@@ -78,7 +78,7 @@ func calibrateSearch(acc Accountant, epsOf func(sigma float64, o Options) (float
 			e, err := epsOf(sigma, o)
 			if err != nil {
 				if evalErr == nil {
-					evalErr = fmt.Errorf("calibration: ε(σ = %v): %w", sigma, err)
+					evalErr = fmt.Errorf("calibration: σ = %v: %w", sigma, err)
 				}
 				return math.NaN()
 			}
@@ -199,14 +199,14 @@ func calibrateBracket(f func(float64) float64, guess, relTol float64) (Bracket, 
 // time, until the sign changes; within [calibrateMinSigma, calibrateMaxSigma].
 func growBracket(f func(float64) float64, x0, f0, rel float64) (Bracket, error) {
 	if math.IsNaN(f0) {
-		return Bracket{}, fmt.Errorf("privacy: calibration: ε(σ = %v) could not be computed", x0)
+		return Bracket{}, fmt.Errorf("privacy: calibration: the accountant could not be evaluated at σ = %v", x0)
 	}
 	x, fx := x0, f0
 	for {
 		var next float64
 		if fx > 0 { // not private enough: more noise
 			if x >= calibrateMaxSigma {
-				return Bracket{}, wrapUnreachable("even σ = %g gives ε above the target (by %g)", x, fx)
+				return Bracket{}, wrapUnreachable("even σ = %g does not meet the target (it is %g above it)", x, fx)
 			}
 			next = math.Min(x*(1+rel), calibrateMaxSigma)
 		} else {
@@ -217,7 +217,7 @@ func growBracket(f func(float64) float64, x0, f0, rel float64) (Bracket, error) 
 		}
 		fn := f(next)
 		if math.IsNaN(fn) {
-			return Bracket{}, fmt.Errorf("privacy: calibration: ε(σ = %v) could not be computed", next)
+			return Bracket{}, fmt.Errorf("privacy: calibration: the accountant could not be evaluated at σ = %v", next)
 		}
 		if (fn > 0) != (fx > 0) {
 			return Bracket{A: x, B: next, FA: fx, FB: fn}, nil
@@ -237,7 +237,7 @@ func refine(f func(float64) float64, coarse Bracket) (float64, error) {
 	sc := privateSide(coarse)
 	fc := f(sc)
 	if math.IsNaN(fc) {
-		return 0, fmt.Errorf("privacy: calibration: ε(σ = %v) could not be computed", sc)
+		return 0, fmt.Errorf("privacy: calibration: the accountant could not be evaluated at σ = %v", sc)
 	}
 	slope := (coarse.FB - coarse.FA) / (coarse.B - coarse.A)
 	pred := sc
@@ -250,7 +250,7 @@ func refine(f func(float64) float64, coarse Bracket) (float64, error) {
 	fp := fc
 	if pred != sc {
 		if fp = f(pred); math.IsNaN(fp) {
-			return 0, fmt.Errorf("privacy: calibration: ε(σ = %v) could not be computed", pred)
+			return 0, fmt.Errorf("privacy: calibration: the accountant could not be evaluated at σ = %v", pred)
 		}
 	}
 	br, err := growBracket(f, pred, fp, calibrateRelTol)

@@ -17,7 +17,15 @@
 //     PLDAccountant (ε within 1e-6 of it on the MNIST schedule). Tightest.
 //   - "gdp": the central-limit Gaussian-DP approximation (Bu et al. 2020).
 //
-// Calibrate inverts any of them (Brent's method, σ to 1e-6 relative); the
+// TradeOffCurve gives each accountant's f-DP trade-off curves (Curve: β at
+// an FPR, TPR, advantage, Bayes accuracy, a labelled μ-GDP fit): read off
+// the PLD (pessimistic, a bound), implied by the RDP curve (looser), G_μ
+// for GDP (exact at q = 1), or the larger of the valid ones (best); the
+// symmetric curve for membership and the added orientation for the
+// reconstruction game.
+//
+// Calibrate inverts any of them (Brent's method, σ to 1e-6 relative), and
+// CalibrateTo does so for a Target: ε or an attack-risk bound; the
 // single-release Gaussian mechanism has ClassicGaussianSigma,
 // AnalyticGaussianSigma (Balle & Wang 2018) and GaussianEpsilon.
 //

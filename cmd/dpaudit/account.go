@@ -174,11 +174,13 @@ func privacyError(cmd string, err error) error {
 }
 
 func cmdAccount(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("account", "--noise-multiplier σ (--sampling-rate q --steps T | --batch-size B --dataset-size N --epochs E) [--delta δ] [--epsilon ε]",
-		"Computes ε at δ of T steps of the Poisson-subsampled Gaussian mechanism\n(DP-SGD, add/remove adjacency) with the RDP, PLD and GDP accountants.\nWith --epsilon, also δ at that ε.", stderr)
+	fs := newFlags("account", "--noise-multiplier σ (--sampling-rate q --steps T | --batch-size B --dataset-size N --epochs E) [--delta δ] [--epsilon ε] [--risk [--fpr …] [--baseline …]]",
+		"Computes ε at δ of T steps of the Poisson-subsampled Gaussian mechanism\n(DP-SGD, add/remove adjacency) with the RDP, PLD and GDP accountants.\nWith --epsilon, also δ at that ε. With --risk, what each accountant's\ntrade-off curve means for an attacker (docs/what-epsilon-means.md).", stderr)
 	var m mechFlags
 	m.register(fs, true, "all")
 	epsilon := fs.Float64("epsilon", 0, "also report δ at this ε")
+	var risk riskFlags
+	risk.register(fs)
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -189,11 +191,15 @@ func cmdAccount(args []string, stdout, stderr io.Writer) error {
 	if *epsilon < 0 {
 		return usagef("dpaudit account: --epsilon must be > 0, got %v", *epsilon)
 	}
+	if err := risk.check(); err != nil {
+		return err
+	}
 	mech := privacy.SampledGaussian{NoiseMultiplier: m.sigma, SamplingRate: m.q, Steps: m.steps}
 	o := m.options()
 	eps := map[string]any{}
 	deltas := map[string]any{}
 	pldUsed := map[string]any{}
+	panels := map[string]riskPanel{}
 	var lines []string
 	for _, acc := range accs {
 		r, err := privacy.EpsilonDetail(privacy.Accountant(acc), mech, m.delta, o)
@@ -236,6 +242,14 @@ func cmdAccount(args []string, stdout, stderr io.Writer) error {
 			deltas[acc] = jsonNumber(d)
 			line += fmt.Sprintf("\n        δ(ε=%g) = %.6g", *epsilon, d)
 		}
+		if risk.on {
+			p, err := risk.panel(acc, mech, o)
+			if err != nil {
+				return err
+			}
+			panels[acc] = p
+			line += p.text(risk.prior)
+		}
 		lines = append(lines, line)
 	}
 	if m.asJSON {
@@ -248,6 +262,9 @@ func cmdAccount(args []string, stdout, stderr io.Writer) error {
 			in["epsilon"] = *epsilon
 			out["delta"] = deltas
 		}
+		if risk.on {
+			out["risk"] = panels
+		}
 		return json.NewEncoder(stdout).Encode(out)
 	}
 	fmt.Fprintf(stdout, "DP-SGD: σ = %g, q = %.6g, T = %d, δ = %g\n%s\n", m.sigma, m.q, m.steps, m.delta, strings.Join(lines, "\n"))
@@ -255,11 +272,14 @@ func cmdAccount(args []string, stdout, stderr io.Writer) error {
 }
 
 func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("calibrate", "--target-epsilon ε (--sampling-rate q --steps T | --batch-size B --dataset-size N --epochs E) [--delta δ]",
-		"Finds the smallest noise multiplier σ for which T steps of the Poisson-subsampled\nGaussian mechanism are (ε, δ)-DP under the chosen accountant (Brent's method,\nrelative tolerance 1e-6 on σ). The default, best, is the smallest σ that any\nvalid upper bound (RDP, PLD; exact GDP at q = 1) proves enough.", stderr)
+	fs := newFlags("calibrate", "(--target-epsilon ε | --target-tpr-at-fpr TPR@FPR | --target-advantage A | --target-reconstruction SUCCESS@BASELINE) (--sampling-rate q --steps T | --batch-size B --dataset-size N --epochs E) [--delta δ]",
+		"Finds the smallest noise multiplier σ for which T steps of the Poisson-subsampled\nGaussian mechanism meet a target under the chosen accountant (Brent's method,\nrelative tolerance 1e-6 on σ): (ε, δ)-DP, or an attack-risk bound read off the\naccountant's trade-off curve (docs/what-epsilon-means.md). The default, best,\nis the smallest σ that any valid upper bound (RDP, PLD; exact GDP at q = 1)\nproves enough.", stderr)
 	var m mechFlags
 	m.register(fs, false, "best")
-	target := fs.Float64("target-epsilon", 0, "ε to reach (required)")
+	target := fs.Float64("target-epsilon", 0, "ε to reach at --delta")
+	tprAt := fs.String("target-tpr-at-fpr", "", "TPR@FPR: no membership attack's true-positive rate above TPR at false-positive rate FPR, e.g. 0.05@0.01")
+	adv := fs.Float64("target-advantage", 0, "no membership attack's advantage (TPR − FPR) above this, in (0, 1)")
+	recon := fs.String("target-reconstruction", "", "SUCCESS@BASELINE: no reconstruction (attribute-inference, re-identification) attack succeeds with probability above SUCCESS when guessing succeeds with BASELINE (1/n for n candidates), e.g. 0.2@1/10")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -267,15 +287,19 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !(*target > 0) {
-		return usagef("dpaudit calibrate: --target-epsilon must be > 0, got %v", *target)
+	t, err := calibrationTarget(*target, m.delta, *tprAt, *adv, *recon)
+	if err != nil {
+		return err
 	}
 	o := m.options()
 	sig := map[string]any{}
 	var lines []string
 	for _, acc := range accs {
-		s, err := privacy.Calibrate(privacy.Accountant(acc), *target, m.delta, m.q, m.steps, o)
+		s, err := privacy.CalibrateTo(privacy.Accountant(acc), t, m.q, m.steps, o)
 		if err != nil {
+			if errors.Is(err, privacy.ErrUnreachable) {
+				return usagef("dpaudit calibrate: %s: %v", acc, err)
+			}
 			return privacyError("calibrate", err)
 		}
 		sig[acc] = jsonNumber(s)
@@ -283,9 +307,54 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	}
 	if m.asJSON {
 		in := m.inputs()
-		in["target_epsilon"] = *target
+		in["target"] = t.String()
+		if t.Kind == privacy.TargetEpsilon {
+			in["target_epsilon"] = t.Value
+		}
 		return json.NewEncoder(stdout).Encode(map[string]any{"inputs": in, "noise_multiplier": sig})
 	}
-	fmt.Fprintf(stdout, "noise multiplier for ε = %g at δ = %g, q = %.6g, T = %d:\n%s\n", *target, m.delta, m.q, m.steps, strings.Join(lines, "\n"))
+	fmt.Fprintf(stdout, "noise multiplier for %s, q = %.6g, T = %d:\n%s\n", describeTarget(t), m.q, m.steps, strings.Join(lines, "\n"))
 	return nil
+}
+
+// calibrationTarget builds the one target the flags give.
+func calibrationTarget(eps, delta float64, tprAt string, adv float64, recon string) (privacy.Target, error) {
+	var ts []string
+	if eps != 0 {
+		ts = append(ts, fmt.Sprintf("epsilon=%v@%v", eps, delta))
+	}
+	if tprAt != "" {
+		ts = append(ts, "tpr_at_fpr="+tprAt)
+	}
+	if adv != 0 {
+		ts = append(ts, fmt.Sprintf("advantage=%v", adv))
+	}
+	if recon != "" {
+		// The baseline may be written 1/n.
+		v, b, _ := strings.Cut(recon, "@")
+		if x, err := fraction(b); err == nil {
+			b = strconv.FormatFloat(x, 'g', -1, 64)
+		}
+		ts = append(ts, "reconstruction="+v+"@"+b)
+	}
+	if len(ts) != 1 {
+		return privacy.Target{}, usagef("dpaudit calibrate: give exactly one of --target-epsilon, --target-tpr-at-fpr, --target-advantage, --target-reconstruction (got %d)", len(ts))
+	}
+	t, err := privacy.ParseTarget(ts[0])
+	if err != nil {
+		return privacy.Target{}, usagef("dpaudit calibrate: %v", err)
+	}
+	return t, nil
+}
+
+func describeTarget(t privacy.Target) string {
+	switch t.Kind {
+	case privacy.TargetEpsilon:
+		return fmt.Sprintf("ε = %g at δ = %g", t.Value, t.At)
+	case privacy.TargetTPRAtFPR:
+		return fmt.Sprintf("TPR ≤ %g at FPR %g", t.Value, t.At)
+	case privacy.TargetAdvantage:
+		return fmt.Sprintf("advantage ≤ %g", t.Value)
+	}
+	return fmt.Sprintf("reconstruction success ≤ %g at baseline %g", t.Value, t.At)
 }
