@@ -83,7 +83,7 @@ func AggregateUsers(t *ScoreTable, a Aggregation) (*ScoreTable, error) {
 	}
 	rows := unitRows(t)
 	out := &ScoreTable{Member: make([]bool, len(rows)), Score: make([]float64, len(rows)),
-		Canary: make([]string, len(rows)), Line: make([]int, len(rows))}
+		Canary: make([]string, len(rows)), Line: make([]int, len(rows)), RowWord: t.RowWord}
 	if t.Run != nil {
 		out.Run = make([]string, len(rows))
 	}
@@ -93,8 +93,8 @@ func AggregateUsers(t *ScoreTable, a Aggregation) (*ScoreTable, error) {
 		buf = buf[:0]
 		for _, i := range rs {
 			if t.Member[i] != t.Member[first] {
-				return nil, invalidf("score table: user %s has records on both sides of membership (row %d is %s, row %d is %s); a privacy unit is in or out of training as a whole",
-					quoteID(t.User[first]), t.line(first), memberWord(t.Member[first]), t.line(i), memberWord(t.Member[i]))
+				return nil, invalidf("score table: user %s has records on both sides of membership (%s is %s, %s is %s); a privacy unit is in or out of training as a whole",
+					quoteID(t.User[first]), t.at(first), memberWord(t.Member[first]), t.at(i), memberWord(t.Member[i]))
 			}
 			buf = append(buf, t.Score[i])
 		}

@@ -102,7 +102,7 @@ func distinctCanaries(t *ScoreTable, runRows [][]int) error {
 				if t.Run != nil {
 					where = fmt.Sprintf(" in run %s", quoteID(t.Run[i]))
 				}
-				return invalidf("score table: duplicate canary id %s%s (rows %d and %d); each canary is scored once per run", quoteID(c), where, t.line(j), t.line(i))
+				return invalidf("score table: duplicate canary id %s%s (%s and %s); each canary is scored once per run", quoteID(c), where, t.at(j), t.at(i))
 			}
 			seen[c] = i
 		}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -19,9 +20,11 @@ type ScoreTable struct {
 	Canary []string
 	Run    []string
 	User   []string
-	// Line[i] is how row i is named in messages (its line in a CSV file,
-	// its row in a Parquet file); nil means i + 1.
-	Line []int
+	// Line[i] is row i's number in messages (its line in a CSV file, its
+	// row in a Parquet file); nil means i + 1. RowWord is what the number
+	// counts ("" means "row"; "line" for CSV).
+	Line    []int
+	RowWord string
 }
 
 // Len is the number of rows.
@@ -33,6 +36,15 @@ func (t *ScoreTable) line(i int) int {
 		return t.Line[i]
 	}
 	return i + 1
+}
+
+// at names row i in messages: "row 7", or "line 7" in a CSV file.
+func (t *ScoreTable) at(i int) string {
+	w := t.RowWord
+	if w == "" {
+		w = "row"
+	}
+	return fmt.Sprintf("%s %d", w, t.line(i))
 }
 
 // Check reports the first problem that makes the table unusable for any
@@ -58,7 +70,7 @@ func (t *ScoreTable) Check() error {
 	members := 0
 	for i, s := range t.Score {
 		if math.IsNaN(s) || math.IsInf(s, 0) {
-			return invalidf("score table: row %d: score is %v; scores must be finite numbers", t.line(i), s)
+			return invalidf("score table: %s: score is %v; scores must be finite numbers", t.at(i), s)
 		}
 		if t.Member[i] {
 			members++
@@ -76,7 +88,7 @@ func (t *ScoreTable) Check() error {
 
 // rows returns the rows of t listed in idx, as a new table.
 func (t *ScoreTable) rows(idx []int) *ScoreTable {
-	out := &ScoreTable{Member: make([]bool, len(idx)), Score: make([]float64, len(idx)), Line: make([]int, len(idx))}
+	out := &ScoreTable{Member: make([]bool, len(idx)), Score: make([]float64, len(idx)), Line: make([]int, len(idx)), RowWord: t.RowWord}
 	pick := func(col []string) []string {
 		if col == nil {
 			return nil

@@ -36,8 +36,8 @@ func TestDetectLayout(t *testing.T) {
 		{name: "one run value", run: ids("r", 7, 7, 7, 7), want: LayoutOneRun, runs: 1, lo: 4, hi: 4},
 		{name: "runs x canaries", run: ids("r", 0, 0, 1, 1), canary: ids("c", 0, 1, 0, 1), want: LayoutMultiRun, runs: 2, lo: 2, hi: 2},
 		{name: "uneven runs", run: ids("r", 0, 0, 0, 1), want: LayoutMultiRun, runs: 2, lo: 1, hi: 3},
-		{name: "duplicate canary", canary: ids("c", 0, 1, 2, 1), err: `duplicate canary id "c1" (rows 2 and 4)`},
-		{name: "duplicate canary in a run", run: ids("r", 0, 0, 1, 1), canary: ids("c", 5, 5, 0, 1), err: `duplicate canary id "c5" in run "r0" (rows 1 and 2)`},
+		{name: "duplicate canary", canary: ids("c", 0, 1, 2, 1), err: `duplicate canary id "c1" (row 2 and row 4)`},
+		{name: "duplicate canary in a run", run: ids("r", 0, 0, 1, 1), canary: ids("c", 5, 5, 0, 1), err: `duplicate canary id "c5" in run "r0" (row 1 and row 2)`},
 	}
 	for _, c := range cases {
 		tb := four()

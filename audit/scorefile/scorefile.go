@@ -1,0 +1,141 @@
+// Package scorefile reads a table of attack scores — a Parquet file, a
+// CSV file or CSV on standard input — into an audit.ScoreTable, naming
+// the row and the column of every problem it finds. It knows the file
+// formats; what the columns mean, and what can be estimated from them,
+// is package audit's.
+package scorefile
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/dpaudit/dpaudit/audit"
+)
+
+// Columns name the columns of a score file. Member and Score are
+// required (empty means "member" and "score"). Each optional column is
+// read from the name given; left empty, from its default name
+// ("canary", "run", "user") when the file has one, and absent otherwise.
+// A name that was given but is not in the file is an error.
+type Columns struct {
+	Member, Score     string
+	Canary, Run, User string
+}
+
+// Info describes what Read found.
+type Info struct {
+	// Format is "parquet" or "csv".
+	Format string
+	// Columns lists the file's columns, in file order.
+	Columns []string
+	// Used names the file column behind each table column (member,
+	// score, and the optional ones present).
+	Used map[string]string
+}
+
+// Stdin is the path that reads CSV from standard input.
+const Stdin = "-"
+
+// Read reads path as a score table: Parquet when its name ends in
+// .parquet or .pq, CSV otherwise, and CSV from in when path is Stdin.
+// Errors for bad input wrap audit.ErrInvalid.
+func Read(path string, in io.Reader, c Columns) (*audit.ScoreTable, Info, error) {
+	if path == Stdin {
+		return ReadCSV(in, "<stdin>", c)
+	}
+	low := strings.ToLower(path)
+	if strings.HasSuffix(low, ".parquet") || strings.HasSuffix(low, ".pq") {
+		return ReadParquet(path, c)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Info{}, invalidf("%v", err)
+	}
+	defer f.Close()
+	return ReadCSV(f, path, c)
+}
+
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", audit.ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// role is one table column to fill from the file.
+type role struct {
+	name     string // member, score, canary, run, user
+	column   string // file column
+	required bool
+}
+
+// roles resolves c against the file's columns: every required column
+// must be there (else an error naming it and listing what is there);
+// optional columns at their default names are used when present.
+func (c Columns) roles(file string, have []string) ([]role, error) {
+	has := make(map[string]bool, len(have))
+	for _, h := range have {
+		has[h] = true
+	}
+	pick := func(given, def string) (string, bool) {
+		if given != "" {
+			return given, true
+		}
+		return def, false
+	}
+	var out []role
+	for _, r := range []struct{ name, given string }{
+		{"member", c.Member}, {"score", c.Score}, {"canary", c.Canary}, {"run", c.Run}, {"user", c.User},
+	} {
+		col, named := pick(r.given, r.name)
+		required := named || r.name == "member" || r.name == "score"
+		if !has[col] {
+			if required {
+				return nil, invalidf("%s: no column %q for the %s (the file has: %s); name another with --%s-column", file, col, r.name, strings.Join(have, ", "), r.name)
+			}
+			continue
+		}
+		out = append(out, role{name: r.name, column: col, required: required})
+	}
+	return out, nil
+}
+
+// table holds the columns as they are parsed; finish makes the table.
+type table struct {
+	member []bool
+	score  []float64
+	ids    map[string][]string
+	line   []int
+}
+
+func newTable(roles []role, n int) *table {
+	t := &table{member: make([]bool, 0, n), score: make([]float64, 0, n), ids: map[string][]string{}}
+	for _, r := range roles {
+		if r.name != "member" && r.name != "score" {
+			t.ids[r.name] = make([]string, 0, n)
+		}
+	}
+	return t
+}
+
+func (t *table) finish(rowWord string) *audit.ScoreTable {
+	return &audit.ScoreTable{Member: t.member, Score: t.score, Canary: t.ids["canary"], Run: t.ids["run"], User: t.ids["user"], Line: t.line, RowWord: rowWord}
+}
+
+func used(roles []role) map[string]string {
+	m := map[string]string{}
+	for _, r := range roles {
+		m[r.name] = r.column
+	}
+	return m
+}
+
+// parseMember reads a membership bit written as a bool or as 0/1.
+func parseMember(s string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "true", "t", "1.0", "yes":
+		return true, true
+	case "0", "false", "f", "0.0", "no":
+		return false, true
+	}
+	return false, false
+}
