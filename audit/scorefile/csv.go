@@ -1,9 +1,9 @@
 package scorefile
 
 import (
-	"fmt"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -93,4 +93,3 @@ func csvError(name string, err error) error {
 	}
 	return invalidf("%s: %v", name, err)
 }
-
