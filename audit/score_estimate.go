@@ -76,8 +76,9 @@ type ScoreOptions struct {
 	// Guesses of the one-run estimators.
 	Guesses OneRunGuesses
 	// Family is the order-statistics family to test (its claim); nil
-	// skips that estimator.
-	Family *OSFamily
+	// skips that estimator, for the reason NoFamilyWhy gives.
+	Family      *OSFamily
+	NoFamilyWhy string
 	// ScoreIsLLR: the scores are log-likelihood ratios, whose sign the
 	// order-statistics decoder may read as its guess (see
 	// CenteredScores).
@@ -235,7 +236,11 @@ func (e *ScoreEstimates) oneRun(scores []float64, member []bool) error {
 	e.FDP, e.FDPMu = &fdp, mu
 	switch {
 	case o.Family == nil:
-		e.skip(FamilyOneRunOrderStats, "no order-statistics family: the claim is not a Gaussian mechanism (give the mechanism, or a family)")
+		why := o.NoFamilyWhy
+		if why == "" {
+			why = "no order-statistics family given"
+		}
+		e.skip(FamilyOneRunOrderStats, why)
 		return nil
 	case !(o.Delta > 0):
 		e.skip(FamilyOneRunOrderStats, "δ = 0: the order-statistics family's ε is defined for δ > 0 only")

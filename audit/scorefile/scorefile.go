@@ -15,13 +15,18 @@ import (
 )
 
 // Columns name the columns of a score file. Member and Score are
-// required (empty means "member" and "score"). Each optional column is
+// required (empty means "member" and "score"; Member is optional with
+// OptionalMember unless it is named). Each optional column is
 // read from the name given; left empty, from its default name
 // ("canary", "run", "user") when the file has one, and absent otherwise.
 // A name that was given but is not in the file is an error.
 type Columns struct {
 	Member, Score     string
 	Canary, Run, User string
+	// OptionalMember: the membership bits may come from elsewhere (a
+	// canary plan), so a file without the member column is read with
+	// ScoreTable.Member nil.
+	OptionalMember bool
 }
 
 // Info describes what Read found.
@@ -87,7 +92,7 @@ func (c Columns) roles(file string, have []string) ([]role, error) {
 		{"member", c.Member}, {"score", c.Score}, {"canary", c.Canary}, {"run", c.Run}, {"user", c.User},
 	} {
 		col, named := pick(r.given, r.name)
-		required := named || r.name == "member" || r.name == "score"
+		required := named || r.name == "score" || (r.name == "member" && !c.OptionalMember)
 		if !has[col] {
 			if required {
 				return nil, invalidf("%s: no column %q for the %s (the file has: %s); name another with --%s-column", file, col, r.name, strings.Join(have, ", "), r.name)
@@ -108,8 +113,11 @@ type table struct {
 }
 
 func newTable(roles []role, n int) *table {
-	t := &table{member: make([]bool, 0, n), score: make([]float64, 0, n), ids: map[string][]string{}}
+	t := &table{score: make([]float64, 0, n), ids: map[string][]string{}}
 	for _, r := range roles {
+		if r.name == "member" {
+			t.member = make([]bool, 0, n)
+		}
 		if r.name != "member" && r.name != "score" {
 			t.ids[r.name] = make([]string, 0, n)
 		}
