@@ -57,7 +57,7 @@ func ReadCSV(r io.Reader, name string, c Columns) (*audit.ScoreTable, Info, erro
 			return nil, Info{}, invalidf("%s:%d: %v", name, line, err)
 		}
 	}
-	return t.finish("line"), Info{Format: "csv", Columns: have, Used: used(roles)}, nil
+	return t.finish("line", c.Filters), Info{Format: "csv", Columns: have, Used: used(roles)}, nil
 }
 
 func (t *table) addCSV(rec []string, roles []role, at map[string]int, line int) error {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -22,6 +24,34 @@ import (
 // string column (dictionary-encoded strings too, as pandas writes
 // categoricals). Nulls are errors naming their row (1-based).
 func ReadParquet(path string, c Columns) (*audit.ScoreTable, Info, error) {
+	t, info, err := readParquetFile(path, c, nil)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	return t.finish("row", c.Filters), info, nil
+}
+
+// ReadParquetDir reads every *.parquet file of dir in name order as one
+// table (a dpaudit results folder's trials/point=<id>/ parts, in trial
+// order); rows are numbered through the concatenation.
+func ReadParquetDir(dir string, c Columns) (*audit.ScoreTable, Info, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	if err != nil || len(files) == 0 {
+		return nil, Info{}, invalidf("%s: a directory without *.parquet files", dir)
+	}
+	slices.Sort(files)
+	var t *table
+	var info Info
+	for _, f := range files {
+		if t, info, err = readParquetFile(f, c, t); err != nil {
+			return nil, Info{}, err
+		}
+	}
+	return t.finish("row", c.Filters), info, nil
+}
+
+// readParquetFile appends path's rows to t (nil: a new table).
+func readParquetFile(path string, c Columns, t *table) (*table, Info, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, Info{}, invalidf("%v", err)
@@ -58,20 +88,36 @@ func ReadParquet(path string, c Columns) (*audit.ScoreTable, Info, error) {
 		return nil, Info{}, invalidf("%s: %v", path, err)
 	}
 	defer tbl.Release()
-	n := int(tbl.NumRows())
-	t := newTable(roles, n)
+	if t == nil {
+		t = newTable(roles, int(tbl.NumRows()))
+	} else if err := t.sameRoles(roles); err != nil {
+		return nil, Info{}, invalidf("%s: %v", path, err)
+	}
+	first := len(t.score)
 	for k, r := range roles {
-		if err := t.addArrow(r, tbl.Column(k).Data().Chunks()); err != nil {
+		if err := t.addArrow(r, tbl.Column(k).Data().Chunks(), first); err != nil {
 			return nil, Info{}, invalidf("%s: %v", path, err)
 		}
 	}
-	t.line = nil // row i + 1
-	return t.finish("row"), Info{Format: "parquet", Columns: have, Used: used(roles)}, nil
+	return t, Info{Format: "parquet", Columns: have, Used: used(roles)}, nil
+}
+
+// sameRoles checks that a further file of a directory fills the same
+// columns as the first.
+func (t *table) sameRoles(roles []role) error {
+	var names []string
+	for _, r := range roles {
+		names = append(names, r.column)
+	}
+	if !slices.Equal(names, t.columns) {
+		return fmt.Errorf("reads columns %v where the first file read %v", names, t.columns)
+	}
+	return nil
 }
 
 // addArrow converts one column, chunk by chunk.
-func (t *table) addArrow(r role, chunks []arrow.Array) error {
-	row := 0
+func (t *table) addArrow(r role, chunks []arrow.Array, first int) error {
+	row := first
 	for _, ch := range chunks {
 		for j := 0; j < ch.Len(); j++ {
 			row++

@@ -27,6 +27,15 @@ type Columns struct {
 	// canary plan), so a file without the member column is read with
 	// ScoreTable.Member nil.
 	OptionalMember bool
+	// Filters keep only the rows where every named column has the given
+	// value (compared as text), e.g. repeat = 0 of a dpaudit trials
+	// table.
+	Filters []Filter
+}
+
+// Filter keeps the rows whose Column reads Value.
+type Filter struct {
+	Column, Value string
 }
 
 // Info describes what Read found.
@@ -44,11 +53,16 @@ type Info struct {
 const Stdin = "-"
 
 // Read reads path as a score table: Parquet when its name ends in
-// .parquet or .pq, CSV otherwise, and CSV from in when path is Stdin.
-// Errors for bad input wrap audit.ErrInvalid.
+// .parquet or .pq, every *.parquet file of it in name order when it is a
+// directory (a dpaudit trials/point=<id>/ folder), CSV otherwise, and
+// CSV from in when path is Stdin. Errors for bad input wrap
+// audit.ErrInvalid.
 func Read(path string, in io.Reader, c Columns) (*audit.ScoreTable, Info, error) {
 	if path == Stdin {
 		return ReadCSV(in, "<stdin>", c)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return ReadParquetDir(path, c)
 	}
 	low := strings.ToLower(path)
 	if strings.HasSuffix(low, ".parquet") || strings.HasSuffix(low, ".pq") {
@@ -101,20 +115,30 @@ func (c Columns) roles(file string, have []string) ([]role, error) {
 		}
 		out = append(out, role{name: r.name, column: col, required: required})
 	}
+	for i, f := range c.Filters {
+		if !has[f.Column] {
+			return nil, invalidf("%s: no column %q to filter on (the file has: %s)", file, f.Column, strings.Join(have, ", "))
+		}
+		out = append(out, role{name: filterRole(i), column: f.Column, required: true})
+	}
 	return out, nil
 }
 
+func filterRole(i int) string { return fmt.Sprintf("filter %d", i) }
+
 // table holds the columns as they are parsed; finish makes the table.
 type table struct {
-	member []bool
-	score  []float64
-	ids    map[string][]string
-	line   []int
+	member  []bool
+	score   []float64
+	ids     map[string][]string
+	line    []int
+	columns []string // the file columns read, in role order
 }
 
 func newTable(roles []role, n int) *table {
 	t := &table{score: make([]float64, 0, n), ids: map[string][]string{}}
 	for _, r := range roles {
+		t.columns = append(t.columns, r.column)
 		if r.name == "member" {
 			t.member = make([]bool, 0, n)
 		}
@@ -125,14 +149,62 @@ func newTable(roles []role, n int) *table {
 	return t
 }
 
-func (t *table) finish(rowWord string) *audit.ScoreTable {
-	return &audit.ScoreTable{Member: t.member, Score: t.score, Canary: t.ids["canary"], Run: t.ids["run"], User: t.ids["user"], Line: t.line, RowWord: rowWord}
+// finish makes the table of the rows that pass the filters.
+func (t *table) finish(rowWord string, filters []Filter) *audit.ScoreTable {
+	out := &audit.ScoreTable{Member: t.member, Score: t.score, Canary: t.ids["canary"], Run: t.ids["run"], User: t.ids["user"], Line: t.line, RowWord: rowWord}
+	if len(filters) == 0 {
+		return out
+	}
+	if out.Line == nil {
+		out.Line = make([]int, len(t.score))
+		for i := range out.Line {
+			out.Line[i] = i + 1
+		}
+	}
+	keep := func(i int) bool {
+		for k, f := range filters {
+			if t.ids[filterRole(k)][i] != f.Value {
+				return false
+			}
+		}
+		return true
+	}
+	n := 0
+	for i := range out.Score {
+		if !keep(i) {
+			continue
+		}
+		if out.Member != nil {
+			out.Member[n] = out.Member[i]
+		}
+		out.Score[n], out.Line[n] = out.Score[i], out.Line[i]
+		for _, col := range [][]string{out.Canary, out.Run, out.User} {
+			if col != nil {
+				col[n] = col[i]
+			}
+		}
+		n++
+	}
+	cut := func(col []string) []string {
+		if col == nil {
+			return nil
+		}
+		return col[:n]
+	}
+	if out.Member != nil {
+		out.Member = out.Member[:n]
+	}
+	out.Score, out.Line = out.Score[:n], out.Line[:n]
+	out.Canary, out.Run, out.User = cut(out.Canary), cut(out.Run), cut(out.User)
+	return out
 }
 
 func used(roles []role) map[string]string {
 	m := map[string]string{}
 	for _, r := range roles {
-		m[r.name] = r.column
+		if !strings.HasPrefix(r.name, "filter ") {
+			m[r.name] = r.column
+		}
 	}
 	return m
 }

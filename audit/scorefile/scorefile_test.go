@@ -2,6 +2,7 @@ package scorefile
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,5 +123,40 @@ func TestReadParquet(t *testing.T) {
 	}
 	if _, _, err := Read(filepath.Join(dir, "missing.csv"), nil, Columns{}); err == nil || !errors.Is(err, audit.ErrInvalid) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// A directory of parts reads as one table in name order, and filters
+// keep the rows whose column reads the value.
+func TestReadParquetDirAndFilter(t *testing.T) {
+	dir := t.TempDir()
+	for k, rows := range [][]any{{int64(0), int64(1)}, {int64(1), int64(0)}} {
+		tab := &pipeline.Table{}
+		tab.Add("repeat", pipeline.Int64, []any{int64(k), int64(k)})
+		tab.Add("world", pipeline.Int64, rows)
+		tab.Add("llr", pipeline.Float64, []any{float64(10 * k), float64(10*k + 1)})
+		if err := pipeline.WriteParquet(filepath.Join(dir, fmt.Sprintf("part-%05d.parquet", k)), tab); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := Columns{Member: "world", Score: "llr"}
+	tb, _, err := Read(dir, nil, c)
+	if err != nil || fmt.Sprint(tb.Score) != "[0 1 10 11]" || fmt.Sprint(tb.Member) != "[false true true false]" {
+		t.Fatalf("%+v, %v", tb, err)
+	}
+	c.Filters = []Filter{{"repeat", "1"}}
+	tb, _, err = Read(dir, nil, c)
+	if err != nil || fmt.Sprint(tb.Score) != "[10 11]" || fmt.Sprint(tb.Line) != "[3 4]" {
+		t.Fatalf("filtered: %+v, %v", tb, err)
+	}
+	tb, _, err = ReadCSV(strings.NewReader("member,score,repeat\n1,0,0\n0,1,1\n1,2,1\n"), "s.csv", Columns{Filters: []Filter{{"repeat", "1"}}})
+	if err != nil || fmt.Sprint(tb.Score) != "[1 2]" || fmt.Sprint(tb.Line) != "[3 4]" {
+		t.Fatalf("csv filtered: %+v, %v", tb, err)
+	}
+	if _, _, err := Read(dir, nil, Columns{Member: "world", Score: "llr", Filters: []Filter{{"rep", "0"}}}); err == nil || !strings.Contains(err.Error(), `no column "rep" to filter on`) {
+		t.Errorf("unknown filter column: %v", err)
+	}
+	if _, _, err := Read(t.TempDir(), nil, c); err == nil || !strings.Contains(err.Error(), "without *.parquet files") {
+		t.Errorf("empty dir: %v", err)
 	}
 }

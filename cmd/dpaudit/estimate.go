@@ -20,6 +20,7 @@ import (
 // audit.DefaultOptions).
 type estimateFlags struct {
 	cols                      scorefile.Columns
+	filters                   multiFlag
 	lowerIsMember, scoreIsLLR bool
 	group, aggregate          string
 	claimEps, delta           float64
@@ -45,6 +46,7 @@ func (f *estimateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cols.Canary, "canary-column", "", "column naming each row's canary (default: \"canary\" if the table has it)")
 	fs.StringVar(&f.cols.Run, "run-column", "", "column naming each row's training run (default: \"run\" if the table has it)")
 	fs.StringVar(&f.cols.User, "user-column", "", "column naming each row's privacy unit (default: \"user\" if the table has it)")
+	fs.Var(&f.filters, "filter", "keep only the rows where COLUMN=VALUE (repeatable), e.g. repeat=0 of a trials table with audit.repeats")
 	fs.BoolVar(&f.lowerIsMember, "lower-is-member", false, "low scores mean \"member\" (a loss)")
 	fs.BoolVar(&f.scoreIsLLR, "score-is-llr", false, "the scores are log-likelihood ratios: the order-statistics decoder guesses by their sign (else by the side of the median)")
 	fs.StringVar(&f.group, "group", "", "user: aggregate each privacy unit's records into one score first (user-level audit)")
@@ -138,7 +140,15 @@ func inputf(format string, args ...any) error { return usagef(format, args...) }
 
 // readScores reads the score table.
 func readScores(path string, f estimateFlags, stdin io.Reader) (*audit.ScoreTable, scorefile.Info, error) {
-	tb, info, err := scorefile.Read(path, stdin, f.cols)
+	cols := f.cols
+	for _, fl := range f.filters {
+		k, v, ok := strings.Cut(fl, "=")
+		if !ok || k == "" {
+			return nil, scorefile.Info{}, usagef("dpaudit estimate: --filter wants COLUMN=VALUE, got %q", fl)
+		}
+		cols.Filters = append(cols.Filters, scorefile.Filter{Column: k, Value: v})
+	}
+	tb, info, err := scorefile.Read(path, stdin, cols)
 	if err != nil {
 		return nil, info, inputf("dpaudit estimate: %v", err)
 	}
