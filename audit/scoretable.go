@@ -101,7 +101,10 @@ func (t *ScoreTable) rows(idx []int) *ScoreTable {
 	}
 	out.Canary, out.Run, out.User = pick(t.Canary), pick(t.Run), pick(t.User)
 	for k, i := range idx {
-		out.Member[k], out.Score[k], out.Line[k] = t.Member[i], t.Score[i], t.line(i)
+		out.Score[k], out.Line[k] = t.Score[i], t.line(i)
+		if t.Member != nil {
+			out.Member[k] = t.Member[i]
+		}
 	}
 	return out
 }

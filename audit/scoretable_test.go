@@ -2,6 +2,7 @@ package audit
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -359,5 +360,41 @@ func TestClaimTestRules(t *testing.T) {
 	ct, _ = e.Test(Claim{Epsilon: math.Inf(1)})
 	if ct.Violation || ct.PValue != 1 {
 		t.Errorf("no claim: %+v", ct)
+	}
+}
+
+func TestJoinPlan(t *testing.T) {
+	ids := []string{"0", "1", "2", "3"}
+	member := []bool{true, false, false, true}
+	// Scored in another order, without a member column: the plan's bits,
+	// in plan order.
+	tb := &ScoreTable{Score: []float64{3, 1, 0, 2}, Canary: []string{"3", "1", "0", "2"}}
+	got, err := JoinPlan(tb, ids, member)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got.Canary, ",") != "0,1,2,3" || fmt.Sprint(got.Score) != "[0 1 2 3]" || fmt.Sprint(got.Member) != "[true false false true]" || fmt.Sprint(got.Line) != "[3 2 4 1]" {
+		t.Errorf("joined %+v", got)
+	}
+	cases := []struct {
+		tb   ScoreTable
+		want string
+	}{
+		{ScoreTable{Score: []float64{0, 1, 2, 3}, Canary: []string{"0", "1", "2", "9"}}, `row 4 scores canary "9", which is not in the plan`},
+		{ScoreTable{Score: []float64{0, 1, 2}, Canary: []string{"0", "1", "2"}}, `1 of the plan's 4 canaries are not scored (the first: "3")`},
+		{ScoreTable{Score: []float64{0, 1, 2, 3, 4}, Canary: []string{"0", "1", "2", "3", "1"}}, `duplicate canary id "1" (row 2 and row 5)`},
+		{ScoreTable{Member: []bool{true, true, false, true}, Score: []float64{0, 1, 2, 3}, Canary: ids}, `row 2 says canary "1" is a member, the plan says it is not a member`},
+		{ScoreTable{Score: []float64{0, 1, 2, 3}}, "needs a canary column"},
+		{ScoreTable{Score: []float64{0, 1, 2, 3}, Canary: ids, Run: []string{"a", "a", "b", "b"}}, "2 runs, but a canary plan is for one training run"},
+	}
+	for _, c := range cases {
+		_, err := JoinPlan(&c.tb, ids, member)
+		if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.tb, err, c.want)
+		}
+	}
+	// Matching member bits pass.
+	if _, err := JoinPlan(&ScoreTable{Member: member, Score: []float64{0, 1, 2, 3}, Canary: ids}, ids, member); err != nil {
+		t.Error(err)
 	}
 }
