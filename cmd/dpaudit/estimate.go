@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dpaudit/dpaudit/attack/planfile"
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/audit/scorefile"
 	"github.com/dpaudit/dpaudit/privacy"
@@ -35,6 +36,8 @@ type estimateFlags struct {
 	grid                      floatList
 	steinke, fdp, orderStats  int
 	osFamily                  string
+	plan                      string
+	memberNamed               bool // --member-column was given
 	format, table             string
 	digits                    int
 	failOnViolation           bool
@@ -67,6 +70,7 @@ func (f *estimateFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.fdp, "fdp-guesses", 0, "the f-DP audit's two-sided guesses (0: 10% of the canaries)")
 	fs.IntVar(&f.orderStats, "order-stats-guesses", 0, "guesses the order-statistics decoder releases (0: all)")
 	fs.StringVar(&f.osFamily, "os-family", "claim", "order-statistics family: claim (from the mechanism; gaussian for an ε claim), gaussian, or none")
+	fs.StringVar(&f.plan, "plan", "", "a canary plan (dpaudit canaries make): join the table to its canaries and bits by canary id")
 	fs.StringVar(&f.format, "format", "table", "output format: table, csv, md (Markdown) or json (one object per row)")
 	fs.StringVar(&f.table, "table", "estimates", "estimates (one row per estimate) or summary (one row, the runner's summary columns)")
 	fs.IntVar(&f.digits, "digits", 5, "significant digits of floats (table and md formats)")
@@ -107,15 +111,16 @@ func cmdEstimate(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return usagef("dpaudit estimate takes one score table (a file, or - for CSV on stdin)")
 	}
+	fs.Visit(func(fl *flag.Flag) { f.memberNamed = f.memberNamed || fl.Name == "member-column" })
 	o, claim, claimText, err := f.resolve()
 	if err != nil {
 		return err
 	}
-	tb, info, err := readScores(pos[0], f, stdinReader)
+	src, err := readScores(pos[0], f, stdinReader)
 	if err != nil {
 		return err
 	}
-	e, err := audit.EstimateScores(tb, o)
+	e, err := audit.EstimateScores(src.table, o)
 	if err != nil {
 		return inputf("dpaudit estimate: %v", err)
 	}
@@ -123,7 +128,7 @@ func cmdEstimate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return inputf("dpaudit estimate: %v", err)
 	}
-	if err := printEstimates(stdout, f, pos[0], info, e, ct, claimText); err != nil {
+	if err := printEstimates(stdout, f, src, e, ct, claimText); err != nil {
 		return err
 	}
 	if ct.Violation && f.failOnViolation {
@@ -138,21 +143,49 @@ var stdinReader io.Reader = os.Stdin
 // inputf is bad input found after the flags (exit 2).
 func inputf(format string, args ...any) error { return usagef(format, args...) }
 
-// readScores reads the score table.
-func readScores(path string, f estimateFlags, stdin io.Reader) (*audit.ScoreTable, scorefile.Info, error) {
+// scoreSource is the table read, where from, and its plan.
+type scoreSource struct {
+	path  string
+	info  scorefile.Info
+	table *audit.ScoreTable
+	plan  *planfile.Plan
+}
+
+// readScores reads the score table and joins it to its plan.
+func readScores(path string, f estimateFlags, stdin io.Reader) (scoreSource, error) {
+	src := scoreSource{path: path}
 	cols := f.cols
 	for _, fl := range f.filters {
 		k, v, ok := strings.Cut(fl, "=")
 		if !ok || k == "" {
-			return nil, scorefile.Info{}, usagef("dpaudit estimate: --filter wants COLUMN=VALUE, got %q", fl)
+			return src, usagef("dpaudit estimate: --filter wants COLUMN=VALUE, got %q", fl)
 		}
 		cols.Filters = append(cols.Filters, scorefile.Filter{Column: k, Value: v})
 	}
-	tb, info, err := scorefile.Read(path, stdin, cols)
-	if err != nil {
-		return nil, info, inputf("dpaudit estimate: %v", err)
+	if f.plan != "" {
+		// The plan has the bits; a member column is checked against it.
+		cols.OptionalMember = true
+		if !f.memberNamed {
+			cols.Member = ""
+		}
+		if cols.Canary == "" {
+			cols.Canary = "canary"
+		}
 	}
-	return tb, info, nil
+	var err error
+	if src.table, src.info, err = scorefile.Read(path, stdin, cols); err != nil {
+		return src, inputf("dpaudit estimate: %v", err)
+	}
+	if f.plan == "" {
+		return src, nil
+	}
+	if src.plan, err = planfile.Read(f.plan); err != nil {
+		return src, inputf("dpaudit estimate: %v", err)
+	}
+	if src.table, err = audit.JoinPlan(src.table, src.plan.IDs, src.plan.Member); err != nil {
+		return src, inputf("dpaudit estimate: plan %s: %v", f.plan, err)
+	}
+	return src, nil
 }
 
 // resolve checks the flags and turns them into estimator options and a
@@ -187,6 +220,8 @@ func (f *estimateFlags) resolve() (audit.ScoreOptions, audit.Claim, string, erro
 	case f.group == "" && f.aggregate == "":
 	case f.group == "":
 		return o, audit.Claim{}, "", bad("--aggregate needs --group user")
+	case f.plan != "":
+		return o, audit.Claim{}, "", bad("--group does not go with --plan: a plan's canaries are the privacy units")
 	case f.group != "user":
 		return o, audit.Claim{}, "", bad("--group must be user, got %q", f.group)
 	case f.aggregate == "":

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/dpaudit/dpaudit/audit"
-	"github.com/dpaudit/dpaudit/audit/scorefile"
 	"github.com/dpaudit/dpaudit/pipeline"
 )
 
@@ -15,16 +14,16 @@ import (
 // header (what was read, the layout and why, which estimators ran, the
 // options, the claim), the table, and the verdict; for csv and json the
 // table alone, whose columns then carry the layout and options.
-func printEstimates(w io.Writer, f estimateFlags, path string, info scorefile.Info, e *audit.ScoreEstimates, ct audit.ClaimTest, claimText string) error {
+func printEstimates(w io.Writer, f estimateFlags, src scoreSource, e *audit.ScoreEstimates, ct audit.ClaimTest, claimText string) error {
 	human := f.format == "table" || f.format == "md"
 	var cols []*pipeline.Column
 	if f.table == "summary" {
-		cols = summaryTable(e.SummaryColumns(info.Used["score"], ct))
+		cols = summaryTable(e.SummaryColumns(src.info.Used["score"], ct))
 	} else {
 		cols = estimatesTable(e, ct, human)
 	}
 	if human {
-		fmt.Fprint(w, estimateHeader(path, info, e, claimText))
+		fmt.Fprint(w, estimateHeader(src, e, claimText))
 	}
 	if err := writeTable(w, f.format, cols, rowsOf(rowCount(cols)), f.digits); err != nil {
 		return err
@@ -51,16 +50,21 @@ func rowsOf(n int) []int {
 	return out
 }
 
-func estimateHeader(path string, info scorefile.Info, e *audit.ScoreEstimates, claimText string) string {
+func estimateHeader(src scoreSource, e *audit.ScoreEstimates, claimText string) string {
 	var b strings.Builder
 	o := e.Options
 	var used []string
 	for _, k := range []string{"member", "score", "canary", "run", "user"} {
-		if c, ok := info.Used[k]; ok {
+		if c, ok := src.info.Used[k]; ok {
 			used = append(used, k+"="+c)
 		}
 	}
-	fmt.Fprintf(&b, "read:       %s (%s, %d rows; %s)\n", path, info.Format, e.Layout.Rows, strings.Join(used, ", "))
+	fmt.Fprintf(&b, "read:       %s (%s, %d rows; %s)\n", src.path, src.info.Format, e.Layout.Rows, strings.Join(used, ", "))
+	if p := src.plan; p != nil {
+		m := p.Manifest
+		fmt.Fprintf(&b, "plan:       %s — %d %s canaries, %d members, seed %d; every canary scored, bits as planned; plan digest %s\n",
+			p.Path, m.Count, m.Canaries, m.Members, m.Seed, m.MembershipSHA256)
+	}
 	if o.Aggregate != "" {
 		fmt.Fprintf(&b, "unit:       user — records aggregated per user by %s; the estimates are for user-level adjacency\n", o.Aggregate)
 	}
