@@ -14,6 +14,7 @@ import (
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/audit/scorefile"
 	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/rng"
 )
 
 // estimateFlags are the flags of "dpaudit estimate". Every option that
@@ -33,6 +34,9 @@ type estimateFlags struct {
 	splitFraction             float64
 	splits                    int
 	splitSeed                 uint64
+	pointKey                  string
+	specSeed                  int64
+	splitSeedSet              bool // --split-seed was given
 	grid                      floatList
 	steinke, fdp, orderStats  int
 	osFamily                  string
@@ -65,6 +69,8 @@ func (f *estimateFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.splitFraction, "split-fraction", audit.DefaultSplitFraction, "share of each world's trials that chooses the split threshold (or builds the Bonferroni grid)")
 	fs.IntVar(&f.splits, "splits", 1, "seeded splits; each at α/k, the largest bound reported")
 	fs.Uint64Var(&f.splitSeed, "split-seed", 0, "seed of the split (and of the one canary per run of a multi-run table)")
+	fs.StringVar(&f.pointKey, "point-key", "", "derive the split seed as a run does, from --spec-seed and this point key (the estimate node's params.point_key in dpaudit plan SPEC --json)")
+	fs.Int64Var(&f.specSeed, "spec-seed", 0, "with --point-key: the spec's seed (params.seed)")
 	fs.Var(&f.grid, "bonferroni-grid", "fixed Bonferroni thresholds, comma-separated (default: 100 quantiles of a held-out share)")
 	fs.IntVar(&f.steinke, "steinke-guesses", 0, "Steinke et al.'s two-sided guesses (0: 10% of the canaries)")
 	fs.IntVar(&f.fdp, "fdp-guesses", 0, "the f-DP audit's two-sided guesses (0: 10% of the canaries)")
@@ -111,7 +117,10 @@ func cmdEstimate(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return usagef("dpaudit estimate takes one score table (a file, or - for CSV on stdin)")
 	}
-	fs.Visit(func(fl *flag.Flag) { f.memberNamed = f.memberNamed || fl.Name == "member-column" })
+	fs.Visit(func(fl *flag.Flag) {
+		f.memberNamed = f.memberNamed || fl.Name == "member-column"
+		f.splitSeedSet = f.splitSeedSet || fl.Name == "split-seed"
+	})
 	o, claim, claimText, err := f.resolve()
 	if err != nil {
 		return err
@@ -228,6 +237,14 @@ func (f *estimateFlags) resolve() (audit.ScoreOptions, audit.Claim, string, erro
 		return o, audit.Claim{}, "", bad("--group user needs --aggregate (max, min, mean or logsumexp)")
 	default:
 		o.Aggregate = audit.Aggregation(f.aggregate)
+	}
+	switch {
+	case f.pointKey != "" && f.splitSeedSet:
+		return o, audit.Claim{}, "", bad("give --split-seed or --point-key with --spec-seed, not both")
+	case f.pointKey != "":
+		// The runner's estimate stage: rng.Seed(spec seed, "audit", the
+		// point's trial key).
+		o.Seed = rng.Seed(uint64(f.specSeed), "audit", f.pointKey)
 	}
 	if f.steinke < 0 || f.fdp < 0 || f.orderStats < 0 {
 		return o, audit.Claim{}, "", bad("guess counts must be ≥ 0")

@@ -13,7 +13,6 @@ import (
 
 	"github.com/dpaudit/dpaudit"
 	"github.com/dpaudit/dpaudit/pipeline"
-	"github.com/dpaudit/dpaudit/rng"
 )
 
 // estimateNode is what the runner's estimate node was given: the
@@ -73,8 +72,9 @@ func runAudit(t *testing.T, spec string) (string, estimateNode) {
 }
 
 // estimateArgs are the flags that make dpaudit estimate compute what
-// the runner's estimate node computed on repeat 0. The split seed is the
-// runner's: rng.Seed(spec seed, "audit", the trials' key).
+// the runner's estimate node computed on repeat 0, as a user reads them
+// from dpaudit plan --json: the split seed is derived from the spec seed
+// and the point key as the runner derives it.
 func estimateArgs(trials string, n estimateNode) []string {
 	acc := n.Claim.Accountant
 	if acc == "" {
@@ -100,7 +100,7 @@ func estimateArgs(trials string, n estimateNode) []string {
 	}
 	return append(args, "--run-column", "trial", "--threshold", n.Threshold,
 		"--split-fraction", fmt.Sprint(n.SplitFraction), "--splits", fmt.Sprint(n.Splits),
-		"--split-seed", fmt.Sprint(rng.Seed(uint64(n.Seed), "audit", key)))
+		"--spec-seed", fmt.Sprint(n.Seed), "--point-key", key)
 }
 
 // cellText prints a summary cell and a JSON value alike (floats at full

@@ -153,6 +153,8 @@ func TestEstimateBadInput(t *testing.T) {
 		{[]string{ok, "--confidence", "1"}, "confidence must be in (0, 1)"},
 		{[]string{filepath.Join(dir, "missing.csv")}, "missing.csv"},
 		{[]string{ok, ok}, "takes one score table"},
+		{[]string{ok, "--split-seed", "3", "--point-key", "abc"}, "not both"},
+		{[]string{ok, "--filter", "repeat"}, "--filter wants COLUMN=VALUE"},
 	}
 	for _, c := range cases {
 		code, out, errs := cli(t, append([]string{"estimate"}, c.args...)...)
