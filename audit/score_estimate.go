@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/dpaudit/dpaudit/rng"
 )
@@ -160,6 +161,10 @@ func EstimateScores(t *ScoreTable, o ScoreOptions) (*ScoreEstimates, error) {
 	var err error
 	if e.Layout, err = DetectLayout(t); err != nil {
 		return nil, err
+	}
+	if e.Unit == "user" {
+		// After aggregation the units are users, named in the canary column.
+		e.Layout.Why = strings.NewReplacer("a canary column", "one row per user", "canaries", "users").Replace(e.Layout.Why)
 	}
 	switch e.Layout.Layout {
 	case LayoutClassic:

@@ -59,14 +59,18 @@ func estimateHeader(src scoreSource, e *audit.ScoreEstimates, claimText string) 
 			used = append(used, k+"="+c)
 		}
 	}
-	fmt.Fprintf(&b, "read:       %s (%s, %d rows; %s)\n", src.path, src.info.Format, e.Layout.Rows, strings.Join(used, ", "))
+	fmt.Fprintf(&b, "read:       %s (%s, %d rows; %s)\n", src.path, src.info.Format, src.table.Len(), strings.Join(used, ", "))
 	if p := src.plan; p != nil {
 		m := p.Manifest
 		fmt.Fprintf(&b, "plan:       %s — %d %s canaries, %d members, seed %d; every canary scored, bits as planned; plan digest %s\n",
 			p.Path, m.Count, m.Canaries, m.Members, m.Seed, m.MembershipSHA256)
 	}
-	if o.Aggregate != "" {
-		fmt.Fprintf(&b, "unit:       user — records aggregated per user by %s; the estimates are for user-level adjacency\n", o.Aggregate)
+	switch {
+	case o.Aggregate != "":
+		fmt.Fprintf(&b, "unit:       user — %d records aggregated into %d users by %s; the estimates are for user-level adjacency\n",
+			src.table.Len(), e.Layout.Rows, o.Aggregate)
+	case src.info.Used["user"] != "":
+		fmt.Fprintf(&b, "note:       the user column is not used; with --group user --aggregate the records of each user become one unit\n")
 	}
 	fmt.Fprintf(&b, "layout:     %s — %s\n", e.Layout.Layout, e.Layout.Why)
 	if e.Classic != nil {
