@@ -41,7 +41,8 @@ type LayoutInfo struct {
 	Why string
 }
 
-// DetectLayout reads the layout from the columns present: with a run
+// DetectLayout reads the layout from the columns present: a step column
+// makes the rows per-step samples (LayoutPerStep); otherwise, with a run
 // column, the rows of each run value are one training run; without one,
 // a canary column means one run scored every row, and a table with
 // neither is read as the classic game, every row its own run. Rows of
@@ -53,6 +54,15 @@ func DetectLayout(t *ScoreTable) (LayoutInfo, error) {
 	info := LayoutInfo{Rows: n}
 	var runRows [][]int
 	switch {
+	case t.Step != nil:
+		runs := 1
+		if t.Run != nil {
+			k, _ := groups(t.Run)
+			runs = len(k)
+		}
+		info.Layout, info.Runs, info.MinPerRun, info.MaxPerRun = LayoutPerStep, runs, 0, 0
+		info.Why = fmt.Sprintf("a step column: %d per-step samples of white-box canaries, pooled over %d run(s)", n, runs)
+		return info, nil
 	case t.Run != nil:
 		_, runRows = groups(t.Run)
 	case t.Canary != nil:

@@ -19,6 +19,9 @@ func JoinPlan(t *ScoreTable, ids []string, member []bool) (*ScoreTable, error) {
 	if t.Canary == nil {
 		return nil, invalidf("score table: joining a canary plan needs a canary column")
 	}
+	if t.Step != nil {
+		return nil, invalidf("score table: a canary plan is a one-run audit; per-step samples (a step column) do not join to it")
+	}
 	if t.Run != nil {
 		if runs, _ := groups(t.Run); len(runs) > 1 {
 			return nil, invalidf("score table: %d runs, but a canary plan is for one training run (its inclusion bits must not be reused)", len(runs))

@@ -38,16 +38,20 @@ type EstimateRow struct {
 	Used int
 	// Detail says what was counted, in words.
 	Detail string
-	// pValue of "the mechanism is (Epsilon, δ)-DP" at a claimed ε, for
-	// the estimates that can raise a violation.
-	pValue func(claim float64) float64
+	// refutes: the row can raise a violation; pValue is then the p-value
+	// of the claim at a claimed ε, and byPValue says that a single such
+	// row refutes by its p-value rather than by its bound (the per-step
+	// estimate, whose claim is the mechanism's per-step μ).
+	refutes, byPValue bool
+	pValue            func(claim float64) float64
 }
 
-// RaisesViolation reports whether the row can refute an (ε, δ) claim:
-// a valid estimate of a procedure that holds for any mechanism. Rows that
-// test a Gaussian-family claim are compared with the claim but never
-// raise a violation of (ε, δ)-DP.
-func (r EstimateRow) RaisesViolation() bool { return r.Valid && r.Tests == ClaimEpsDelta }
+// RaisesViolation reports whether the row can refute the claim: a valid
+// estimate of a procedure that holds for any mechanism ((ε, δ)-DP), or
+// the per-step estimate of a claimed Gaussian mechanism (as a run
+// decides). Rows that test a Gaussian-family trade-off curve are
+// compared with the claim but never raise a violation.
+func (r EstimateRow) RaisesViolation() bool { return r.refutes }
 
 // Rows lists the estimates in a fixed order: the classic ones, then the
 // one-run ones.
@@ -59,8 +63,8 @@ func (e *ScoreEstimates) Rows() []EstimateRow {
 		rows = append(rows,
 			EstimateRow{Family: FamilyEpsDeltaCP, Tests: ClaimEpsDelta, Valid: r.Valid, EpsilonLB: r.EpsilonLB, EpsilonPoint: r.EpsilonPoint, EpsilonHi: nan,
 				Confidence: r.Confidence, Used: r.Trials0 + r.Trials1,
-				Detail: fmt.Sprintf("%s; %s with threshold %.6g: FPR %d/%d, FNR %d/%d on the evaluation trials", r.Method, r.Rule, r.Threshold, r.Counts.FP, r.Counts.N0, r.Counts.FN, r.Counts.N1),
-				pValue: func(c float64) float64 { return rr.PValue(c) }},
+				Detail:  fmt.Sprintf("%s; %s with threshold %.6g: FPR %d/%d, FNR %d/%d on the evaluation trials", r.Method, r.Rule, r.Threshold, r.Counts.FP, r.Counts.N0, r.Counts.FN, r.Counts.N1),
+				refutes: r.Valid, pValue: func(c float64) float64 { return rr.PValue(c) }},
 			EstimateRow{Family: FamilyGDPFit, Tests: ClaimGaussian, Valid: r.Valid, EpsilonLB: r.GDP.EpsilonLower, EpsilonPoint: r.GDP.Epsilon, EpsilonHi: r.GDP.EpsilonUpper,
 				Confidence: r.Confidence, Used: r.Trials0 + r.Trials1,
 				Detail: fmt.Sprintf("mu %.4g in [%.4g, %.4g] at threshold %.6g", r.GDP.Mu, r.GDP.MuLower, r.GDP.MuUpper, r.GDP.Threshold)},
@@ -70,7 +74,8 @@ func (e *ScoreEstimates) Rows() []EstimateRow {
 		rr := *r
 		rows = append(rows, EstimateRow{Family: FamilyOneRun, Tests: ClaimEpsDelta, Valid: true, EpsilonLB: r.EpsilonLB, EpsilonPoint: nan, EpsilonHi: nan,
 			Confidence: r.Confidence, Used: r.Canaries,
-			Detail: fmt.Sprintf("%d of %d guesses right (%d in, %d out) among %d canaries", r.Correct, r.Guesses, r.KPlus, r.KMinus, r.Canaries),
+			Detail:  fmt.Sprintf("%d of %d guesses right (%d in, %d out) among %d canaries", r.Correct, r.Guesses, r.KPlus, r.KMinus, r.Canaries),
+			refutes: true,
 			pValue: func(c float64) float64 {
 				if math.IsInf(c, 1) {
 					return 1
@@ -90,6 +95,9 @@ func (e *ScoreEstimates) Rows() []EstimateRow {
 		}
 		rows = append(rows, EstimateRow{Family: FamilyOneRunOrderStats, Tests: r.Family, Valid: true, EpsilonLB: r.EpsilonLB, EpsilonPoint: nan, EpsilonHi: nan,
 			Confidence: e.Options.Confidence, Used: r.Canaries, Detail: detail})
+	}
+	if e.PerStep != nil {
+		rows = append(rows, e.perStepRow())
 	}
 	return rows
 }
@@ -129,21 +137,25 @@ func (e *ScoreEstimates) Test(c Claim) (ClaimTest, error) {
 	rows := e.Rows()
 	ct := ClaimTest{Claim: c, Above: make([]bool, len(rows)), PValue: math.NaN(), OSClaimPValue: math.NaN()}
 	minP := 1.0
-	anyAbove := false
+	single := false // the verdict of a single test
 	for i, r := range rows {
 		ct.Above[i] = r.EpsilonLB > c.Epsilon
 		if !r.RaisesViolation() {
 			continue
 		}
 		ct.Tests++
-		minP = math.Min(minP, r.pValue(c.Epsilon))
-		anyAbove = anyAbove || ct.Above[i]
+		p := r.pValue(c.Epsilon)
+		minP = math.Min(minP, p)
+		single = ct.Above[i]
+		if r.byPValue {
+			single = p < 1-e.Options.Confidence
+		}
 	}
 	switch ct.Tests {
 	case 0:
 		ct.Correction = "no estimate can refute an (epsilon, delta) claim"
 	case 1:
-		ct.PValue, ct.Violation, ct.Correction = minP, anyAbove, "none (one test)"
+		ct.PValue, ct.Violation, ct.Correction = minP, single, "none (one test)"
 	default:
 		ct.PValue = math.Min(1, minP*float64(ct.Tests))
 		ct.Violation = ct.PValue < 1-e.Options.Confidence

@@ -37,6 +37,16 @@ func (e *ScoreEstimates) SummaryColumns(score string, ct ClaimTest) []NamedValue
 		add("estimate_valid", r.Valid)
 		add("epsilon_lb_confidence", r.Confidence)
 		out = append(out, classicColumns(r)...)
+	case e.PerStep != nil:
+		ps := e.PerStep
+		add("audit_trials", int64(ps.Samples))
+		add("audit_score", score)
+		add("threshold_method", "per_step")
+		add("epsilon_lb", ps.EpsilonLB)
+		add("estimate_family", FamilyPerStepGDP)
+		add("estimate_valid", ps.Claim != nil)
+		add("epsilon_lb_confidence", ps.Confidence)
+		out = append(out, e.perStepColumns()...)
 	case e.OneRun != nil:
 		r := e.OneRun
 		add("audit_trials", int64(r.Canaries))

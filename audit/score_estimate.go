@@ -84,6 +84,9 @@ type ScoreOptions struct {
 	// order-statistics decoder may read as its guess (see
 	// CenteredScores).
 	ScoreIsLLR bool
+	// PerStepClaim is the claimed mechanism a per-step table's μ is
+	// composed over (nil: reported, not composed).
+	PerStepClaim *PerStepClaim
 	// Aggregate, when set, first turns the records of each user into one
 	// score (AggregateUsers): the audit is then user-level.
 	Aggregate Aggregation
@@ -111,6 +114,8 @@ type ScoreEstimates struct {
 	FDPMu          float64
 	OrderStats     *OrderStatsResult
 	OneRunCanaries int
+	// PerStep is the per-step estimate of a per-step table.
+	PerStep *PerStepEstimate
 	// Skipped lists the estimators that did not run, with the reason.
 	Skipped []Skipped
 	// Options are the options the estimates used.
@@ -148,6 +153,9 @@ func EstimateScores(t *ScoreTable, o ScoreOptions) (*ScoreEstimates, error) {
 		return nil, err
 	}
 	e := &ScoreEstimates{Unit: "record", Options: o}
+	if o.Aggregate != "" && t.Step != nil {
+		return nil, invalidf("score table: per-user aggregation does not apply to per-step samples (a step column)")
+	}
 	if o.Aggregate != "" {
 		var err error
 		if t, err = AggregateUsers(t, o.Aggregate); err != nil {
@@ -178,6 +186,10 @@ func EstimateScores(t *ScoreTable, o ScoreOptions) (*ScoreEstimates, error) {
 		if err = e.oneRun(t.Score, t.Member); err == nil {
 			err = e.classicPerRun(t)
 		}
+	case LayoutPerStep:
+		e.skip(FamilyEpsDeltaCP, "per-step samples are not training runs with one target")
+		e.skip(FamilyOneRun, "per-step samples are not canaries included at random")
+		err = e.perStep(t)
 	}
 	if err != nil {
 		return nil, err

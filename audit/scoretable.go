@@ -13,13 +13,17 @@ import (
 // optional columns say how the rows relate, which decides what can be
 // estimated validly from them (see Layout): Canary names the record,
 // Run the training run that scored it, User the privacy unit the record
-// belongs to (see Aggregate). A nil optional column is absent.
+// belongs to (see Aggregate), Step the step of a per-step sample. A nil
+// optional column is absent.
 type ScoreTable struct {
 	Member []bool
 	Score  []float64
 	Canary []string
 	Run    []string
 	User   []string
+	// Step marks per-step samples (LayoutPerStep): the step each sample
+	// was taken at.
+	Step []string
 	// Line[i] is row i's number in messages (its line in a CSV file, its
 	// row in a Parquet file); nil means i + 1. RowWord is what the number
 	// counts ("" means "row"; "line" for CSV).
@@ -56,7 +60,7 @@ func (t *ScoreTable) Check() error {
 	if len(t.Member) != n {
 		return invalidf("score table: %d scores but %d membership bits", n, len(t.Member))
 	}
-	for name, col := range map[string][]string{"canary": t.Canary, "run": t.Run, "user": t.User} {
+	for name, col := range map[string][]string{"canary": t.Canary, "run": t.Run, "user": t.User, "step": t.Step} {
 		if col != nil && len(col) != n {
 			return invalidf("score table: %d scores but %d values in column %s", n, len(col), name)
 		}
@@ -99,7 +103,7 @@ func (t *ScoreTable) rows(idx []int) *ScoreTable {
 		}
 		return o
 	}
-	out.Canary, out.Run, out.User = pick(t.Canary), pick(t.Run), pick(t.User)
+	out.Canary, out.Run, out.User, out.Step = pick(t.Canary), pick(t.Run), pick(t.User), pick(t.Step)
 	for k, i := range idx {
 		out.Score[k], out.Line[k] = t.Score[i], t.line(i)
 		if t.Member != nil {

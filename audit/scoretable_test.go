@@ -398,3 +398,60 @@ func TestJoinPlan(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A step column makes a per-step table: PerStep on the samples in table
+// order, composed over the claimed mechanism; without a claim the μ
+// interval is reported and nothing can be refuted.
+func TestEstimateScoresPerStep(t *testing.T) {
+	r := rng.New(8, "test", "per-step")
+	tb := &ScoreTable{}
+	var in, out []float64
+	for i := range 4000 {
+		m := i%3 == 0
+		s := r.NormFloat64()
+		if m {
+			s += 1.5
+			in = append(in, s)
+		} else {
+			out = append(out, s)
+		}
+		tb.Member = append(tb.Member, m)
+		tb.Score = append(tb.Score, s)
+		tb.Step = append(tb.Step, strconv.Itoa(i/40))
+	}
+	o := ScoreOptions{Options: Options{Delta: 1e-5, Confidence: 0.95}}
+	e, err := EstimateScores(tb, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := PerStep(in, out, 1, 1e-5, 0.95)
+	if e.Layout.Layout != LayoutPerStep || e.PerStep == nil || e.PerStep.PerStepResult != want || !math.IsNaN(e.PerStep.EpsilonLB) {
+		t.Fatalf("layout %v, per step %+v, want %+v", e.Layout, e.PerStep, want)
+	}
+	if rows := e.Rows(); len(rows) != 1 || rows[0].Valid || rows[0].RaisesViolation() {
+		t.Errorf("without a claim: %+v", rows)
+	}
+	claim := &PerStepClaim{NoiseMultiplier: 1, SamplingRate: 1, Steps: 16}
+	o.PerStepClaim = claim
+	e, _ = EstimateScores(tb, o)
+	lb, _ := ComposePerStep(want.MuLower, 1, 16, "", 1e-5)
+	gdp, _ := privacy.GDPEpsilon(4*want.MuLower, 1e-5)
+	if e.PerStep.EpsilonLB != lb || lb != gdp || e.PerStep.ClaimMu != 1 {
+		t.Errorf("composed %v, want √T·μ's %v = %v", e.PerStep.EpsilonLB, lb, gdp)
+	}
+	// The per-step claim is refuted by its p-value, as a run decides.
+	ct, _ := e.Test(Claim{Epsilon: 100})
+	p := PerStepPValue(want, 1)
+	if ct.Tests != 1 || ct.PValue != p || ct.Violation != (p < 0.05) {
+		t.Errorf("claim test %+v, p-value %v", ct, p)
+	}
+	claim.NoiseMultiplier = 2 // μ = 1/2 < the samples' 1.5: refuted
+	e, _ = EstimateScores(tb, o)
+	if ct, _ := e.Test(Claim{Epsilon: 100}); !ct.Violation {
+		t.Errorf("a per-step μ of 1.5 did not refute the claim μ = 0.5: %+v", ct)
+	}
+	tb.User = tb.Step
+	if _, err := EstimateScores(tb, ScoreOptions{Options: o.Options, Aggregate: AggregateMax}); err == nil {
+		t.Error("per-user aggregation of per-step samples accepted")
+	}
+}

@@ -18,11 +18,12 @@ import (
 // required (empty means "member" and "score"; Member is optional with
 // OptionalMember unless it is named). Each optional column is
 // read from the name given; left empty, from its default name
-// ("canary", "run", "user") when the file has one, and absent otherwise.
+// ("canary", "run", "user", "step") when the file has one, and absent otherwise.
 // A name that was given but is not in the file is an error.
 type Columns struct {
 	Member, Score     string
 	Canary, Run, User string
+	Step              string
 	// OptionalMember: the membership bits may come from elsewhere (a
 	// canary plan), so a file without the member column is read with
 	// ScoreTable.Member nil.
@@ -103,7 +104,7 @@ func (c Columns) roles(file string, have []string) ([]role, error) {
 	}
 	var out []role
 	for _, r := range []struct{ name, given string }{
-		{"member", c.Member}, {"score", c.Score}, {"canary", c.Canary}, {"run", c.Run}, {"user", c.User},
+		{"member", c.Member}, {"score", c.Score}, {"canary", c.Canary}, {"run", c.Run}, {"user", c.User}, {"step", c.Step},
 	} {
 		col, named := pick(r.given, r.name)
 		required := named || r.name == "score" || (r.name == "member" && !c.OptionalMember)
@@ -151,7 +152,7 @@ func newTable(roles []role, n int) *table {
 
 // finish makes the table of the rows that pass the filters.
 func (t *table) finish(rowWord string, filters []Filter) *audit.ScoreTable {
-	out := &audit.ScoreTable{Member: t.member, Score: t.score, Canary: t.ids["canary"], Run: t.ids["run"], User: t.ids["user"], Line: t.line, RowWord: rowWord}
+	out := &audit.ScoreTable{Member: t.member, Score: t.score, Canary: t.ids["canary"], Run: t.ids["run"], User: t.ids["user"], Step: t.ids["step"], Line: t.line, RowWord: rowWord}
 	if len(filters) == 0 {
 		return out
 	}
@@ -178,7 +179,7 @@ func (t *table) finish(rowWord string, filters []Filter) *audit.ScoreTable {
 			out.Member[n] = out.Member[i]
 		}
 		out.Score[n], out.Line[n] = out.Score[i], out.Line[i]
-		for _, col := range [][]string{out.Canary, out.Run, out.User} {
+		for _, col := range [][]string{out.Canary, out.Run, out.User, out.Step} {
 			if col != nil {
 				col[n] = col[i]
 			}
@@ -195,7 +196,7 @@ func (t *table) finish(rowWord string, filters []Filter) *audit.ScoreTable {
 		out.Member = out.Member[:n]
 	}
 	out.Score, out.Line = out.Score[:n], out.Line[:n]
-	out.Canary, out.Run, out.User = cut(out.Canary), cut(out.Run), cut(out.User)
+	out.Canary, out.Run, out.User, out.Step = cut(out.Canary), cut(out.Run), cut(out.User), cut(out.Step)
 	return out
 }
 

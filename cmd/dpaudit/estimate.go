@@ -53,6 +53,7 @@ func (f *estimateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cols.Canary, "canary-column", "", "column naming each row's canary (default: \"canary\" if the table has it)")
 	fs.StringVar(&f.cols.Run, "run-column", "", "column naming each row's training run (default: \"run\" if the table has it)")
 	fs.StringVar(&f.cols.User, "user-column", "", "column naming each row's privacy unit (default: \"user\" if the table has it)")
+	fs.StringVar(&f.cols.Step, "step-column", "", "column of the step of per-step samples (default: \"step\" if the table has it); makes the table a per-step audit")
 	fs.Var(&f.filters, "filter", "keep only the rows where COLUMN=VALUE (repeatable), e.g. repeat=0 of a trials table with audit.repeats")
 	fs.BoolVar(&f.lowerIsMember, "lower-is-member", false, "low scores mean \"member\" (a loss)")
 	fs.BoolVar(&f.scoreIsLLR, "score-is-llr", false, "the scores are log-likelihood ratios: the order-statistics decoder guesses by their sign (else by the side of the median)")
@@ -258,6 +259,13 @@ func (f *estimateFlags) resolve() (audit.ScoreOptions, audit.Claim, string, erro
 		return o, audit.Claim{}, "", err
 	}
 	o.Family = fam
+	if f.sigma != 0 {
+		acc := f.accountant
+		if acc == "best" {
+			acc = "" // the runner's claim_accountant of the default
+		}
+		o.PerStepClaim = &audit.PerStepClaim{NoiseMultiplier: f.sigma, SamplingRate: f.q, Steps: f.steps, Accountant: acc}
+	}
 	if fam == nil {
 		o.NoFamilyWhy = "no order-statistics family: --os-family none"
 		if f.osFamily == "claim" {

@@ -54,7 +54,7 @@ func estimateHeader(src scoreSource, e *audit.ScoreEstimates, claimText string) 
 	var b strings.Builder
 	o := e.Options
 	var used []string
-	for _, k := range []string{"member", "score", "canary", "run", "user"} {
+	for _, k := range []string{"member", "score", "canary", "run", "user", "step"} {
 		if c, ok := src.info.Used[k]; ok {
 			used = append(used, k+"="+c)
 		}
@@ -75,6 +75,9 @@ func estimateHeader(src scoreSource, e *audit.ScoreEstimates, claimText string) 
 	fmt.Fprintf(&b, "layout:     %s — %s\n", e.Layout.Layout, e.Layout.Why)
 	if e.Classic != nil {
 		fmt.Fprintf(&b, "classic:    eps_delta_cp, gdp_fit on %s\n", e.ClassicRows)
+	}
+	if e.PerStep != nil {
+		fmt.Fprintf(&b, "per step:   per_step_gdp on %d samples (Nasr et al. 2023; one step's threshold test, composed over the claim)\n", e.PerStep.Samples)
 	}
 	if e.OneRun != nil {
 		fmt.Fprintf(&b, "one run:    one_run, one_run_fdp, one_run_order_stats on %d canaries (independent inclusion with probability 1/2 assumed)\n", e.OneRunCanaries)

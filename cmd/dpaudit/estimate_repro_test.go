@@ -87,6 +87,10 @@ func estimateArgs(trials string, n estimateNode) []string {
 	if n.LowerWorld1 {
 		args = append(args, "--lower-is-member")
 	}
+	if n.Estimator == "per_step" {
+		// Per-step samples: every row one canary's projection at one step.
+		return append(args, "--step-column", "trial")
+	}
 	if n.Estimator == "one_run" {
 		// One run: the rows are the canaries of one training run.
 		args = append(args, "--canary-column", "trial", "--score-is-llr",
@@ -202,4 +206,25 @@ audit: {threat_model: malicious_dataset, estimator: one_run, trials: 1000, one_r
 		"epsilon_lb_confidence", "one_run_guesses", "one_run_correct", "one_run_fdp_epsilon_lb", "one_run_fdp_mu", "one_run_fdp_guesses",
 		"one_run_fdp_correct", "one_run_os_epsilon_lb", "one_run_os_mu", "one_run_os_guesses", "one_run_os_mistakes", "one_run_os_claim",
 		"one_run_os_claim_mu", "one_run_os_claim_p_value", "one_run_os_at_range_end", "epsilon_accountant", "violation_p_value", "violation_uncorrected"}, nil)
+}
+
+// A per-step audit (two pooled runs): the per-step μ interval, its
+// composition over the claim and the claim test. per_step_runs and
+// audit_trials count what the run knows (its runs, canaries per run),
+// which a table of samples does not say.
+func TestEstimateReproducesPerStep(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "perstep.yaml")
+	os.WriteFile(spec, []byte(`name: perstep
+seed: 4
+dataset: {source: digits, train_size: 500}
+model: {arch: logreg}
+dpsgd: {noise_multiplier: 0.8, sampling_rate: 0.1, steps: 100, delta: 1.0e-5, learning_rate: 0.5}
+audit: {threat_model: gradient, estimator: per_step, trials: 200, runs: 2}
+`), 0o644)
+	results, n := runAudit(t, spec)
+	compareWithSummary(t, results, n, []string{"threshold_method", "epsilon_lb", "estimate_family", "estimate_valid", "epsilon_lb_confidence",
+		"per_step_samples", "per_step_threshold", "per_step_fpr_upper", "per_step_fnr_upper", "per_step_mu_lb", "per_step_mu_ub",
+		"per_step_mu_point", "per_step_claim_mu", "per_step_sampling_rate", "per_step_composition", "per_step_claim",
+		"epsilon_per_step_point", "epsilon_per_step_ub", "per_step_cp_epsilon_lb", "per_step_claim_step_epsilon",
+		"epsilon_accountant", "violation_p_value", "violation_uncorrected"}, []string{"per_step_runs", "audit_trials"})
 }
