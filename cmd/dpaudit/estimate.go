@@ -107,8 +107,8 @@ func (l *floatList) Set(s string) error {
 }
 
 func cmdEstimate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("estimate", "SCORES.parquet|SCORES.csv|- [flags]",
-		"Estimates empirical privacy from a table of attack scores (Parquet, CSV, or CSV on\nstdin as -): columns member (bool or 0/1) and score, optionally canary, run and\nuser. The layout of the rows decides which estimators are valid; the command\nsays which it used and why. With a claim (--claim-epsilon and --delta, or the\nmechanism --noise-multiplier --sampling-rate --steps) every estimate is compared\nwith it. See docs/estimate.md.", stderr)
+	fs := newFlags("estimate", "SCORES.parquet|SCORES.csv|DIR|- [flags]",
+		"Estimates empirical privacy from a table of attack scores (Parquet, a folder of\nParquet parts, CSV, or CSV on stdin as -): columns member (bool or 0/1) and score,\noptionally canary, run, user and step. The layout of the rows decides which\nestimators are valid; the command says which it used and why. With a claim\n(--claim-epsilon and --delta, or the mechanism --noise-multiplier --sampling-rate\n--steps) every estimate is compared with it; --plan joins the table to a canary\nplan. See docs/estimate.md and docs/canary-plans.md.", stderr)
 	var f estimateFlags
 	f.register(fs)
 	pos, err := parse(fs, args)
@@ -132,11 +132,11 @@ func cmdEstimate(args []string, stdout, stderr io.Writer) error {
 	}
 	e, err := audit.EstimateScores(src.table, o)
 	if err != nil {
-		return inputf("dpaudit estimate: %v", err)
+		return estimateError(err)
 	}
 	ct, err := e.Test(claim)
 	if err != nil {
-		return inputf("dpaudit estimate: %v", err)
+		return estimateError(err)
 	}
 	if err := printEstimates(stdout, f, src, e, ct, claimText); err != nil {
 		return err
@@ -152,6 +152,15 @@ var stdinReader io.Reader = os.Stdin
 
 // inputf is bad input found after the flags (exit 2).
 func inputf(format string, args ...any) error { return usagef(format, args...) }
+
+// estimateError maps bad input found by the estimators to exit code 2;
+// anything else is a failure (exit 1).
+func estimateError(err error) error {
+	if errors.Is(err, audit.ErrInvalid) {
+		return inputf("dpaudit estimate: %v", err)
+	}
+	return fmt.Errorf("estimate: %w", err)
+}
 
 // scoreSource is the table read, where from, and its plan.
 type scoreSource struct {
