@@ -136,31 +136,15 @@ func (e *ScoreEstimates) Test(c Claim) (ClaimTest, error) {
 	}
 	rows := e.Rows()
 	ct := ClaimTest{Claim: c, Above: make([]bool, len(rows)), PValue: math.NaN(), OSClaimPValue: math.NaN()}
-	minP := 1.0
-	single := false // the verdict of a single test
+	var tests []claimTest
 	for i, r := range rows {
 		ct.Above[i] = r.EpsilonLB > c.Epsilon
-		if !r.RaisesViolation() {
-			continue
-		}
-		ct.Tests++
-		p := r.pValue(c.Epsilon)
-		minP = math.Min(minP, p)
-		single = ct.Above[i]
-		if r.byPValue {
-			single = p < 1-e.Options.Confidence
+		if r.RaisesViolation() {
+			tests = append(tests, claimTest{p: r.pValue(c.Epsilon), above: ct.Above[i], byPValue: r.byPValue})
 		}
 	}
-	switch ct.Tests {
-	case 0:
-		ct.Correction = "no estimate can refute an (epsilon, delta) claim"
-	case 1:
-		ct.PValue, ct.Violation, ct.Correction = minP, single, "none (one test)"
-	default:
-		ct.PValue = math.Min(1, minP*float64(ct.Tests))
-		ct.Violation = ct.PValue < 1-e.Options.Confidence
-		ct.Correction = fmt.Sprintf("bonferroni over %d tests", ct.Tests)
-	}
+	ct.Tests = len(tests)
+	ct.PValue, ct.Violation, ct.Correction = combineTests(tests, 1-e.Options.Confidence)
 	if os := e.OrderStats; os != nil && c.FamilyMu > 0 {
 		p, err := OrderStatsPValue(*e.Options.Family, c.FamilyMu, os.Canaries, os.Guesses, os.Mistakes)
 		if err != nil {
@@ -169,4 +153,36 @@ func (e *ScoreEstimates) Test(c Claim) (ClaimTest, error) {
 		ct.OSClaimPValue = p
 	}
 	return ct, nil
+}
+
+// claimTest is one estimate's test of the claim: its p-value, whether
+// its bound is above the claimed ε, and whether a single test refutes by
+// its p-value (per-step) rather than by its bound.
+type claimTest struct {
+	p               float64
+	above, byPValue bool
+}
+
+// combineTests is the verdict over the estimates that can refute the
+// claim at level alpha: none, one (as a run decides it: the bound above
+// the claim, or the per-step p-value below alpha), or several, where the
+// family-wise p-value is K × the smallest (Bonferroni) and refutes below
+// alpha.
+func combineTests(tests []claimTest, alpha float64) (p float64, violation bool, correction string) {
+	switch len(tests) {
+	case 0:
+		return math.NaN(), false, "no estimate can refute an (epsilon, delta) claim"
+	case 1:
+		t := tests[0]
+		if t.byPValue {
+			return t.p, t.p < alpha, "none (one test)"
+		}
+		return t.p, t.above, "none (one test)"
+	}
+	minP := 1.0
+	for _, t := range tests {
+		minP = math.Min(minP, t.p)
+	}
+	p = math.Min(1, minP*float64(len(tests)))
+	return p, p < alpha, fmt.Sprintf("bonferroni over %d tests", len(tests))
 }

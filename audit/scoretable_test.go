@@ -455,3 +455,30 @@ func TestEstimateScoresPerStep(t *testing.T) {
 		t.Error("per-user aggregation of per-step samples accepted")
 	}
 }
+
+// The verdict over several estimates is Bonferroni's: two tests at
+// p = 0.03 and 0.2 do not refute at α = 0.05 (2 × 0.03 = 0.06), though
+// either alone would; one test refutes by its bound (or, per-step, by
+// its p-value).
+func TestCombineTests(t *testing.T) {
+	cases := []struct {
+		tests []claimTest
+		p     float64
+		viol  bool
+		corr  string
+	}{
+		{nil, math.NaN(), false, "no estimate can refute"},
+		{[]claimTest{{p: 0.03, above: true}}, 0.03, true, "none (one test)"},
+		{[]claimTest{{p: 0.03, above: false}}, 0.03, false, "none (one test)"},
+		{[]claimTest{{p: 0.03, byPValue: true}}, 0.03, true, "none (one test)"},
+		{[]claimTest{{p: 0.03, above: true}, {p: 0.2}}, 0.06, false, "bonferroni over 2 tests"},
+		{[]claimTest{{p: 0.02, above: true}, {p: 0.2}}, 0.04, true, "bonferroni over 2 tests"},
+		{[]claimTest{{p: 0.9}, {p: 0.8}}, 1, false, "bonferroni over 2 tests"},
+	}
+	for i, c := range cases {
+		p, v, corr := combineTests(c.tests, 0.05)
+		if !(p == c.p || math.IsNaN(p) && math.IsNaN(c.p)) || v != c.viol || !strings.HasPrefix(corr, c.corr) {
+			t.Errorf("case %d: p %v, violation %v, %q; want %v, %v, %q", i, p, v, corr, c.p, c.viol, c.corr)
+		}
+	}
+}
