@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/dpaudit/dpaudit/pipeline"
@@ -76,14 +77,21 @@ func benchCSVNoCanary(b *testing.B, path string, member, score []any) string {
 	return path
 }
 
+// benchEstimate runs the command b.N times and reports, beside the
+// wall time, the process CPU seconds per run (user + system): on a
+// loaded machine the wall time measures the load, the CPU time what the
+// single-threaded command needs.
 func benchEstimate(b *testing.B, path string, extra ...string) {
 	args := append([]string{"estimate", path, "--claim-epsilon", "1"}, extra...)
+	runtime.GC()
 	b.ResetTimer()
+	cpu := processCPU()
 	for range b.N {
 		if code := runMain(args, io.Discard, io.Discard); code != 0 {
 			b.Fatalf("exit %d", code)
 		}
 	}
+	b.ReportMetric((processCPU()-cpu)/float64(b.N), "cpu-s/op")
 }
 
 func BenchmarkEstimateClassic1e6Parquet(b *testing.B) {
