@@ -96,30 +96,16 @@ func newOSProfile(f OSFamily, mu float64) *osProfile {
 		p.logLR[j] = l
 		p.mass[j] = 0.5 * (phi + phi*math.Exp(l)) * dx
 	}
-	// Decreasing γ is increasing |L|; ties by grid index, so the order is
-	// the stable sort's. Sorting (key, index) pairs keeps the comparisons
-	// cheap: this runs once per bisection step.
-	type cell struct {
-		absL float64
-		j    int
-	}
-	cells := make([]cell, osGrid)
-	for j := range cells {
-		cells[j] = cell{math.Abs(p.logLR[j]), j}
-	}
-	slices.SortFunc(cells, func(a, b cell) int {
-		if c := cmpFloat(a.absL, b.absL); c != 0 {
-			return c
-		}
-		return a.j - b.j
-	})
+	// Decreasing γ is increasing |L|; ties by grid index (orderByAbs:
+	// this runs once per bisection step).
+	order := orderByAbs(p.logLR)
 	p.gamma = make([]float64, osGrid)
 	p.wHi = make([]float64, osGrid)
 	p.gAbove = make([]float64, osGrid)
 	err := make([]float64, osGrid)
 	w := 0.0
-	for k, c := range cells {
-		j, a := c.j, c.absL
+	for k, j := range order {
+		a := math.Abs(p.logLR[j])
 		p.gamma[k] = math.Exp(-a - logAddExp(0, -a))
 		w += p.mass[j]
 		p.wHi[k] = w

@@ -43,6 +43,8 @@ func init() {
 		{"data", "fetch and list real data sets (MNIST, Fashion-MNIST)", cmdData},
 		{"store", "verify, garbage-collect (gc) and measure (du) the node store", cmdStore},
 		{"selftest", "null coverage of the audit estimators on the ideal mechanism at its exact ε", cmdSelftest},
+		{"estimate", "empirical ε from a table of attack scores (Parquet or CSV): every valid estimator", cmdEstimate},
+		{"canaries", "canary plans for training done elsewhere (make), scored back with estimate --plan", cmdCanaries},
 		{"show", "print a result table (summary.parquet) in the terminal", cmdShow},
 		{"diff", "compare two results folders point by point (old → new)", cmdDiff},
 		{"report", "redraw a results folder's figures from its tables and write report.html", cmdReport},
