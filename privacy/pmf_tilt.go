@@ -46,11 +46,18 @@ func (p *PMF) tiltedSelfCompose(T, L, lo int, at float64, probs []float64) {
 	// 1 + |θi| + |log Z|, which the T-fold product multiplies by T) and of
 	// the untilting exponent: a factor (1 ± rel) covers both.
 	rel := 16 * 0x1p-53 * t * (2 + math.Abs(logZ) + theta*float64(n) + math.Log2(float64(n)+1))
+	// Where η·e^e ≥ 2 the pessimistic tilted bound exceeds every mass
+	// (each is at most 1 + 2η), so it cannot win and its exp is skipped: at
+	// T = 10⁶ that is most of the window below the tilt.
+	useless := 700.0 // the untilted error bound is useless (and would overflow) above this
+	if p.pessimistic && eta > 0 && skipLosingUntilts {
+		useless = math.Min(useless, math.Log(2/eta)+1)
+	}
 	for k := range out {
 		j := float64(lo + k)
 		e := t*logZ - theta*j
-		if e > 700 {
-			continue // the untilted error bound is useless (and would overflow) here
+		if e > useless {
+			continue
 		}
 		f := math.Exp(e)
 		if p.pessimistic {
@@ -61,6 +68,26 @@ func (p *PMF) tiltedSelfCompose(T, L, lo int, at float64, probs []float64) {
 			probs[k] = b
 		}
 	}
+}
+
+// skipLosingUntilts is false only in the test that checks the skip
+// against the full loop.
+var skipLosingUntilts = true
+
+// tiltComposed returns plain — p's T-fold self-composition by SelfCompose
+// with DefaultTailMass — with its masses refined as SelfComposeAt(T,
+// DefaultTailMass, at) refines them: the same PMF, bit for bit, without
+// running the plain transform a second time.
+func (p *PMF) tiltComposed(T int, at float64, plain *PMF) (*PMF, error) {
+	if math.IsNaN(at) || math.IsInf(at, 0) {
+		return nil, invalidf("tilt loss must be finite, got %v", at)
+	}
+	lo := plain.offset - p.offset*T
+	L := fftLen(max(len(plain.probs), len(p.probs)))
+	c := *plain
+	c.probs = append([]float64(nil), plain.probs...)
+	p.tiltedSelfCompose(T, L, lo, at, c.probs)
+	return &c, nil
 }
 
 // tiltFor returns θ > 0 (per grid index) such that the distribution
