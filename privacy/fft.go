@@ -76,8 +76,7 @@ func convolve(a, b []float64) ([]float64, float64) {
 // fftWork is scratch space for one self-convolution, pooled because the
 // buffers are megabytes and a calibration run makes dozens of them.
 type fftWork struct {
-	buf []float64
-	z   []complex128
+	z []complex128
 }
 
 var fftWorkPool sync.Pool
@@ -87,11 +86,10 @@ func getWork(L int) *fftWork {
 	if w == nil {
 		w = &fftWork{}
 	}
-	if cap(w.buf) < L {
-		w.buf = make([]float64, L)
+	if cap(w.z) < L/2+1 {
 		w.z = make([]complex128, L/2+1)
 	}
-	w.buf, w.z = w.buf[:L], w.z[:L/2+1]
+	w.z = w.z[:L/2+1]
 	return w
 }
 
@@ -108,15 +106,12 @@ func selfConvolveCircular(p []float64, L, T, start int, out []float64) float64 {
 	plan := getPlan(L / 2)
 	w := getWork(L)
 	defer fftWorkPool.Put(w)
-	buf := w.buf
-	copy(buf, p)
-	clear(buf[len(p):])
 	norm1 := 0.0
 	for _, x := range p {
 		norm1 += math.Abs(x)
 	}
 	a := fftUnitError(L) * norm1 // componentwise error of each forward coefficient
-	c := plan.realForward(buf, w.z)
+	c := plan.realForwardPadded(p, w.z)
 	t := float64(T)
 	var errSum, absSum float64 // Σ over the full spectrum of the power's error bound, and of |Z|
 	negligible := negligiblePower(a, t)
@@ -147,11 +142,8 @@ func selfConvolveCircular(p []float64, L, T, start int, out []float64) float64 {
 		absSum += weight * m
 		c[i] = complex(m*co, m*s)
 	}
-	plan.realInverse(c, buf)
 	inv := 1 / float64(L)
-	for j := range out {
-		out[j] = buf[(start+j)%L] * inv
-	}
+	plan.realInverseWindow(c, out, start, inv)
 	// Inverse transform: the propagated error of the spectrum plus the
 	// transform's own rounding, relative to the ℓ1 norm of its input; the
 	// final scaling by 1/L is exact (L is a power of two times 1, 3 or 5,

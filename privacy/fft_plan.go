@@ -1,9 +1,13 @@
 package privacy
 
 import (
+	"context"
 	"math"
 	"math/bits"
+	"runtime"
 	"sync"
+
+	"github.com/dpaudit/dpaudit/internal/parallel"
 )
 
 // A hand-written FFT for lengths r·2^k, r ∈ {1, 3, 5}. Why not gonum's
@@ -172,12 +176,23 @@ func (p *fftPlan) transformMixed(x []complex128) {
 	}
 	defer mixedScratch.Put(yp)
 	y := (*yp)[:p.m]
-	for j := 0; j < r; j++ {
+	sub := func(j int) error {
 		yj := y[j*n2 : (j+1)*n2]
 		for i := range yj {
 			yj[i] = x[i*r+j]
 		}
 		p.sub.transform2(yj)
+		return nil
+	}
+	// The r sub-transforms are independent: on several cores they run side
+	// by side (the same operations on the same data, so the same bits).
+	// Below parallelFFT points a goroutine hand-off costs more than it saves.
+	workers := 1
+	if p.m >= parallelFFT {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if err := parallel.For(context.Background(), r, workers, sub); err != nil {
+		panic(err) // sub never fails; a panic inside it is re-raised here
 	}
 	switch r {
 	case 3:
@@ -273,6 +288,10 @@ func (p *fftPlan) transform2(x []complex128) {
 	}
 }
 
+// parallelFFT is the complex length from which transformMixed runs its
+// sub-transforms on all cores (2^18 points: a few milliseconds each).
+const parallelFFT = 1 << 18
+
 // fftBlock is the block (in complex points, 256 KiB) within which
 // transform2 runs its narrow stages: it fits the per-core L2 cache.
 const fftBlock = 1 << 14
@@ -331,9 +350,15 @@ func (p *fftPlan) realForward(x []float64, z []complex128) []complex128 {
 	for k := 0; k < m; k++ {
 		z[k] = complex(x[2*k], x[2*k+1])
 	}
+	return p.realSplit(z)
+}
+
+// realSplit finishes realForward once z[:m] holds the packed input: the
+// complex transform, then the split into the transforms of even and odd
+// samples, E and O, combined as X[k] = E[k] + e^{−2πik/2m}·O[k].
+func (p *fftPlan) realSplit(z []complex128) []complex128 {
+	m := p.m
 	p.transform(z[:m], false)
-	// Split into the transforms of even and odd samples, E and O, and
-	// combine: X[k] = E[k] + e^{−2πik/2m}·O[k].
 	z0 := z[0]
 	z[m] = complex(real(z0)-imag(z0), 0)
 	z[0] = complex(real(z0)+imag(z0), 0)
@@ -349,10 +374,40 @@ func (p *fftPlan) realForward(x []float64, z []complex128) []complex128 {
 	return z
 }
 
+// realForwardPadded is realForward of p zero-padded to length 2m, read
+// from p directly (no padded copy: at T = 10⁶ that copy and its clearing
+// were two extra passes over 21 MB).
+func (p *fftPlan) realForwardPadded(x []float64, z []complex128) []complex128 {
+	m := p.m
+	z = z[:m+1]
+	n := len(x) / 2
+	for k := 0; k < n; k++ {
+		z[k] = complex(x[2*k], x[2*k+1])
+	}
+	if len(x)%2 == 1 {
+		z[n] = complex(x[len(x)-1], 0)
+		n++
+	}
+	clear(z[n:m])
+	return p.realSplit(z)
+}
+
 // realInverse writes into out (length 2m) the real sequence whose DFT has
 // the non-redundant coefficients c (length m+1), unnormalised (times 2m).
 // c is overwritten.
 func (p *fftPlan) realInverse(c []complex128, out []float64) {
+	m := p.m
+	p.realMerge(c)
+	z := c[:m]
+	for k, v := range z {
+		out[2*k], out[2*k+1] = 2*real(v), 2*imag(v)
+	}
+}
+
+// realMerge is realInverse up to the unzipping: it leaves in c[:m] the
+// inverse complex transform whose real and imaginary parts are the even
+// and odd samples (halved).
+func (p *fftPlan) realMerge(c []complex128) {
 	m := p.m
 	// E[k] = (X[k] + conj X[m−k])/2, O[k] = (X[k] − conj X[m−k])/(2·e^{−2πik/2m}),
 	// Z[k] = E[k] + i·O[k]; computed for the pair (k, m−k) at once so that c
@@ -365,10 +420,25 @@ func (p *fftPlan) realInverse(c []complex128, out []float64) {
 		zmk := 0.5*(b+ca) + complex(0, 0.5)*(b-ca)*complex(real(wmk), -imag(wmk))
 		c[k], c[m-k] = zk, zmk
 	}
+	p.transform(c[:m], true)
+}
+
+// realInverseWindow is realInverse followed by out[j] = x[(start+j) mod 2m]·scale
+// for j < len(out), without the full-length intermediate (the same
+// products, so the same bits).
+func (p *fftPlan) realInverseWindow(c []complex128, out []float64, start int, scale float64) {
+	m := p.m
+	p.realMerge(c)
 	z := c[:m]
-	p.transform(z, true)
-	for k, v := range z {
-		out[2*k], out[2*k+1] = 2*real(v), 2*imag(v)
+	L := 2 * m
+	for j := range out {
+		i := (start + j) % L
+		v := z[i/2]
+		x := 2 * real(v)
+		if i%2 == 1 {
+			x = 2 * imag(v)
+		}
+		out[j] = x * scale
 	}
 }
 
