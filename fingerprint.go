@@ -21,7 +21,7 @@ import (
 // under go build, go run and go test alike, with no generated file to
 // forget; build-info VCS stamps are absent under go run and go test.
 //
-//go:embed stages/*.go audit/*.go attack/*.go attack/*.s bounds/*.go datasets/*.go learn/*.go learn/gemm/*.go learn/gemm/*.s learn/internal/chacha8/*.go learn/internal/chacha8/*.s learn/glm/*.go internal/parallel/*.go attack/glm/*.go attack/recon/*.go attack/identify/*.go report/*.go privacy/*.go rng/*.go pipeline/table.go
+//go:embed stages/*.go audit/*.go attack/*.go attack/*.s bounds/*.go datasets/*.go learn/*.go learn/*.s learn/gemm/*.go learn/gemm/*.s learn/internal/chacha8/*.go learn/internal/chacha8/*.s learn/glm/*.go internal/parallel/*.go attack/glm/*.go attack/recon/*.go attack/identify/*.go report/*.go privacy/*.go rng/*.go pipeline/table.go
 var codeSources embed.FS
 
 // fingerprintPackages are the module packages the embed above covers.
