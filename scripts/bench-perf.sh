@@ -5,7 +5,7 @@
 # faster), their median and range, wall and CPU (user+sys) time, peak
 # memory, and the load average before and after each comparison.
 #
-#   bash scripts/bench-perf.sh [WHAT ...]      WHAT: pld ideal gemm dfil build (default: all)
+#   bash scripts/bench-perf.sh [WHAT ...]      WHAT: pld ideal bernau gemm dfil build (default: all)
 #
 # Environment: PAIRS (default 5); IDEAL_TRIALS (default 10⁶); DP_ACCOUNTING (a source checkout's
 # python/dp_accounting, see privacy/testdata/dp_accounting_pld.py);
@@ -21,7 +21,7 @@ PEERS=${PEERS:-../shared/peers}
 MNIST_DIR=${MNIST_DIR:-$HOME/.cache/dpaudit/data/mnist}
 export DP_ACCOUNTING=${DP_ACCOUNTING:-/tmp/dpacc/python/dp_accounting}
 mkdir -p "$OUT"
-WHAT=${*:-pld ideal gemm dfil build}
+WHAT=${*:-pld ideal bernau gemm dfil build}
 
 load() { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; }
 
@@ -86,6 +86,22 @@ for w in $WHAT; do
 			dpaudit "$ideal" numpy "/usr/bin/python3 $PEERS/ideal_np.py $n 1000"
 		pairs "ideal audit, one thread against two" \
 			dpaudit-2threads "$ideal" dpaudit-1thread "GOMAXPROCS=1 $ideal"
+		;;
+	bernau)
+		# Bernau et al. Table 2(e) repetitions per second on both cores
+		# (dpaudit: one game per core; torch: vmap, 2 threads), as rates
+		# (both sides run for a while), ratio dpaudit / torch per pair.
+		go test -c -o "$OUT/identify.test" ./attack/identify
+		echo "== Bernau repetition (Table 2(e), LS-bounded), repetitions/s"
+		load
+		rm -f "$OUT/bernau.rates"
+		for ((p = 0; p < PAIRS; p++)); do
+			ours=$("$OUT/identify.test" -test.run '^$' -test.bench Table2eRepetition -test.benchtime 20x | awk '/reps\/s/ {for (i = 1; i < NF; i++) if ($(i+1) == "reps/s") print $i}')
+			theirs=$(cd "$PEERS" && /usr/bin/python3 bernau_torch.py vmap 2 20 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($(i+1) ~ /^trials\/s$|^reps\/s$|^repetitions\/s$/) print $i}' | tail -1)
+			echo "$ours $theirs" | tee -a "$OUT/bernau.rates" | awk '{printf "  pair: dpaudit %s/s, torch %s/s, ratio %.2f\n", $1, $2, $1/$2}'
+		done
+		awk '{print $1/$2}' "$OUT/bernau.rates" | sort -g | awk '{r[NR] = $1} END {printf "  dpaudit / torch: median %.2f [%.2f, %.2f]\n", NR % 2 ? r[(NR+1)/2] : (r[NR/2]+r[NR/2+1])/2, r[1], r[NR]}'
+		load
 		;;
 	gemm)
 		# Ours against OpenBLAS, one thread, pairs inside one process.
