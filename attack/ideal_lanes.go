@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // Trials of the Poisson ideal mechanism side by side. One trial's step is
@@ -151,7 +153,7 @@ func (s *idealScorer) draw(l *idealLane, t0, b int) {
 }
 
 // score folds steps [0, b) of every lane into its scores, step by step as
-// trial does; the exps of the whole block come first, from expBlock (the
+// trial does; the exps of the whole block come first, from numeric.ExpBlock (the
 // same bits as math.Exp, four at a time).
 func (s *idealScorer) score(n, b int) {
 	if n == idealLanes {
@@ -170,7 +172,7 @@ func (s *idealScorer) score(n, b int) {
 		for k := range b4 {
 			l.zs[k] = (2*l.ys[k] - 1) * s.inv2s2
 		}
-		expBlock(l.es[:b4], l.zs[:b4])
+		numeric.ExpBlock(l.es[:b4], l.zs[:b4])
 	}
 	if n == idealLanes {
 		s.llr4(b)

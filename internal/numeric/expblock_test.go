@@ -1,4 +1,4 @@
-package attack
+package numeric
 
 import (
 	"math"
@@ -8,7 +8,8 @@ import (
 )
 
 // TestExpBlockMatchesMathExp: the four-lane exp gives math.Exp's bits on
-// the LLR's arguments (z ≤ 30, down to very negative), at the edges of
+// the ideal audit's LLR arguments (z ≤ 30, down to very negative) and the
+// PLD's untilting exponents (≤ 700), at the edges of
 // its range and beyond it (where math.Exp takes over), and on NaN and ±Inf.
 func TestExpBlockMatchesMathExp(t *testing.T) {
 	r := rng.New(11, "exp")
@@ -22,7 +23,7 @@ func TestExpBlockMatchesMathExp(t *testing.T) {
 		xs = append(xs, 1)
 	}
 	got := make([]float64, len(xs))
-	expBlock(got, xs)
+	ExpBlock(got, xs)
 	for i, x := range xs {
 		want := math.Exp(x)
 		if math.Float64bits(got[i]) != math.Float64bits(want) && !(math.IsNaN(got[i]) && math.IsNaN(want)) {

@@ -1,4 +1,4 @@
-package attack
+package numeric
 
 import "golang.org/x/sys/cpu"
 
@@ -10,9 +10,11 @@ func expFMA(dst, src *float64, n int)
 // ops beside it.
 var haveExpFMA = cpu.X86.HasAVX && cpu.X86.HasFMA && cpu.X86.HasAVX2
 
-// expBlock sets dst[i] = math.Exp(src[i]) bit for bit, four at a time
-// where the CPU allows (len(src) a multiple of 4).
-func expBlock(dst, src []float64) {
+// ExpBlock sets dst[i] = math.Exp(src[i]) for every i, bit for bit, four
+// at a time where the CPU allows (len(src) a multiple of 4; dst at least as
+// long). It is for loops whose results must not change when they stop
+// calling math.Exp one value at a time.
+func ExpBlock(dst, src []float64) {
 	if !haveExpFMA || len(src) == 0 {
 		expBlockGo(dst, src)
 		return
