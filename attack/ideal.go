@@ -1,13 +1,12 @@
 package attack
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
+	"github.com/dpaudit/dpaudit/internal/parallel"
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/rng"
 )
@@ -273,38 +272,54 @@ func SimulateIdeal(run IdealRun) (IdealTrials, error) {
 		Index: make([]int, n), World: make([]bool, n),
 		Projection: make([]float64, n), Watermark: make([]float64, n), LLR: make([]float64, n),
 	}
-	workers := run.Workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
+	workers := parallel.Workers((n+idealChunk-1)/idealChunk, run.Workers)
+	scorers := make([]*idealScorer, workers)
+	err := parallel.Chunks(context.Background(), n, idealChunk, workers, func(w, lo, hi int) error {
+		if scorers[w] == nil {
+			scorers[w] = newIdealScorer(run.Mechanism, sigmaD, !run.SkipLLR)
+		}
+		run.simulateChunk(scorers[w], sigmaD, lo, hi, &out)
+		return nil
+	})
+	return out, err
+}
+
+// simulateChunk simulates trials [lo, hi) of run into out, idealLanes at a
+// time (the shuffled game one at a time).
+func (run IdealRun) simulateChunk(sc *idealScorer, sigmaD float64, lo, hi int, out *IdealTrials) {
+	path := append(make([]any, 0, len(run.Path)+1), run.Path...)
+	path = append(path, 0)
+	// One ChaCha8 per lane, reseeded for each trial (rand.ChaCha8.Seed):
+	// a fresh one per trial was a kilobyte of garbage per trial, and the
+	// collections it caused preempted the workers.
+	var srcs [idealLanes]*rand.ChaCha8
+	for j := range srcs {
+		srcs[j] = rand.NewChaCha8([32]byte{})
 	}
-	var next atomic.Int64 // next chunk to take
-	var wg sync.WaitGroup
-	for range min(workers, (n+idealChunk-1)/idealChunk) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			path := append(make([]any, 0, len(run.Path)+1), run.Path...)
-			path = append(path, 0)
-			for {
-				lo := int(next.Add(1)-1) * idealChunk
-				if lo >= n {
-					return
-				}
-				for k := lo; k < min(lo+idealChunk, n); k++ {
-					i := run.First + k
-					path[len(path)-1] = i
-					r := rng.New(run.Seed, path...)
-					world := i%2 == 1
-					if run.Worlds == IdealRandom {
-						world = r.Uint64()&1 == 1
-					}
-					s := run.Mechanism.trial(r, world, sigmaD, !run.SkipLLR)
-					out.Index[k], out.World[k] = i, world
-					out.Projection[k], out.Watermark[k], out.LLR[k] = s.Projection, s.Watermark, s.LLR
-				}
+	var worlds [idealLanes]bool
+	var scores [idealLanes]IdealScores
+	for k0 := lo; k0 < hi; k0 += idealLanes {
+		n := min(idealLanes, hi-k0)
+		for j := range n {
+			i := run.First + k0 + j
+			path[len(path)-1] = i
+			srcs[j].Seed(rng.Key(run.Seed, path...))
+			worlds[j] = i%2 == 1
+			if run.Worlds == IdealRandom {
+				worlds[j] = srcs[j].Uint64()&1 == 1
 			}
-		}()
+		}
+		if run.Mechanism.Shuffle {
+			for j := range n {
+				scores[j] = run.Mechanism.shuffleTrial(rand.New(srcs[j]), worlds[j], sigmaD)
+			}
+		} else {
+			sc.run(srcs[:n], worlds[:n], scores[:n])
+		}
+		for j := range n {
+			k := k0 + j
+			out.Index[k], out.World[k] = run.First+k, worlds[j]
+			out.Projection[k], out.Watermark[k], out.LLR[k] = scores[j].Projection, scores[j].Watermark, scores[j].LLR
+		}
 	}
-	wg.Wait()
-	return out, nil
 }

@@ -39,7 +39,7 @@ func (s *Store) memoPath(namespace string, args any) (string, []byte, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	h := sha256.Sum256(append([]byte(namespace+"\x00"+codeFingerprint+"\x00"), ab...))
+	h := sha256.Sum256(append([]byte(namespace+"\x00"+CodeFingerprint()+"\x00"), ab...))
 	return filepath.Join(s.Root, "memo", namespace, hex.EncodeToString(h[:16])+".json"), ab, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Node is one unit of work.
@@ -38,19 +39,45 @@ type Node struct {
 	alias  string // store key of an equal node from another code version (reuse across versions)
 }
 
-// codeFingerprint identifies the code that computes nodes; it is part of
-// every key (see SetCodeFingerprint).
-var codeFingerprint string
+// The code fingerprint identifies the code that computes nodes; it is part
+// of every key (see SetCodeFingerprint). It may be given as a function,
+// called the first time a key needs it, so that commands that build no
+// graph (version, account, …) never hash the sources.
+var fingerprint struct {
+	sync.Mutex
+	value string
+	fn    func() string
+}
 
 // SetCodeFingerprint sets the fingerprint of the code that computes nodes
 // (a hash of the sources of the stages and the packages they use), made
 // part of every node key and memo address so that a change in the
 // numerics never serves results of the old code. Call it once, before
 // building graphs.
-func SetCodeFingerprint(fp string) { codeFingerprint = fp }
+func SetCodeFingerprint(fp string) {
+	fingerprint.Lock()
+	defer fingerprint.Unlock()
+	fingerprint.value, fingerprint.fn = fp, nil
+}
 
-// CodeFingerprint returns the fingerprint set by SetCodeFingerprint.
-func CodeFingerprint() string { return codeFingerprint }
+// SetCodeFingerprintFunc is SetCodeFingerprint with the fingerprint
+// computed by fn on first use.
+func SetCodeFingerprintFunc(fn func() string) {
+	fingerprint.Lock()
+	defer fingerprint.Unlock()
+	fingerprint.value, fingerprint.fn = "", fn
+}
+
+// CodeFingerprint returns the fingerprint set by SetCodeFingerprint (or
+// computed by the function given to SetCodeFingerprintFunc).
+func CodeFingerprint() string {
+	fingerprint.Lock()
+	defer fingerprint.Unlock()
+	if fingerprint.fn != nil {
+		fingerprint.value, fingerprint.fn = fingerprint.fn(), nil
+	}
+	return fingerprint.value
+}
 
 // StoreKey is where the node's outputs live: its key, or the key of an
 // equal node computed by another code version when the plan reused it
@@ -122,7 +149,7 @@ func (n *Node) Key() string {
 	}
 	p := n.ParamsJSON()
 	h := sha256.New()
-	fmt.Fprintf(h, "dpaudit-node/v2\x00%s\x00%d\x00%s\x00", n.Kind, n.Version, codeFingerprint)
+	fmt.Fprintf(h, "dpaudit-node/v2\x00%s\x00%d\x00%s\x00", n.Kind, n.Version, CodeFingerprint())
 	h.Write(p)
 	for _, in := range n.Inputs {
 		h.Write([]byte{0})

@@ -97,7 +97,7 @@ func PlanWith(g *Graph, s *Store, o PlanOptions) []Step {
 // fingerprint differs.
 func reuseOld(n *Node, s *Store) bool {
 	r := s.readSlot(n.slot())
-	if r == nil || r.Kind != n.Kind || r.Version != n.Version || r.Code == codeFingerprint || !bytes.Equal(r.Params, n.ParamsJSON()) {
+	if r == nil || r.Kind != n.Kind || r.Version != n.Version || r.Code == CodeFingerprint() || !bytes.Equal(r.Params, n.ParamsJSON()) {
 		return false
 	}
 	if !slices.Equal(storeKeys(n.Inputs), r.Inputs) || s.checkSizes(r.Key) != nil {
@@ -127,7 +127,7 @@ func whyNew(n *Node, s *Store) string {
 	if !bytes.Equal(r.Params, n.ParamsJSON()) {
 		return ReasonParams
 	}
-	if r.Code != codeFingerprint {
+	if r.Code != CodeFingerprint() {
 		return ReasonCode
 	}
 	if !slices.Equal(storeKeys(n.Inputs), r.Inputs) {

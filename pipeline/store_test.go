@@ -502,3 +502,24 @@ func TestForcedReplaceIsNeverAbsent(t *testing.T) {
 		t.Fatal("the node was absent during a forced replacement")
 	}
 }
+
+// A fingerprint given as a function is computed once, when a key first
+// needs it, and keys are those of the same fingerprint given as a value.
+func TestCodeFingerprintFuncIsLazy(t *testing.T) {
+	defer SetCodeFingerprint(CodeFingerprint())
+	var counts sync.Map
+	SetCodeFingerprint("lazy")
+	want := countingGraph(&counts, "c", 0).Nodes()[0].Key()
+	calls := 0
+	SetCodeFingerprintFunc(func() string { calls++; return "lazy" })
+	if calls != 0 {
+		t.Fatal("the fingerprint was computed before any key needed it")
+	}
+	if got := countingGraph(&counts, "c", 0).Nodes()[0].Key(); got != want {
+		t.Fatalf("key %s, want %s", got, want)
+	}
+	CodeFingerprint()
+	if calls != 1 {
+		t.Fatalf("fingerprint computed %d times, want 1", calls)
+	}
+}

@@ -1,19 +1,13 @@
 package pipeline
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // ColType is the type of a table column.
@@ -107,36 +101,6 @@ func (t ColType) arrow() arrow.DataType {
 // WriteParquet writes the table as a zstd-compressed Parquet file, via a
 // temporary file renamed into place. The bytes depend only on the table.
 func WriteParquet(path string, t *Table) error {
-	fields := make([]arrow.Field, len(t.Columns))
-	for i, c := range t.Columns {
-		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.arrow(), Nullable: true}
-	}
-	schema := arrow.NewSchema(fields, nil)
-	mem := memory.NewGoAllocator()
-	b := array.NewRecordBuilder(mem, schema)
-	defer b.Release()
-	for i, c := range t.Columns {
-		fb := b.Field(i)
-		for _, v := range c.Values {
-			if v == nil {
-				fb.AppendNull()
-				continue
-			}
-			switch c.Type {
-			case Float64:
-				fb.(*array.Float64Builder).Append(v.(float64))
-			case Int64:
-				fb.(*array.Int64Builder).Append(v.(int64))
-			case String:
-				fb.(*array.StringBuilder).Append(v.(string))
-			case Bool:
-				fb.(*array.BooleanBuilder).Append(v.(bool))
-			}
-		}
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -146,21 +110,7 @@ func WriteParquet(path string, t *Table) error {
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
-	props := parquet.NewWriterProperties(
-		parquet.WithCompression(compress.Codecs.Zstd),
-		parquet.WithCreatedBy("dpaudit"),
-	)
-	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	if err != nil {
-		f.Close()
-		return err
-	}
-	if err := w.Write(rec); err != nil {
-		w.Close()
-		f.Close()
-		return err
-	}
-	if err := w.Close(); err != nil { // closes f too
+	if err := writeParquet(f, t); err != nil { // closes f
 		return err
 	}
 	return os.Rename(tmp, path)
@@ -174,61 +124,7 @@ func ReadParquet(path string) (*Table, error) { return ReadParquetColumns(path, 
 // nil), in the order given: figures of 10⁶ trials read two columns, not
 // every score.
 func ReadParquetColumns(path string, names []string) (*Table, error) {
-	f, rdr, fr, err := openParquet(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	defer rdr.Close()
-	var tbl arrow.Table
-	if names == nil {
-		tbl, err = fr.ReadTable(context.Background())
-	} else {
-		sc := rdr.MetaData().Schema
-		idx := make([]int, len(names))
-		for k, n := range names {
-			if idx[k] = sc.ColumnIndexByName(n); idx[k] < 0 {
-				return nil, fmt.Errorf("%s: no column %q", path, n)
-			}
-		}
-		groups := make([]int, rdr.NumRowGroups())
-		for i := range groups {
-			groups[i] = i
-		}
-		tbl, err = fr.ReadRowGroups(context.Background(), idx, groups)
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer tbl.Release()
-	out := &Table{}
-	for i := 0; i < int(tbl.NumCols()); i++ {
-		col := tbl.Column(i)
-		c := &Column{Name: col.Name(), Values: make([]any, 0, col.Len())}
-		if c.Type, err = colType(path, col.Name(), col.DataType()); err != nil {
-			return nil, err
-		}
-		for _, chunk := range col.Data().Chunks() {
-			for j := 0; j < chunk.Len(); j++ {
-				if chunk.IsNull(j) {
-					c.Values = append(c.Values, nil)
-					continue
-				}
-				switch a := chunk.(type) {
-				case *array.Float64:
-					c.Values = append(c.Values, a.Value(j))
-				case *array.Int64:
-					c.Values = append(c.Values, a.Value(j))
-				case *array.String:
-					c.Values = append(c.Values, a.Value(j))
-				case *array.Boolean:
-					c.Values = append(c.Values, a.Value(j))
-				}
-			}
-		}
-		out.Columns = append(out.Columns, c)
-	}
-	return out, nil
+	return readParquetTable(path, names)
 }
 
 // Float returns value i of a float64 column as float64 (NaN for null).
@@ -263,59 +159,24 @@ func ParquetColumns(path string) ([]string, error) {
 // ParquetSchema returns the columns of a Parquet file (names and types,
 // no values) from its metadata.
 func ParquetSchema(path string) ([]*Column, error) {
-	f, rdr, fr, err := openParquet(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	defer rdr.Close()
-	sc, err := fr.Schema()
-	if err != nil {
-		return nil, err
-	}
-	var out []*Column
-	for _, fl := range sc.Fields() {
-		c := &Column{Name: fl.Name}
-		if c.Type, err = colType(path, fl.Name, fl.Type); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
-}
-
-// openParquet opens a Parquet file for reading as Arrow; the caller closes
-// f and rdr.
-func openParquet(path string) (*os.File, *file.Reader, *pqarrow.FileReader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	rdr, err := file.NewParquetReader(f)
 	if err != nil {
-		f.Close()
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		rdr.Close()
-		f.Close()
-		return nil, nil, nil, err
+	defer rdr.Close()
+	sc := rdr.MetaData().Schema
+	out := make([]*Column, sc.NumColumns())
+	for i := range out {
+		d := sc.Column(i)
+		out[i] = &Column{Name: d.Name()}
+		if out[i].Type, err = parquetColType(path, d); err != nil {
+			return nil, err
+		}
 	}
-	return f, rdr, fr, nil
-}
-
-// colType maps an Arrow type to the table column types dpaudit writes.
-func colType(path, name string, t arrow.DataType) (ColType, error) {
-	switch t.ID() {
-	case arrow.FLOAT64:
-		return Float64, nil
-	case arrow.INT64:
-		return Int64, nil
-	case arrow.STRING:
-		return String, nil
-	case arrow.BOOL:
-		return Bool, nil
-	}
-	return 0, fmt.Errorf("%s: column %s has unsupported type %s", path, name, t)
+	return out, nil
 }

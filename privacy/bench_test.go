@@ -5,7 +5,7 @@ import "testing"
 // The benchmarks, at the MNIST schedule q = 256/60000, σ = 1.1,
 // T = 14063, δ = 1e-5 (the calibration at q = 0.04, T = 2250). Google's
 // dp_accounting side by side on this machine
-// (privacy/testdata/dp_accounting_pld.py; README, "Performance"): 19.4 ms
+// (privacy/testdata/dp_accounting_pld.py; docs/performance.md): 19.4 ms
 // RDP, 380 ms PLD, 5.4 s PLD calibration. Targets: ≤ 100 µs, ≤ 30 ms, ≤ 0.5 s.
 // Each also reports cpu-ns/op (process CPU time), which is less affected
 // than wall time by the other processes on the shared machine.

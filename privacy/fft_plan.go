@@ -1,9 +1,13 @@
 package privacy
 
 import (
+	"context"
 	"math"
 	"math/bits"
+	"runtime"
 	"sync"
+
+	"github.com/dpaudit/dpaudit/internal/parallel"
 )
 
 // A hand-written FFT for lengths r·2^k, r ∈ {1, 3, 5}. Why not gonum's
@@ -38,19 +42,64 @@ var fftPlans sync.Map // m → *fftPlan (read-only once built, safe to share)
 
 // maxCachedPlan: plans up to this complex length are kept for reuse (their
 // twiddles cost about one transform to compute); larger ones, ~26 bytes per
-// point, are rebuilt per call rather than held forever.
+// point, go to largePlans, which holds only the most recently used few.
 const maxCachedPlan = 1 << 19
 
+// largePlans keeps the last largePlanSlots large plans by size: one ε(δ)
+// at very many steps transforms both directions of the PLD, and tilts them,
+// at one length (six transforms of 2.6M points at T = 10⁶), and rebuilding
+// the twiddles each time cost a quarter of the run; holding every size
+// ever used would keep tens of megabytes per size in a long-running
+// process.
+var largePlans struct {
+	sync.Mutex
+	plans []*fftPlan // most recently used last
+}
+
+const largePlanSlots = 2
+
 func getPlan(m int) *fftPlan {
-	if p, ok := fftPlans.Load(m); ok {
-		return p.(*fftPlan)
+	if m <= maxCachedPlan {
+		if p, ok := fftPlans.Load(m); ok {
+			return p.(*fftPlan)
+		}
+		actual, _ := fftPlans.LoadOrStore(m, newPlan(m))
+		return actual.(*fftPlan)
 	}
-	p := newPlan(m)
-	if m > maxCachedPlan {
+	if p := takeLargePlan(m); p != nil {
 		return p
 	}
-	actual, _ := fftPlans.LoadOrStore(m, p)
-	return actual.(*fftPlan)
+	p := newPlan(m)
+	putLargePlan(p)
+	return p
+}
+
+// takeLargePlan returns the cached large plan of length m, if any, and
+// marks it most recently used.
+func takeLargePlan(m int) *fftPlan {
+	largePlans.Lock()
+	defer largePlans.Unlock()
+	ps := largePlans.plans
+	for i, p := range ps {
+		if p.m == m {
+			copy(ps[i:], ps[i+1:])
+			ps[len(ps)-1] = p
+			return p
+		}
+	}
+	return nil
+}
+
+// putLargePlan caches p, evicting the least recently used plan when the
+// slots are full (two goroutines may build the same size at once; the
+// duplicate only costs a slot until it ages out).
+func putLargePlan(p *fftPlan) {
+	largePlans.Lock()
+	defer largePlans.Unlock()
+	if len(largePlans.plans) == largePlanSlots {
+		largePlans.plans = append(largePlans.plans[:0], largePlans.plans[1:]...)
+	}
+	largePlans.plans = append(largePlans.plans, p)
 }
 
 func newPlan(m int) *fftPlan {
@@ -127,12 +176,23 @@ func (p *fftPlan) transformMixed(x []complex128) {
 	}
 	defer mixedScratch.Put(yp)
 	y := (*yp)[:p.m]
-	for j := 0; j < r; j++ {
+	sub := func(j int) error {
 		yj := y[j*n2 : (j+1)*n2]
 		for i := range yj {
 			yj[i] = x[i*r+j]
 		}
 		p.sub.transform2(yj)
+		return nil
+	}
+	// The r sub-transforms are independent: on several cores they run side
+	// by side (the same operations on the same data, so the same bits).
+	// Below parallelFFT points a goroutine hand-off costs more than it saves.
+	workers := 1
+	if p.m >= parallelFFT {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if err := parallel.For(context.Background(), r, workers, sub); err != nil {
+		panic(err) // sub never fails; a panic inside it is re-raised here
 	}
 	switch r {
 	case 3:
@@ -179,7 +239,12 @@ func (p *fftPlan) transformMixed(x []complex128) {
 	}
 }
 
-// transform2 is the power-of-two forward transform.
+// transform2 is the power-of-two forward transform. After the bit-reversal
+// permutation, the stages whose butterflies stay within blocks of
+// fftBlock points run block by block (each block stays in cache through
+// all of them), then the wider stages run over the whole array: the same
+// butterflies in the same stages, so the same bits, with a third fewer
+// passes over memory at 2^18 points.
 func (p *fftPlan) transform2(x []complex128) {
 	m := p.m
 	for i, r := range p.rev {
@@ -187,47 +252,26 @@ func (p *fftPlan) transform2(x []complex128) {
 			x[i], x[j] = x[j], x[i]
 		}
 	}
-	span := 1
-	if m >= 4 {
-		for i := 0; i+3 < m; i += 4 {
-			a, b, c, d := x[i], x[i+1], x[i+2], x[i+3]
-			s0, d0 := a+b, a-b
-			s1, d1 := c+d, c-d
-			d1 = complex(imag(d1), -real(d1)) // −i·d1
-			x[i], x[i+2] = s0+s1, s0-s1
-			x[i+1], x[i+3] = d0+d1, d0-d1
+	if m < 4 {
+		if m == 2 {
+			x[0], x[1] = x[0]+x[1], x[0]-x[1]
 		}
+		return
+	}
+	block := min(m, fftBlock)
+	span := 4
+	for start := 0; start < m; start += block {
+		b := x[start : start+block]
+		firstRadix4(b)
 		span = 4
-	} else if m == 2 {
-		x[0], x[1] = x[0]+x[1], x[0]-x[1]
-		span = 2
+		for ; 4*span <= block; span <<= 2 {
+			p.radix4Stage(b, span)
+		}
 	}
 	// Remaining stages two at a time (radix 4: half the passes over memory,
 	// the same multiplications): spans L and 2L on blocks of 4L.
 	for ; 4*span <= m; span <<= 2 {
-		L := span
-		tw1 := p.tw[L : 2*L]
-		tw2 := p.tw[2*L : 4*L]
-		for start := 0; start < m; start += 4 * L {
-			x0 := x[start : start+L]
-			x1 := x[start+L : start+2*L][:len(x0)]
-			x2 := x[start+2*L : start+3*L][:len(x0)]
-			x3 := x[start+3*L : start+4*L][:len(x0)]
-			w1s := tw1[:len(x0)]
-			w2s := tw2[:len(x0)]
-			for k, a := range x0 {
-				w1, w2 := w1s[k], w2s[k]
-				t1 := w1 * x1[k]
-				a1, b1 := a+t1, a-t1
-				t2 := w1 * x3[k]
-				c1, d1 := x2[k]+t2, x2[k]-t2
-				t3 := w2 * c1
-				t4 := w2 * d1
-				t4 = complex(imag(t4), -real(t4)) // −i·w2·d1 = W_{4L}^{k+L}·d1
-				x0[k], x2[k] = a1+t3, a1-t3
-				x1[k], x3[k] = b1+t4, b1-t4
-			}
-		}
+		p.radix4Stage(x, span)
 	}
 	for ; span < m; span <<= 1 {
 		tw := p.tw[span : 2*span]
@@ -240,6 +284,54 @@ func (p *fftPlan) transform2(x []complex128) {
 				t := tw[k] * hi[k]
 				lo[k], hi[k] = a+t, a-t
 			}
+		}
+	}
+}
+
+// parallelFFT is the complex length from which transformMixed runs its
+// sub-transforms on all cores (2^18 points: a few milliseconds each).
+const parallelFFT = 1 << 18
+
+// fftBlock is the block (in complex points, 256 KiB) within which
+// transform2 runs its narrow stages: it fits the per-core L2 cache.
+const fftBlock = 1 << 14
+
+// firstRadix4 runs the first two radix-2 stages (twiddles 1 and −i) as one
+// radix-4 pass over x (len(x) a multiple of 4).
+func firstRadix4(x []complex128) {
+	for i := 0; i+3 < len(x); i += 4 {
+		a, b, c, d := x[i], x[i+1], x[i+2], x[i+3]
+		s0, d0 := a+b, a-b
+		s1, d1 := c+d, c-d
+		d1 = complex(imag(d1), -real(d1)) // −i·d1
+		x[i], x[i+2] = s0+s1, s0-s1
+		x[i+1], x[i+3] = d0+d1, d0-d1
+	}
+}
+
+// radix4Stage runs the radix-2 stages of spans L and 2L as one radix-4
+// pass over x (len(x) a multiple of 4L).
+func (p *fftPlan) radix4Stage(x []complex128, L int) {
+	tw1 := p.tw[L : 2*L]
+	tw2 := p.tw[2*L : 4*L]
+	for start := 0; start < len(x); start += 4 * L {
+		x0 := x[start : start+L]
+		x1 := x[start+L : start+2*L][:len(x0)]
+		x2 := x[start+2*L : start+3*L][:len(x0)]
+		x3 := x[start+3*L : start+4*L][:len(x0)]
+		w1s := tw1[:len(x0)]
+		w2s := tw2[:len(x0)]
+		for k, a := range x0 {
+			w1, w2 := w1s[k], w2s[k]
+			t1 := w1 * x1[k]
+			a1, b1 := a+t1, a-t1
+			t2 := w1 * x3[k]
+			c1, d1 := x2[k]+t2, x2[k]-t2
+			t3 := w2 * c1
+			t4 := w2 * d1
+			t4 = complex(imag(t4), -real(t4)) // −i·w2·d1 = W_{4L}^{k+L}·d1
+			x0[k], x2[k] = a1+t3, a1-t3
+			x1[k], x3[k] = b1+t4, b1-t4
 		}
 	}
 }
@@ -258,9 +350,15 @@ func (p *fftPlan) realForward(x []float64, z []complex128) []complex128 {
 	for k := 0; k < m; k++ {
 		z[k] = complex(x[2*k], x[2*k+1])
 	}
+	return p.realSplit(z)
+}
+
+// realSplit finishes realForward once z[:m] holds the packed input: the
+// complex transform, then the split into the transforms of even and odd
+// samples, E and O, combined as X[k] = E[k] + e^{−2πik/2m}·O[k].
+func (p *fftPlan) realSplit(z []complex128) []complex128 {
+	m := p.m
 	p.transform(z[:m], false)
-	// Split into the transforms of even and odd samples, E and O, and
-	// combine: X[k] = E[k] + e^{−2πik/2m}·O[k].
 	z0 := z[0]
 	z[m] = complex(real(z0)-imag(z0), 0)
 	z[0] = complex(real(z0)+imag(z0), 0)
@@ -276,10 +374,40 @@ func (p *fftPlan) realForward(x []float64, z []complex128) []complex128 {
 	return z
 }
 
+// realForwardPadded is realForward of p zero-padded to length 2m, read
+// from p directly (no padded copy: at T = 10⁶ that copy and its clearing
+// were two extra passes over 21 MB).
+func (p *fftPlan) realForwardPadded(x []float64, z []complex128) []complex128 {
+	m := p.m
+	z = z[:m+1]
+	n := len(x) / 2
+	for k := 0; k < n; k++ {
+		z[k] = complex(x[2*k], x[2*k+1])
+	}
+	if len(x)%2 == 1 {
+		z[n] = complex(x[len(x)-1], 0)
+		n++
+	}
+	clear(z[n:m])
+	return p.realSplit(z)
+}
+
 // realInverse writes into out (length 2m) the real sequence whose DFT has
 // the non-redundant coefficients c (length m+1), unnormalised (times 2m).
 // c is overwritten.
 func (p *fftPlan) realInverse(c []complex128, out []float64) {
+	m := p.m
+	p.realMerge(c)
+	z := c[:m]
+	for k, v := range z {
+		out[2*k], out[2*k+1] = 2*real(v), 2*imag(v)
+	}
+}
+
+// realMerge is realInverse up to the unzipping: it leaves in c[:m] the
+// inverse complex transform whose real and imaginary parts are the even
+// and odd samples (halved).
+func (p *fftPlan) realMerge(c []complex128) {
 	m := p.m
 	// E[k] = (X[k] + conj X[m−k])/2, O[k] = (X[k] − conj X[m−k])/(2·e^{−2πik/2m}),
 	// Z[k] = E[k] + i·O[k]; computed for the pair (k, m−k) at once so that c
@@ -292,10 +420,25 @@ func (p *fftPlan) realInverse(c []complex128, out []float64) {
 		zmk := 0.5*(b+ca) + complex(0, 0.5)*(b-ca)*complex(real(wmk), -imag(wmk))
 		c[k], c[m-k] = zk, zmk
 	}
+	p.transform(c[:m], true)
+}
+
+// realInverseWindow is realInverse followed by out[j] = x[(start+j) mod 2m]·scale
+// for j < len(out), without the full-length intermediate (the same
+// products, so the same bits).
+func (p *fftPlan) realInverseWindow(c []complex128, out []float64, start int, scale float64) {
+	m := p.m
+	p.realMerge(c)
 	z := c[:m]
-	p.transform(z, true)
-	for k, v := range z {
-		out[2*k], out[2*k+1] = 2*real(v), 2*imag(v)
+	L := 2 * m
+	for j := range out {
+		i := (start + j) % L
+		v := z[i/2]
+		x := 2 * real(v)
+		if i%2 == 1 {
+			x = 2 * imag(v)
+		}
+		out[j] = x * scale
 	}
 }
 

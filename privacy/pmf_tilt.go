@@ -1,6 +1,10 @@
 package privacy
 
-import "math"
+import (
+	"math"
+
+	"github.com/dpaudit/dpaudit/internal/numeric"
+)
 
 // Exponential tilting for accurate upper tails of an FFT self-composition
 // (the "shifted FFT" of Keich 2005, "sFFT: a faster accurate computation of
@@ -46,21 +50,69 @@ func (p *PMF) tiltedSelfCompose(T, L, lo int, at float64, probs []float64) {
 	// 1 + |θi| + |log Z|, which the T-fold product multiplies by T) and of
 	// the untilting exponent: a factor (1 ± rel) covers both.
 	rel := 16 * 0x1p-53 * t * (2 + math.Abs(logZ) + theta*float64(n) + math.Log2(float64(n)+1))
-	for k := range out {
-		j := float64(lo + k)
-		e := t*logZ - theta*j
-		if e > 700 {
-			continue // the untilted error bound is useless (and would overflow) here
+	// Where η·e^e ≥ 2 the pessimistic tilted bound exceeds every mass
+	// (each is at most 1 + 2η), so it cannot win and its exp is skipped: at
+	// T = 10⁶ that is most of the window below the tilt.
+	useless := 700.0 // the untilted error bound is useless (and would overflow) above this
+	if p.pessimistic && eta > 0 && skipLosingUntilts {
+		useless = math.Min(useless, math.Log(2/eta)+1)
+	}
+	// The exponent falls with k (θ > 0), so the skipped coefficients are a
+	// prefix; the rest are untilted a block at a time, their exps by
+	// numeric.ExpBlock (math.Exp's bits, four at a time).
+	k0 := 0
+	for k0 < len(out) && t*logZ-theta*float64(lo+k0) > useless {
+		k0++
+	}
+	var es, fs [untiltBlock]float64
+	for b0 := k0; b0 < len(out); b0 += untiltBlock {
+		n := min(untiltBlock, len(out)-b0)
+		n4 := (n + 3) &^ 3
+		for i := range n4 {
+			es[i] = 0
+			if i < n {
+				es[i] = t*logZ - theta*float64(lo+b0+i)
+			}
 		}
-		f := math.Exp(e)
-		if p.pessimistic {
-			if b := (math.Max(out[k], 0) + eta) * f * (1 + rel); b < probs[k] {
+		numeric.ExpBlock(fs[:n4], es[:n4])
+		for i, e := range es[:n] {
+			if e > useless {
+				continue
+			}
+			k, f := b0+i, fs[i]
+			if p.pessimistic {
+				if b := (math.Max(out[k], 0) + eta) * f * (1 + rel); b < probs[k] {
+					probs[k] = b
+				}
+			} else if b := math.Max(out[k]-eta, 0) * f * (1 - rel); b > probs[k] {
 				probs[k] = b
 			}
-		} else if b := math.Max(out[k]-eta, 0) * f * (1 - rel); b > probs[k] {
-			probs[k] = b
 		}
 	}
+}
+
+// untiltBlock is how many untilting factors tiltedSelfCompose computes at
+// a time (a multiple of 4; 4 KiB each for exponents and factors).
+const untiltBlock = 512
+
+// skipLosingUntilts is false only in the test that checks the skip
+// against the full loop.
+var skipLosingUntilts = true
+
+// tiltComposed returns plain — p's T-fold self-composition by SelfCompose
+// with DefaultTailMass — with its masses refined as SelfComposeAt(T,
+// DefaultTailMass, at) refines them: the same PMF, bit for bit, without
+// running the plain transform a second time.
+func (p *PMF) tiltComposed(T int, at float64, plain *PMF) (*PMF, error) {
+	if math.IsNaN(at) || math.IsInf(at, 0) {
+		return nil, invalidf("tilt loss must be finite, got %v", at)
+	}
+	lo := plain.offset - p.offset*T
+	L := fftLen(max(len(plain.probs), len(p.probs)))
+	c := *plain
+	c.probs = append([]float64(nil), plain.probs...)
+	p.tiltedSelfCompose(T, L, lo, at, c.probs)
+	return &c, nil
 }
 
 // tiltFor returns θ > 0 (per grid index) such that the distribution

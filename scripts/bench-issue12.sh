@@ -1,6 +1,6 @@
 #!/bin/bash
-# Issue 12's side-by-side round (README, "Performance: the side-by-side
-# round"), meant for a quiet machine. Needs:
+# Issue 12's side-by-side round (its figures: docs/performance.md, "Earlier
+# figures"), meant for a quiet machine. Needs:
 #   OLD_LEARN  a learn test binary of an older tree with learn/audit_bench_test.go
 #              copied in (e.g. 2740c3f, the code when issue 12 was filed)
 #   PREV_LEARN a learn test binary to compare DP-SGD against (e.g. the previous main)

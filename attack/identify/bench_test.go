@@ -2,6 +2,7 @@ package identify
 
 import (
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/dpaudit/dpaudit/learn"
@@ -54,4 +55,39 @@ func BenchmarkCraftSSIM(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkTable2eRepetition: repetitions of examples/bernau2021/
+// table2e.yaml's LS-bounded cell (the max-pool CNN, DP-Adam, 30 full-batch
+// steps, |D| = 100), one game per core as the runner's workers run them:
+// the workload of the peer ../shared/peers/bernau_torch.py. Random images
+// stand in for MNIST (the cost does not depend on the pixels). Reports
+// repetitions/s over all cores (GOMAXPROCS=1 for one).
+//
+//	go test -run '^$' -bench Table2eRepetition ./attack/identify/
+func BenchmarkTable2eRepetition(b *testing.B) {
+	X, Y := imageData(100, 1)
+	PX, PY := imageData(10, 2)
+	newGame := func() *Game {
+		g, err := NewGame(Config{Arch: learn.BernauCNNMaxPool(), InShape: []int{1, 28, 28}, Classes: 10, X: X, Y: Y,
+			Pair: Neighbours{Adjacency: Bounded, Remove: 99, Add: 0}, PoolX: PX, PoolY: PY,
+			ClipNorm: 3, Steps: 30, LearningRate: 0.005, Optimizer: OptAdam, Sensitivity: SensLocal,
+			NoiseMultiplier: 8.380227, RandomInit: true, Delta: 0.01})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return g
+	}
+	var next atomic.Int64
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		g := newGame()
+		for pb.Next() {
+			if _, err := g.Run(1, "bench", int(next.Add(1))); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "reps/s")
 }

@@ -18,3 +18,6 @@ var processStart = time.Now()
 
 // processSeconds falls back to wall time.
 func processSeconds() float64 { return time.Since(processStart).Seconds() }
+
+// threadSeconds falls back to wall time.
+func threadSeconds() float64 { return time.Since(processStart).Seconds() }

@@ -5,9 +5,11 @@ package gemm
 import (
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dpaudit/dpaudit/learn/gemm/internal/openblas"
 )
@@ -110,4 +112,87 @@ func BenchmarkVsOpenBLAS(b *testing.B) {
 			reportGFLOPS(b, s, cpu)
 		})
 	}
+}
+
+// BenchmarkOpenBLASPairs: honest side-by-side pairs. For each of
+// GEMM_SHAPES (default the squares 512, 1024, 2048) it runs GEMM_PAIRS
+// pairs (default 5); each pair times ours and OpenBLAS back to back on the
+// same locked thread, alternating which goes first, each for at least
+// GEMM_PAIR_SECONDS (default 0.5) of thread CPU time, so a burst of load
+// hits both sides of a pair rather than all of one side's runs (which is
+// what -count N on BenchmarkVsOpenBLAS does). Reported per shape: the
+// median and range of the per-pair ratios ours/OpenBLAS in thread-CPU
+// GFLOP/s and in wall GFLOP/s, each pair logged. Run with -benchtime 1x:
+//
+//	go test -tags openblas -run '^$' -bench OpenBLASPairs -benchtime 1x ./learn/gemm
+func BenchmarkOpenBLASPairs(b *testing.B) {
+	spec := os.Getenv("GEMM_SHAPES")
+	if spec == "" {
+		spec = "0,0,512,512,512;0,0,1024,1024,1024;0,0,2048,2048,2048"
+	}
+	pairs, _ := strconv.Atoi(os.Getenv("GEMM_PAIRS"))
+	if pairs < 1 {
+		pairs = 5
+	}
+	secs, _ := strconv.ParseFloat(os.Getenv("GEMM_PAIR_SECONDS"), 64)
+	if !(secs > 0) {
+		secs = 0.5
+	}
+	openblas.SetThreads(1)
+	for _, sp := range strings.Split(spec, ";") {
+		f := strings.Split(sp, ",")
+		if len(f) != 5 {
+			continue
+		}
+		v := make([]int, 5)
+		for i := range f {
+			v[i], _ = strconv.Atoi(f[i])
+		}
+		s := benchShape{name: sp, tA: v[0] == 1, tB: v[1] == 1, m: v[2], n: v[3], k: v[4]}
+		b.Run(sp, func(b *testing.B) {
+			a, lda, bm, ldb, c := benchOperands(s)
+			ours := func() { Sgemm(s.tA, s.tB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, s.n) }
+			theirs := func() { openblas.Sgemm(s.tA, s.tB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, s.n) }
+			flops := 2 * float64(s.m) * float64(s.n) * float64(s.k)
+			cpuR, wallR := make([]float64, pairs), make([]float64, pairs)
+			for b.Loop() {
+				startThreadCPU(b)
+				ours() // warm both before the first pair
+				theirs()
+				for p := range pairs {
+					var o, t [2]float64 // cpu, wall GFLOP/s
+					if p%2 == 0 {
+						o, t = timeGEMM(ours, flops, secs), timeGEMM(theirs, flops, secs)
+					} else {
+						t, o = timeGEMM(theirs, flops, secs), timeGEMM(ours, flops, secs)
+					}
+					cpuR[p], wallR[p] = o[0]/t[0], o[1]/t[1]
+					b.Logf("%s pair %d: ours %.1f / OpenBLAS %.1f cpu-GFLOP/s = %.3f; wall %.3f", sp, p, o[0], t[0], cpuR[p], wallR[p])
+				}
+			}
+			for _, m := range []struct {
+				unit string
+				r    []float64
+			}{{"cpu", cpuR}, {"wall", wallR}} {
+				sorted := append([]float64(nil), m.r...)
+				slices.Sort(sorted)
+				b.ReportMetric(sorted[len(sorted)/2], m.unit+"-ratio-median")
+				b.ReportMetric(sorted[0], m.unit+"-ratio-min")
+				b.ReportMetric(sorted[len(sorted)-1], m.unit+"-ratio-max")
+			}
+		})
+	}
+}
+
+// timeGEMM runs f until it has used secs of thread CPU time and returns
+// its rate in GFLOP/s by thread CPU time and by wall time.
+func timeGEMM(f func(), flops, secs float64) [2]float64 {
+	c0, w0 := threadSeconds(), time.Now()
+	n := 0
+	for threadSeconds()-c0 < secs {
+		f()
+		n++
+	}
+	cpu, wall := threadSeconds()-c0, time.Since(w0).Seconds()
+	return [2]float64{float64(n) * flops / cpu / 1e9, float64(n) * flops / wall / 1e9}
 }

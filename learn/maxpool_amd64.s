@@ -1,0 +1,84 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+DATA maxpoolIota<>+0(SB)/4, $0
+DATA maxpoolIota<>+4(SB)/4, $1
+DATA maxpoolIota<>+8(SB)/4, $2
+DATA maxpoolIota<>+12(SB)/4, $3
+DATA maxpoolIota<>+16(SB)/4, $4
+DATA maxpoolIota<>+20(SB)/4, $5
+DATA maxpoolIota<>+24(SB)/4, $6
+DATA maxpoolIota<>+28(SB)/4, $7
+GLOBL maxpoolIota<>(SB), RODATA, $32
+
+// func maxPool2RowAVX2(x *float32, y *float32, arg *int32, outW, c, rowStride, base int)
+// One output row of 2×2 stride-2 max pooling over HWC input, c a multiple
+// of 8: for each window, best = x00; then x01, x10, x11 in turn replace it
+// when strictly greater (VCMPPS GT_OQ: false for NaN, as Go's >), the
+// input offset following the same selects.
+TEXT ·maxPool2RowAVX2(SB), NOSPLIT, $0-56
+	MOVQ x+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ arg+16(FP), DX
+	MOVQ outW+24(FP), R8
+	MOVQ c+32(FP), R9
+	MOVQ rowStride+40(FP), R10
+	MOVQ base+48(FP), R11
+	VMOVDQU maxpoolIota<>(SB), Y15
+	MOVQ R9, AX
+	SHLQ $2, AX              // c in bytes
+	MOVQ R10, BX
+	SHLQ $2, BX              // row stride in bytes
+	VMOVD R9, X14
+	VPBROADCASTD X14, Y14    // c as int32 lanes
+	VMOVD R10, X13
+	VPBROADCASTD X13, Y13    // rowStride as int32 lanes
+	VPADDD Y13, Y14, Y12     // rowStride + c
+window:
+	TESTQ R8, R8
+	JEQ   done
+	XORQ CX, CX              // channel offset (elements)
+chan:
+	CMPQ CX, R9
+	JGE  nextwin
+	LEAQ (SI)(CX*4), R12     // &x00[c]
+	MOVQ R11, R13
+	ADDQ CX, R13
+	VMOVD R13, X5
+	VPBROADCASTD X5, Y5
+	VPADDD Y15, Y5, Y5       // offsets of x00: base + c + lane
+	VMOVUPS (R12), Y0        // best = x00
+	VMOVDQA Y5, Y1           // at
+	VMOVUPS (R12)(AX*1), Y2  // x01
+	VCMPPS $0x1e, Y0, Y2, Y3 // x01 > best
+	VBLENDVPS Y3, Y2, Y0, Y0
+	VPADDD Y14, Y5, Y4
+	VBLENDVPS Y3, Y4, Y1, Y1
+	ADDQ BX, R12
+	VMOVUPS (R12), Y2        // x10
+	VCMPPS $0x1e, Y0, Y2, Y3
+	VBLENDVPS Y3, Y2, Y0, Y0
+	VPADDD Y13, Y5, Y4
+	VBLENDVPS Y3, Y4, Y1, Y1
+	VMOVUPS (R12)(AX*1), Y2  // x11
+	VCMPPS $0x1e, Y0, Y2, Y3
+	VBLENDVPS Y3, Y2, Y0, Y0
+	VPADDD Y12, Y5, Y4
+	VBLENDVPS Y3, Y4, Y1, Y1
+	VMOVUPS Y0, (DI)(CX*4)
+	VMOVDQU Y1, (DX)(CX*4)
+	ADDQ $8, CX
+	JMP  chan
+nextwin:
+	LEAQ (SI)(AX*2), SI      // next window: 2c floats on
+	ADDQ AX, DI              // next output: c floats on
+	ADDQ AX, DX
+	MOVQ R9, R13
+	SHLQ $1, R13
+	ADDQ R13, R11            // base += 2c
+	DECQ R8
+	JMP  window
+done:
+	VZEROUPPER
+	RET
