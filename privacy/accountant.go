@@ -55,12 +55,23 @@ type Result struct {
 
 // SampledGaussian is the DP-SGD mechanism: Steps steps of the Gaussian
 // mechanism with noise multiplier NoiseMultiplier (noise std / clipping
-// norm) on a Poisson sample of rate SamplingRate, under add/remove
-// adjacency. NoiseMultiplier = 0 means no noise (ε = +Inf).
+// norm) on a sampled batch. The zero values of Sampling and Adjacency are
+// DP-SGD as analysed by Abadi et al.: a Poisson sample of rate
+// SamplingRate, add/remove adjacency. NoiseMultiplier = 0 means no noise
+// (ε = +Inf).
 type SampledGaussian struct {
 	NoiseMultiplier float64
 	SamplingRate    float64
 	Steps           int
+	// Sampling is how batches are drawn (zero value: Poisson). For
+	// fixed-size batches SamplingRate is b/n; for balls-in-bins it is
+	// 1/StepsPerEpoch.
+	Sampling Sampling
+	// Adjacency is the neighbouring relation (zero value: add/remove).
+	Adjacency Adjacency
+	// StepsPerEpoch is the number of batches per epoch of balls-in-bins
+	// sampling (0: 1/SamplingRate, which must then be an integer).
+	StepsPerEpoch int
 }
 
 func (m SampledGaussian) check() error {
@@ -70,7 +81,10 @@ func (m SampledGaussian) check() error {
 	if err := checkSamplingRate(m.SamplingRate); err != nil {
 		return err
 	}
-	return checkSteps(m.Steps)
+	if err := checkSteps(m.Steps); err != nil {
+		return err
+	}
+	return m.checkForm()
 }
 
 // Options tunes the accountants; the zero value gives the defaults.
@@ -224,7 +238,10 @@ func ComposedDeltaDetail(acc Accountant, ms []SampledGaussian, epsilon float64, 
 // best returns the smallest of the valid upper bounds (RDP, PLD, and GDP
 // when exact), keeping the PLD interval used whichever wins.
 func best(ms []SampledGaussian, o Options, f func(Accountant) (Result, error)) (Result, error) {
-	accs := []Accountant{AccountantRDP, AccountantPLD}
+	accs := []Accountant{AccountantPLD}
+	if rdpCovers(ms) {
+		accs = []Accountant{AccountantRDP, AccountantPLD}
+	}
 	if _, exact := gdpMuOf(ms); exact {
 		// Every mechanism is a full-batch Gaussian: the exact GDP value is
 		// the exact ε (δ), below every other valid bound.
@@ -265,7 +282,7 @@ func pldEpsilon(ms []SampledGaussian, delta float64, o Options) (Result, error) 
 	}
 	eps := d.Epsilon(delta)
 	for range 2 {
-		if math.IsInf(eps, 1) || len(ms) != 1 || ms[0].Steps == 1 || d.roundingShare(eps) <= 1e-3*delta {
+		if math.IsInf(eps, 1) || len(ms) != 1 || ms[0].compositions() == 1 || d.roundingShare(eps) <= 1e-3*delta {
 			break
 		}
 		t, err := pldTilted(ms[0], h, o, eps, delta)
@@ -299,7 +316,7 @@ func pldDelta(ms []SampledGaussian, epsilon float64, o Options) (Result, error) 
 		return Result{}, err
 	}
 	res.Value = d.Delta(epsilon)
-	if len(ms) == 1 && ms[0].Steps > 1 && d.roundingShare(epsilon) > 1e-3*res.Value {
+	if len(ms) == 1 && ms[0].compositions() > 1 && d.roundingShare(epsilon) > 1e-3*res.Value {
 		t, err := pldTilted(ms[0], h, o, epsilon, res.Value)
 		if err != nil {
 			return Result{}, err
@@ -313,11 +330,14 @@ func pldDelta(ms []SampledGaussian, epsilon float64, o Options) (Result, error) 
 // tail accurate near the loss at, truncating at most 1e-3·δ of tail mass
 // (the 1e-15 default would be 10% of δ = 1e-14, and ε 0.01 too high).
 func pldTilted(m SampledGaussian, h float64, o Options, at, delta float64) (*PLD, error) {
-	step, err := sampledGaussianStep(m.SamplingRate, m.NoiseMultiplier, h, !o.Optimistic, pldLimit(o.PLDMemory))
+	step, count, err := mechanismStep(m, h, !o.Optimistic, pldLimit(o.PLDMemory))
 	if err != nil {
 		return nil, err
 	}
-	return step.SelfComposeAt(m.Steps, math.Min(DefaultTailMass, 1e-3*delta), at)
+	if count == 1 {
+		return step, nil
+	}
+	return step.SelfComposeAt(count, math.Min(DefaultTailMass, 1e-3*delta), at)
 }
 
 func checkAccounting(acc Accountant, ms []SampledGaussian, o Options) error {
@@ -333,6 +353,11 @@ func checkAccounting(acc Accountant, ms []SampledGaussian, o Options) error {
 	for i, m := range ms {
 		if err := m.check(); err != nil {
 			return fmt.Errorf("mechanism %d: %w", i, err)
+		}
+		if acc != AccountantBest {
+			if err := m.supports(acc); err != nil {
+				return fmt.Errorf("mechanism %d: %w", i, err)
+			}
 		}
 	}
 	return nil
@@ -353,7 +378,7 @@ func rdpOf(ms []SampledGaussian, o Options) (*RDP, error) {
 		return nil, err
 	}
 	for _, m := range ms {
-		if err := r.AddSampledGaussian(m.SamplingRate, m.NoiseMultiplier, m.Steps); err != nil {
+		if err := r.addMechanism(m); err != nil {
 			return nil, err
 		}
 	}
@@ -400,7 +425,7 @@ func pldOf(ms []SampledGaussian, o Options) (*PLD, float64, error) {
 func pldAt(ms []SampledGaussian, o Options, h float64, limit int) (*PLD, error) {
 	var total *PLD
 	for _, m := range ms {
-		d, err := sampledGaussianPLD(m.SamplingRate, m.NoiseMultiplier, m.Steps, h, !o.Optimistic, limit)
+		d, err := mechanismPLD(m, h, !o.Optimistic, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -420,12 +445,16 @@ func gdpMuOf(ms []SampledGaussian) (mu float64, exact bool) {
 	s := 0.0
 	exact = true
 	for _, m := range ms {
+		if !m.isStandard() {
+			return math.NaN(), false // no GDP form (checkAccounting refuses GDP for m)
+		}
+		sigma := m.accountedSigma()
 		if m.SamplingRate == 1 {
-			s += float64(m.Steps) / (m.NoiseMultiplier * m.NoiseMultiplier)
+			s += float64(m.Steps) / (sigma * sigma)
 			continue
 		}
 		exact = false
-		mu, _ := GDPMu(m.SamplingRate, m.NoiseMultiplier, float64(m.Steps))
+		mu, _ := GDPMu(m.SamplingRate, sigma, float64(m.Steps))
 		s += mu * mu
 	}
 	return math.Sqrt(s), exact
