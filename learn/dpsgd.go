@@ -16,6 +16,20 @@ const (
 	// at an epoch's end is dropped). Common in practice, but NOT what the
 	// accountants analyse: Result.MatchesAccountant is false.
 	SampleShuffle = "shuffle"
+	// SampleFixedSize draws every step a uniformly random subset of
+	// round(q·N) records, independently across steps (sampling without
+	// replacement within a step). Accounted by privacy.SamplingFixedSize
+	// under replace-one adjacency, not by the Poisson accountants:
+	// Result.MatchesAccountant is false.
+	SampleFixedSize = "fixed_size"
+	// SampleBallsInBins puts every record, each epoch of round(1/q) steps,
+	// into one of the epoch's batches uniformly at random (random
+	// allocation, Chua et al. 2025): each record is used exactly once per
+	// epoch, batch sizes are multinomial. Accounted by
+	// privacy.SamplingBallsInBins, not by the Poisson accountants:
+	// Result.MatchesAccountant is false. A gradient canary (Hooks.Canary)
+	// is a record too: it lands in one step per epoch.
+	SampleBallsInBins = "balls_in_bins"
 )
 
 // Clipping schemes accepted in DPSGD.Clip.
@@ -66,7 +80,8 @@ type DPSGD struct {
 	Momentum float64
 	// WeightDecay is λ ≥ 0.
 	WeightDecay float64
-	// Sampling is SamplePoisson (default) or SampleShuffle.
+	// Sampling is SamplePoisson (default), SampleShuffle, SampleFixedSize
+	// or SampleBallsInBins.
 	Sampling string
 	// Clip is ClipHard (default) or ClipSoft.
 	Clip string
@@ -142,9 +157,13 @@ func (c DPSGD) Validate() error {
 		return bad("ChunkSize", c.ChunkSize, "must be ≥ 0")
 	}
 	switch c.sampling() {
-	case SamplePoisson, SampleShuffle:
+	case SamplePoisson, SampleShuffle, SampleFixedSize:
+	case SampleBallsInBins:
+		if k := math.Round(1 / c.SamplingRate); math.Abs(k*c.SamplingRate-1) > 1e-9 {
+			return bad("SamplingRate", c.SamplingRate, "balls-in-bins sampling needs 1/q to be a whole number of steps per epoch")
+		}
 	default:
-		return bad("Sampling", c.Sampling, `want "poisson" or "shuffle"`)
+		return bad("Sampling", c.Sampling, `want "poisson", "shuffle", "fixed_size" or "balls_in_bins"`)
 	}
 	switch c.clip() {
 	case ClipHard:

@@ -21,7 +21,12 @@ func (t *trainer) step(s int) error {
 		}
 	}
 	t.batch = t.sampler.next(t.batch)
-	canary := t.h.Canary != nil && t.draws.Float64() < t.cfg.SamplingRate
+	var canary bool
+	if t.virtual != nil {
+		canary = t.h.Canary != nil && t.virtual.virtualIn()
+	} else {
+		canary = t.h.Canary != nil && t.draws.Float64() < t.cfg.SamplingRate
+	}
 	b := len(t.batch)
 	t.batchSum += b
 	if b == 0 {

@@ -80,9 +80,10 @@ type trainer struct {
 	norm    float64 // normaliser q·N
 	clipOn  bool
 	sampler batchSampler
-	draws   *rand.Rand // sampling stream (batches, canary)
-	dirac   *rand.Rand // Hooks.Dirac inclusion draws
-	diracIn []bool     // this step's draws (Step.DiracIncluded)
+	virtual virtualSampler // the sampler, when it also places a gradient canary
+	draws   *rand.Rand     // sampling stream (batches, canary)
+	dirac   *rand.Rand     // Hooks.Dirac inclusion draws
+	diracIn []bool         // this step's draws (Step.DiracIncluded)
 	noise   *noiseGen
 	ws      []*workspace
 	pool    *pool
@@ -157,6 +158,11 @@ func newTrainer(m *Model, X []float32, Y []int32, in *Inputs, cfg DPSGD, r *rand
 		b := max(1, int(math.Round(q*n)))
 		t.sampler = newShuffleSampler(t.draws, t.nRec, b)
 		t.warn("sampling shuffle: fixed-size batches of %d from per-epoch shuffles are not the Poisson subsampling the accountants analyse; privacy claims from them do not hold exactly (MatchesAccountant = false)", b)
+	case SampleFixedSize:
+		t.sampler = newFixedSizeSampler(t.draws, t.nRec, max(1, int(math.Round(q*n))))
+	case SampleBallsInBins:
+		bib := newBallsInBinsSampler(t.draws, t.nRec, int(math.Round(1/q)))
+		t.sampler, t.virtual = bib, bib
 	}
 	if cfg.clip() == ClipSoft {
 		t.warn("clip soft: clipped norms reach 1.115·C, so the sensitivity is 1.115·C; account with noise multiplier σ/1.115 (Guo et al. 2022), not σ")
