@@ -88,3 +88,41 @@ type virtualSampler interface {
 
 // virtualIn reports whether the virtual record is in the last batch.
 func (s *ballsInBinsSampler) virtualIn() bool { return s.inStep }
+
+// cyclicSampler splits the n records at random into g groups once, and at
+// step t samples each record of group t mod g with probability q (all of
+// it at q = 1; geometric gaps as the Poisson sampler otherwise).
+type cyclicSampler struct {
+	groups [][]int
+	step   int
+	pois   *poissonSampler // within the group, over its positions
+	q      float64
+	pos    []int
+}
+
+func newCyclicSampler(r *rand.Rand, src *rand.ChaCha8, n, g int, q float64) *cyclicSampler {
+	s := &cyclicSampler{groups: make([][]int, g), q: q}
+	for i := 0; i < n; i++ { // ascending: every group is sorted
+		j := r.IntN(g)
+		s.groups[j] = append(s.groups[j], i)
+	}
+	if q < 1 {
+		s.pois = newPoissonSampler(src, 0, q)
+	}
+	return s
+}
+
+func (s *cyclicSampler) next(dst []int) []int {
+	grp := s.groups[s.step%len(s.groups)]
+	s.step++
+	if s.pois == nil {
+		return append(dst[:0], grp...)
+	}
+	s.pois.n = len(grp)
+	s.pos = s.pois.next(s.pos)
+	dst = dst[:0]
+	for _, p := range s.pos {
+		dst = append(dst, grp[p])
+	}
+	return dst
+}

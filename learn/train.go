@@ -85,6 +85,7 @@ type trainer struct {
 	dirac   *rand.Rand     // Hooks.Dirac inclusion draws
 	diracIn []bool         // this step's draws (Step.DiracIncluded)
 	noise   *noiseGen
+	corr    []*corrState // per noise block, with correlated noise
 	ws      []*workspace
 	pool    *pool
 	chunk   int
@@ -163,6 +164,12 @@ func newTrainer(m *Model, X []float32, Y []int32, in *Inputs, cfg DPSGD, r *rand
 	case SampleBallsInBins:
 		bib := newBallsInBinsSampler(t.draws, t.nRec, int(math.Round(1/q)))
 		t.sampler, t.virtual = bib, bib
+	case SampleCyclic:
+		t.sampler = newCyclicSampler(t.draws, drawSrc, t.nRec, cfg.Groups, q)
+		if cfg.ExpectedBatchSize == 0 {
+			t.norm = q * n / float64(cfg.Groups)
+			t.res.Normalizer = t.norm
+		}
 	}
 	if cfg.clip() == ClipSoft {
 		t.warn("clip soft: clipped norms reach 1.115·C, so the sensitivity is 1.115·C; account with noise multiplier σ/1.115 (Guo et al. 2022), not σ")
@@ -170,6 +177,12 @@ func newTrainer(m *Model, X []float32, Y []int32, in *Inputs, cfg DPSGD, r *rand
 	if cfg.NoiseMultiplier > 0 {
 		t.noise = newNoiseGen(master, len(m.params))
 		t.noiseOK = make([]bool, t.noise.blocks())
+		if cfg.Correlated != nil {
+			t.corr = make([]*corrState, t.noise.blocks())
+			for k := range t.corr {
+				t.corr[k] = newCorrState(cfg.Correlated, min(noiseBlock, len(m.params)-k*noiseBlock))
+			}
+		}
 	}
 
 	// When the run reads every record at least once on average, check the
