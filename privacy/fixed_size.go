@@ -1,7 +1,5 @@
 package privacy
 
-import "math"
-
 // Fixed-size batches (sampling without replacement) under replace-one
 // adjacency.
 //
@@ -47,17 +45,11 @@ func fixedSizeStep(gamma, sigma, interval float64, pessimistic bool, limit int) 
 		return nil, err
 	}
 	top := remove.Loss(remove.XLow)
-	split := func(eps, em1 float64) (float64, hockeyForm) {
-		if eps >= 0 {
-			return remove.split(eps, em1)
-		}
-		r, f := remove.split(-eps, math.Expm1(-eps))
-		return math.Exp(eps) * r, f.reversed()
-	}
 	var pmf *PMF
 	var err error
 	if pessimistic {
-		pmf, err = connectDots(interval, -top, top, split, limit)
+		// The curve is its own mirror image by construction.
+		pmf, err = symmetricConnectDots(interval, top, remove.split, limit)
 	} else {
 		// Optimistic: the larger of the two orientations' bucket PMFs is
 		// not a lower bound of this curve in general, so the lower

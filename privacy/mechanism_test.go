@@ -315,3 +315,24 @@ func TestBallsInBinsMass(t *testing.T) {
 		t.Errorf("moments: Σ P e^{−l} = %v (Q grid mass %v), Σ Q e^{−l} = %v (P grid mass %v)", q, 1-d.Add.InfinityMass(), p, 1-d.Remove.InfinityMass())
 	}
 }
+
+// Calibration inverts the new accountants: the σ found meets the target,
+// 0.1% less noise does not.
+func TestCalibrateMechanism(t *testing.T) {
+	for _, m := range []SampledGaussian{
+		{SamplingRate: 0.01, Steps: 300, Adjacency: AdjacencyReplaceOne},
+		{SamplingRate: 0.01, Steps: 300, Adjacency: AdjacencyReplaceOne, Sampling: SamplingFixedSize},
+		{SamplingRate: 0.1, Steps: 30, Sampling: SamplingBallsInBins},
+	} {
+		for _, acc := range []Accountant{AccountantPLD, AccountantBest} {
+			s := mustF(t)(CalibrateMechanism(acc, 2, 1e-5, m, Options{}))
+			m.NoiseMultiplier = s
+			e := mustF(t)(Epsilon(acc, m, 1e-5, Options{}))
+			m.NoiseMultiplier = s * 0.999
+			e2 := mustF(t)(Epsilon(acc, m, 1e-5, Options{}))
+			if e > 2 || e2 <= 2 {
+				t.Errorf("%s %s/%s: σ = %.6f gives ε = %.6f, 0.999σ gives %.6f", acc, m.Sampling, m.Adjacency, s, e, e2)
+			}
+		}
+	}
+}

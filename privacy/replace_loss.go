@@ -56,7 +56,7 @@ func replaceOneStep(q, sigma, interval float64, pessimistic bool, limit int) (*P
 	var pmf *PMF
 	var err error
 	if pessimistic {
-		pmf, err = m.connectDotsLimit(interval, limit)
+		pmf, err = symmetricConnectDots(interval, m.Loss(m.XLow), m.forward, limit)
 	} else {
 		pmf, err = m.buckets(interval, false, limit)
 	}
@@ -100,24 +100,32 @@ func replaceOneLoss(q, sigma float64) MonotoneLoss {
 		},
 	}
 	formMid := hockeyForm{c: q}
-	// forward is the split for ε ≥ 0.
+	// forward is the split for ε ≥ 0. Products are formed plainly where
+	// nothing can overflow or underflow (e^ε < e^600, Φ arguments above
+	// plainTailLimit), else in log space.
 	forward := func(eps, em1 float64) (float64, hockeyForm) {
 		x := inverse(eps)
+		t0, tm, tp := x/sigma, (x-1)/sigma, (x+1)/sigma
+		if eps < 600 && tm >= plainTailLimit {
+			a := (1 - q) * em1 * NormCDF(t0)
+			b := q * (1 + em1) * NormCDF(tm)
+			if x <= -1 {
+				return math.Max(0, q*NormCDF(tp)-a-b), formDirect
+			}
+			return -(q*NormSF(tp) + a + b), formMid
+		}
 		// log of (1−q)(e^ε − 1)·A and q·e^ε·B₋; log(e^ε − 1) without overflow.
 		logEm1 := eps + Log1mExp(-eps)
-		if eps == 0 {
-			logEm1 = math.Inf(-1)
-		}
-		tA := log1mq + logEm1 + LogNormCDF(x/sigma)
-		tB := logq + eps + LogNormCDF((x-1)/sigma)
+		tA := log1mq + logEm1 + LogNormCDF(t0)
+		tB := logq + eps + LogNormCDF(tm)
 		if x <= -1 {
-			lp := logq + LogNormCDF((x+1)/sigma)
+			lp := logq + LogNormCDF(tp)
 			if math.Max(tA, tB) >= lp {
 				return 0, formDirect // rounding: δ ≥ 0
 			}
 			return math.Exp(lp) * (1 - math.Exp(tA-lp) - math.Exp(tB-lp)), formDirect
 		}
-		return -(q*NormSF((x+1)/sigma) + math.Exp(tA) + math.Exp(tB)), formMid
+		return -(q*NormSF(tp) + math.Exp(tA) + math.Exp(tB)), formMid
 	}
 	m.split = func(eps, em1 float64) (float64, hockeyForm) {
 		if eps >= 0 {
@@ -126,7 +134,45 @@ func replaceOneLoss(q, sigma float64) MonotoneLoss {
 		r, f := forward(-eps, math.Expm1(-eps))
 		return math.Exp(eps) * r, f.reversed()
 	}
+	m.forward = forward
 	return m
+}
+
+// symmetricConnectDots is connect-the-dots for a pair that is its own
+// mirror image, δ(−ε) = 1 − e^{−ε} + e^{−ε}·δ(ε): the grid is made
+// symmetric, the split is evaluated at ε ≥ 0 only and reflected (as
+// connectDotsDual reverses a pair), which halves the special-function
+// work.
+func symmetricConnectDots(interval, lossHigh float64, forward hockeySplit, limit int) (*PMF, error) {
+	K := int(math.Ceil(lossHigh / interval))
+	if float64(2*K+1) > float64(limit) {
+		return nil, tooLarge(float64(2*K+1), limit)
+	}
+	n := 2*K + 1
+	g := &hockeyGrid{interval: interval, k0: -K, vals: make([]float64, n), em1: make([]float64, n), form: make([]uint8, n),
+		forms: make([]hockeyForm, 0, 4)}
+	for j := 0; j <= K; j++ {
+		eps := float64(j) * interval
+		em1 := math.Expm1(eps)
+		v, f := forward(eps, em1)
+		if math.IsNaN(v) {
+			return nil, invalidf("hockey-stick divergence is NaN at ε = %v", eps)
+		}
+		fi, ri := g.formIndex(f), g.formIndex(f.reversed())
+		if fi < 0 || ri < 0 {
+			return nil, invalidf("hockey-stick split uses too many forms")
+		}
+		g.vals[K+j], g.em1[K+j], g.form[K+j] = v, em1, uint8(fi)
+		if j > 0 {
+			ep := 1 + em1
+			g.vals[K-j], g.form[K-j] = v/ep, uint8(ri)
+			g.em1[K-j] = -em1 / ep
+			if math.IsInf(ep, 1) {
+				g.vals[K-j], g.em1[K-j] = 0, -1
+			}
+		}
+	}
+	return g.pmf()
 }
 
 // logSinh returns log(sinh(a)) for a > 0.
