@@ -21,8 +21,15 @@
 //
 //   - Poisson sampling with rate q (default): each record is in the batch
 //     independently with probability q, drawn in O(batch) with geometric
-//     gaps; empty batches are noise-only steps. Fixed-size shuffled batches
-//     are available but flagged (Result.MatchesAccountant = false).
+//     gaps; empty batches are noise-only steps. Other samplers —
+//     shuffled epochs, fixed-size batches without replacement,
+//     balls-in-bins (random allocation) and cyclic groups (the
+//     participation of matrix-factorization training) — are available and
+//     flagged (Result.MatchesAccountant = false: the Poisson accountants
+//     do not cover them; privacy.SampledGaussian's Sampling does).
+//   - Correlated noise (DPSGD.Correlated): matrix-factorization / DP-FTRL
+//     noise C⁻¹w with a banded Toeplitz or BLT strategy, solved row by
+//     row from the same noise stream.
 //   - Per-example gradients g_i are clipped to norm C (hard clip, or Guo et
 //     al.'s soft clip), summed, and N(0, σ²C²·I) is added to the sum, which
 //     is divided by the expected batch size q·N.

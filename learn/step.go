@@ -21,7 +21,12 @@ func (t *trainer) step(s int) error {
 		}
 	}
 	t.batch = t.sampler.next(t.batch)
-	canary := t.h.Canary != nil && t.draws.Float64() < t.cfg.SamplingRate
+	var canary bool
+	if t.virtual != nil {
+		canary = t.h.Canary != nil && t.virtual.virtualIn()
+	} else {
+		canary = t.h.Canary != nil && t.draws.Float64() < t.cfg.SamplingRate
+	}
 	b := len(t.batch)
 	t.batchSum += b
 	if b == 0 {
@@ -183,7 +188,14 @@ const updateJob = -1 << 30
 // noiseBlock adds the noise to block k of t.sum and, when update is set
 // and the block is finite, updates the block's parameters.
 func (t *trainer) noiseBlock(k int, update bool) {
-	ok := t.noise.addBlock(k, t.sum, float32(t.cfg.NoiseMultiplier*t.cfg.ClipNorm))
+	scale := float32(t.cfg.NoiseMultiplier * t.cfg.ClipNorm)
+	var ok bool
+	if t.corr != nil {
+		lo, hi := k*noiseBlock, min((k+1)*noiseBlock, len(t.sum))
+		ok = t.corr[k].add(t.noise.streams[k], t.sum[lo:hi], scale)
+	} else {
+		ok = t.noise.addBlock(k, t.sum, scale)
+	}
 	t.noiseOK[k] = ok
 	switch {
 	case update && ok:

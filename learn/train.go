@@ -80,10 +80,12 @@ type trainer struct {
 	norm    float64 // normaliser q·N
 	clipOn  bool
 	sampler batchSampler
-	draws   *rand.Rand // sampling stream (batches, canary)
-	dirac   *rand.Rand // Hooks.Dirac inclusion draws
-	diracIn []bool     // this step's draws (Step.DiracIncluded)
+	virtual virtualSampler // the sampler, when it also places a gradient canary
+	draws   *rand.Rand     // sampling stream (batches, canary)
+	dirac   *rand.Rand     // Hooks.Dirac inclusion draws
+	diracIn []bool         // this step's draws (Step.DiracIncluded)
 	noise   *noiseGen
+	corr    []*corrState // per noise block, with correlated noise
 	ws      []*workspace
 	pool    *pool
 	chunk   int
@@ -157,6 +159,17 @@ func newTrainer(m *Model, X []float32, Y []int32, in *Inputs, cfg DPSGD, r *rand
 		b := max(1, int(math.Round(q*n)))
 		t.sampler = newShuffleSampler(t.draws, t.nRec, b)
 		t.warn("sampling shuffle: fixed-size batches of %d from per-epoch shuffles are not the Poisson subsampling the accountants analyse; privacy claims from them do not hold exactly (MatchesAccountant = false)", b)
+	case SampleFixedSize:
+		t.sampler = newFixedSizeSampler(t.draws, t.nRec, max(1, int(math.Round(q*n))))
+	case SampleBallsInBins:
+		bib := newBallsInBinsSampler(t.draws, t.nRec, int(math.Round(1/q)))
+		t.sampler, t.virtual = bib, bib
+	case SampleCyclic:
+		t.sampler = newCyclicSampler(t.draws, drawSrc, t.nRec, cfg.Groups, q)
+		if cfg.ExpectedBatchSize == 0 {
+			t.norm = q * n / float64(cfg.Groups)
+			t.res.Normalizer = t.norm
+		}
 	}
 	if cfg.clip() == ClipSoft {
 		t.warn("clip soft: clipped norms reach 1.115·C, so the sensitivity is 1.115·C; account with noise multiplier σ/1.115 (Guo et al. 2022), not σ")
@@ -164,6 +177,12 @@ func newTrainer(m *Model, X []float32, Y []int32, in *Inputs, cfg DPSGD, r *rand
 	if cfg.NoiseMultiplier > 0 {
 		t.noise = newNoiseGen(master, len(m.params))
 		t.noiseOK = make([]bool, t.noise.blocks())
+		if cfg.Correlated != nil {
+			t.corr = make([]*corrState, t.noise.blocks())
+			for k := range t.corr {
+				t.corr[k] = newCorrState(cfg.Correlated, min(noiseBlock, len(m.params)-k*noiseBlock))
+			}
+		}
 	}
 
 	// When the run reads every record at least once on average, check the

@@ -245,7 +245,7 @@ func TestErrors(t *testing.T) {
 		{"q = 0", func(c *DPSGD) { c.SamplingRate = 0 }, nil, nil, "SamplingRate"},
 		{"noise without clip", func(c *DPSGD) { c.ClipNorm = math.Inf(1) }, nil, nil, "infinite"},
 		{"soft without clip", func(c *DPSGD) { c.ClipNorm = math.Inf(1); c.NoiseMultiplier = 0; c.Clip = ClipSoft }, nil, nil, "soft clipping needs"},
-		{"bad sampling", func(c *DPSGD) { c.Sampling = "uniform" }, nil, nil, `"poisson" or "shuffle"`},
+		{"bad sampling", func(c *DPSGD) { c.Sampling = "uniform" }, nil, nil, `"shuffle", "fixed_size", "balls_in_bins" or "cyclic"`},
 		{"hook error", nil, nil, &Hooks{OnStep: func(*Step) error { return errors.New("stop here") }}, "step 0: on-step hook: stop here"},
 		{"target shape", nil, nil, &Hooks{Target: &Record{X: []float32{1}, Y: 0}}, "target record has 1 features"},
 	}

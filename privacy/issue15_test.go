@@ -105,7 +105,7 @@ func TestBestAccountant(t *testing.T) {
 	if s != sr {
 		t.Errorf("best calibration σ = %v, want RDP's %v", s, sr)
 	}
-	if e := mustF(t)(Epsilon(AccountantBest, SampledGaussian{s, 0.000667, 32217}, 6.6e-8, Options{})); e > 0.04 {
+	if e := mustF(t)(Epsilon(AccountantBest, SampledGaussian{NoiseMultiplier: s, SamplingRate: 0.000667, Steps: 32217}, 6.6e-8, Options{})); e > 0.04 {
 		t.Errorf("ε_best(σ_best) = %v above the target", e)
 	}
 	if _, err := Epsilon("bestest", m, 1e-5, Options{}); !errors.Is(err, ErrInvalid) {
@@ -137,7 +137,7 @@ func TestGDPExactAtFullBatch(t *testing.T) {
 		}
 	}
 	// Subsampled: still the CLT approximation, labelled so.
-	if r := mustR(t)(EpsilonDetail(AccountantGDP, SampledGaussian{1.1, mnistQ, mnistT}, 1e-5, Options{})); r.Exact {
+	if r := mustR(t)(EpsilonDetail(AccountantGDP, SampledGaussian{NoiseMultiplier: 1.1, SamplingRate: mnistQ, Steps: mnistT}, 1e-5, Options{})); r.Exact {
 		t.Error("GDP at q < 1 labelled exact")
 	}
 	// Calibration with GDP at q = 1 inverts the exact μ: the issue's
@@ -183,10 +183,10 @@ func TestAccountantEdgeCases(t *testing.T) {
 		m     SampledGaussian
 		delta float64
 	}{
-		{SampledGaussian{1e-9, 0.01, 10}, 1e-5},     // σ → 0: +Inf
-		{SampledGaussian{0.3, 1, 1000}, 1e-5},       // q = 1, huge ε
-		{SampledGaussian{1.1, mnistQ, 100}, 1e-300}, // δ below PLD's truncation: PLD +Inf, RDP finite
-		{SampledGaussian{50, 0.5, 1}, 0.5},          // ε ≈ 0
+		{SampledGaussian{NoiseMultiplier: 1e-9, SamplingRate: 0.01, Steps: 10}, 1e-5},     // σ → 0: +Inf
+		{SampledGaussian{NoiseMultiplier: 0.3, SamplingRate: 1, Steps: 1000}, 1e-5},       // q = 1, huge ε
+		{SampledGaussian{NoiseMultiplier: 1.1, SamplingRate: mnistQ, Steps: 100}, 1e-300}, // δ below PLD's truncation: PLD +Inf, RDP finite
+		{SampledGaussian{NoiseMultiplier: 50, SamplingRate: 0.5, Steps: 1}, 0.5},          // ε ≈ 0
 	}
 	for _, c := range cases {
 		b := mustR(t)(EpsilonDetail(AccountantBest, c.m, c.delta, o))
@@ -201,7 +201,7 @@ func TestAccountantEdgeCases(t *testing.T) {
 		}
 	}
 	// δ = 1e-300: RDP certifies a finite ε where PLD cannot; best uses it.
-	b := mustR(t)(EpsilonDetail(AccountantBest, SampledGaussian{1.1, mnistQ, 100}, 1e-300, o))
+	b := mustR(t)(EpsilonDetail(AccountantBest, SampledGaussian{NoiseMultiplier: 1.1, SamplingRate: mnistQ, Steps: 100}, 1e-300, o))
 	if math.IsInf(b.Value, 0) || b.Accountant != AccountantRDP {
 		t.Errorf("δ = 1e-300: best = %+v, want RDP's finite ε", b)
 	}

@@ -148,7 +148,7 @@ func TestPLDHeterogeneousComposition(t *testing.T) {
 	if got := c.Epsilon(1e-5); got < single-1e-6 || got > single+2e-4 {
 		t.Errorf("composed ε = %v, want in [%v, %v]", got, single-1e-6, single+2e-4)
 	}
-	e := mustF(t)(ComposedEpsilon(AccountantPLD, []SampledGaussian{{1.1, mnistQ, 5000}, {1.1, mnistQ, 9063}}, 1e-5, Options{}))
+	e := mustF(t)(ComposedEpsilon(AccountantPLD, []SampledGaussian{{NoiseMultiplier: 1.1, SamplingRate: mnistQ, Steps: 5000}, {NoiseMultiplier: 1.1, SamplingRate: mnistQ, Steps: 9063}}, 1e-5, Options{}))
 	near(t, "ComposedEpsilon", e, c.Epsilon(1e-5), 1e-12)
 }
 
@@ -200,7 +200,7 @@ func TestConcurrentUse(t *testing.T) {
 	// must not depend on concurrent use (run with -race to check the
 	// sharing too).
 	want := mnistPLD(t, 1.1, true).Epsilon(1e-5)
-	wantRDP := mustF(t)(Epsilon(AccountantRDP, SampledGaussian{1.1, mnistQ, mnistT}, 1e-5, Options{}))
+	wantRDP := mustF(t)(Epsilon(AccountantRDP, SampledGaussian{NoiseMultiplier: 1.1, SamplingRate: mnistQ, Steps: mnistT}, 1e-5, Options{}))
 	errs := make(chan string, 8)
 	done := make(chan struct{})
 	for g := 0; g < 4; g++ {
@@ -210,7 +210,7 @@ func TestConcurrentUse(t *testing.T) {
 			if err != nil || d.Epsilon(1e-5) != want {
 				errs <- "PLD result differs under concurrency"
 			}
-			e, err := Epsilon(AccountantRDP, SampledGaussian{1.1, mnistQ, mnistT}, 1e-5, Options{})
+			e, err := Epsilon(AccountantRDP, SampledGaussian{NoiseMultiplier: 1.1, SamplingRate: mnistQ, Steps: mnistT}, 1e-5, Options{})
 			if err != nil || e != wantRDP {
 				errs <- "RDP result differs under concurrency"
 			}

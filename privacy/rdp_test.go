@@ -248,7 +248,7 @@ func TestRDPHeterogeneousComposition(t *testing.T) {
 	for i := range a.values {
 		nearRel(t, "composed curve", c.values[i], a.values[i], 1e-14)
 	}
-	e1 := mustF(t)(ComposedEpsilon(AccountantRDP, []SampledGaussian{{1, 0.01, 100}, {2, 0.02, 50}}, 1e-5, Options{}))
+	e1 := mustF(t)(ComposedEpsilon(AccountantRDP, []SampledGaussian{{NoiseMultiplier: 1, SamplingRate: 0.01, Steps: 100}, {NoiseMultiplier: 2, SamplingRate: 0.02, Steps: 50}}, 1e-5, Options{}))
 	e2, _, _ := a.Epsilon(1e-5, ConversionImproved)
 	nearRel(t, "ComposedEpsilon", e1, e2, 1e-14)
 }

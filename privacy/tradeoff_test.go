@@ -27,7 +27,7 @@ var fprGrid = []float64{1e-8, 1e-6, 1e-4, 1e-3, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 
 // Su 2022, Cor. 3.3), so the PLD curve must lie on or below G_μ and within
 // the discretisation error of it.
 func TestTradeOffPLDFullBatchMatchesGDP(t *testing.T) {
-	for _, m := range []SampledGaussian{{1, 1, 1}, {2, 1, 10}, {0.5, 1, 3}} {
+	for _, m := range []SampledGaussian{{NoiseMultiplier: 1, SamplingRate: 1, Steps: 1}, {NoiseMultiplier: 2, SamplingRate: 1, Steps: 10}, {NoiseMultiplier: 0.5, SamplingRate: 1, Steps: 3}} {
 		c := mustTradeOff(t, AccountantPLD, m, Options{})
 		mu := math.Sqrt(float64(m.Steps)) / m.NoiseMultiplier
 		for _, a := range fprGrid {
@@ -65,7 +65,7 @@ func exactAddBeta(q, s, alpha float64) float64 { // H0: Q, reject when x > t
 // One step at q < 1: the two orientations differ, and both PLD curves must
 // lie on or below their exact curves (closed forms above).
 func TestTradeOffPLDSingleStepMatchesExact(t *testing.T) {
-	for _, m := range []SampledGaussian{{0.5, 0.1, 1}, {1, 0.01, 1}, {2, 0.5, 1}} {
+	for _, m := range []SampledGaussian{{NoiseMultiplier: 0.5, SamplingRate: 0.1, Steps: 1}, {NoiseMultiplier: 1, SamplingRate: 0.01, Steps: 1}, {NoiseMultiplier: 2, SamplingRate: 0.5, Steps: 1}} {
 		c := mustTradeOff(t, AccountantPLD, m, Options{})
 		for _, a := range fprGrid[2:] {
 			add := exactAddBeta(m.SamplingRate, m.NoiseMultiplier, a)
