@@ -112,3 +112,12 @@ func (r *FileRef) unchanged(stamp fileStamp) error {
 	}
 	return nil
 }
+
+// FileSize returns a file's size in bytes.
+func FileSize(path string) (int64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, openError(path, err)
+	}
+	return st.Size(), nil
+}

@@ -361,3 +361,45 @@ func TestFileDigest(t *testing.T) {
 		t.Fatalf("digest %s after the rewrite, error says %s", sum2, ce.Got)
 	}
 }
+
+// The embedded digits written to CSV files (digits' own split, raw values
+// 0..16) and read back with max_value 16 are the built-in source, value
+// for value, under every option: the file path adds nothing and loses
+// nothing.
+func TestFileReproducesDigits(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := Load(Source{Name: SourceDigits}, Options{Normalize: NormalizeNone}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, ds := range map[string]*Dataset{"train.csv": raw.Train, "test.csv": raw.Test} {
+		x := make([][]float32, ds.N)
+		y := make([]int, ds.N)
+		for i := range ds.N {
+			x[i], y[i] = ds.Row(i), int(ds.Y[i])
+		}
+		header := "label"
+		for j := range 64 {
+			header += fmt.Sprintf(",p%d", j)
+		}
+		writeCSV(t, filepath.Join(dir, name), header, x, y)
+	}
+	f := &FileSource{Format: FormatCSV, Train: FileRef{Path: filepath.Join(dir, "train.csv")},
+		Test: &FileRef{Path: filepath.Join(dir, "test.csv")}, Label: "label", Shape: []int{1, 8, 8}, MaxValue: 16}
+	for _, o := range []Options{{}, {Classes: []int{3, 8}, Normalize: NormalizeStandardize}, {L2Ball: 1, L2Exact: true, Flatten: true}} {
+		want, err := Load(Source{Name: SourceDigits}, o, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := loadFile(t, f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pair := range [][2]*Dataset{{got.Train, want.Train}, {got.Test, want.Test}} {
+			g, w := pair[0], pair[1]
+			if !slices.Equal(g.X, w.X) || !slices.Equal(g.Y, w.Y) || !slices.Equal(g.Shape, w.Shape) || g.Classes != w.Classes {
+				t.Fatalf("options %+v: the file's split differs from digits'", o)
+			}
+		}
+	}
+}
