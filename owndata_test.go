@@ -274,4 +274,3 @@ func TestOwnDataBadInput(t *testing.T) {
 		}
 	}
 }
-
