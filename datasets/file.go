@@ -85,6 +85,9 @@ type table struct {
 	shape []int    // natural per-example shape, product d
 	names []string // feature names (columns) for messages; nil for arrays
 	what  string   // the file, for messages
+	// testRows > 0: the last testRows rows are the test split, placed
+	// there while reading.
+	testRows int
 }
 
 // check validates the source's own fields.
@@ -139,13 +142,20 @@ func fileSource(f *FileSource) (*sourceData, error) {
 			}
 		}
 	}
-	train, err := readTable(f, f.Train, f.Labels)
+	frac := f.TestFraction
+	if frac == 0 {
+		frac = DefaultFileTestFraction
+	}
+	if f.Test != nil {
+		frac = 0
+	}
+	train, err := readTable(f, f.Train, f.Labels, frac)
 	if err != nil {
 		return nil, err
 	}
 	var test *table
 	if f.Test != nil {
-		if test, err = readTable(f, *f.Test, nil); err != nil {
+		if test, err = readTable(f, *f.Test, nil, 0); err != nil {
 			return nil, err
 		}
 		if err := sameLayout(train, test); err != nil {
@@ -172,10 +182,6 @@ func fileSource(f *FileSource) (*sourceData, error) {
 	if test != nil {
 		sd.train, sd.test = train.pool(), test.pool()
 	} else {
-		frac := f.TestFraction
-		if frac == 0 {
-			frac = DefaultFileTestFraction
-		}
 		if sd.train, sd.test, err = splitTable(train, frac); err != nil {
 			return nil, err
 		}
@@ -224,12 +230,10 @@ func (t *table) pool() pool {
 	return pool{n: t.n, d: t.d, f32: t.x, u8: t.u8, y: t.y, owned: true}
 }
 
-// splitTable sends round(frac × count) rows of each class to the test
-// pool (see FileSource.TestFraction). The rows are reordered in place —
-// train rows first, in file order, then test rows, in file order — so the
-// two pools share the table's memory: the copy is only of the test rows.
-func splitTable(t *table, frac float64) (train, test pool, err error) {
-	isTest := make([]bool, t.n)
+// splitRows decides which rows of t go to the test split (see
+// FileSource.TestFraction): round(frac × count) of each class.
+func splitRows(t *table, frac float64) (isTest []bool, nTest int, err error) {
+	isTest = make([]bool, t.n)
 	byClass := map[int32][]int{}
 	for i, y := range t.y {
 		byClass[y] = append(byClass[y], i)
@@ -240,7 +244,6 @@ func splitTable(t *table, frac float64) (train, test pool, err error) {
 	}
 	slices.Sort(classes)
 	r := rng.New(0, "datasets", SourceFile, "split")
-	nTest := 0
 	for _, c := range classes {
 		rows := byClass[c]
 		perm := r.Perm(len(rows))
@@ -251,10 +254,43 @@ func splitTable(t *table, frac float64) (train, test pool, err error) {
 		nTest += k
 	}
 	if nTest == 0 || nTest == t.n {
-		return pool{}, pool{}, invalidf("%s: test fraction %v leaves %d train and %d test rows", t.what, frac, t.n-nTest, nTest)
+		return nil, 0, invalidf("%s: test fraction %v leaves %d train and %d test rows", t.what, frac, t.n-nTest, nTest)
+	}
+	return isTest, nTest, nil
+}
+
+// splitPlaces returns each row's place when the train rows come first, in
+// file order, then the test rows, in file order.
+func splitPlaces(isTest []bool, nTest int) []int {
+	places := make([]int, len(isTest))
+	train, test := 0, len(isTest)-nTest
+	for i, t := range isTest {
+		if t {
+			places[i], test = test, test+1
+		} else {
+			places[i], train = train, train+1
+		}
+	}
+	return places
+}
+
+// splitTable splits a table's rows into train and test pools. A table
+// read with its split already placed (Parquet: rows are written to their
+// places as they are read) is only cut; otherwise the rows are reordered
+// in place — train rows first, then test rows, each in file order — so
+// the two pools share the table's memory and only the test rows are
+// copied.
+func splitTable(t *table, frac float64) (train, test pool, err error) {
+	nTest := t.testRows
+	if nTest == 0 {
+		isTest, k, err := splitRows(t, frac)
+		if err != nil {
+			return pool{}, pool{}, err
+		}
+		moveRows(t, isTest, k)
+		nTest = k
 	}
 	d := t.d
-	moveRows(t, isTest, nTest)
 	cut := t.n - nTest
 	train = pool{n: cut, d: d, y: t.y[:cut:cut], owned: true}
 	test = pool{n: nTest, d: d, y: t.y[cut:], owned: true}

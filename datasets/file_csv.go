@@ -12,13 +12,14 @@ import (
 )
 
 // readTable parses one file of a FileSource (labels, for format npy, is
-// the .npy file of labels).
-func readTable(f *FileSource, ref FileRef, labels *FileRef) (*table, error) {
+// the .npy file of labels). With testFraction > 0 a reader may place the
+// test split's rows while reading (table.testRows).
+func readTable(f *FileSource, ref FileRef, labels *FileRef, testFraction float64) (*table, error) {
 	switch f.Format {
 	case FormatCSV:
 		return readCSV(ref.Path, f.Label, f.Features)
 	case FormatParquet:
-		return readParquet(ref.Path, f.Label, f.Features)
+		return readParquet(ref.Path, f.Label, f.Features, testFraction)
 	case FormatNPY:
 		return readNPY(ref.Path, labels.Path)
 	case FormatNPZ:

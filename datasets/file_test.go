@@ -166,6 +166,45 @@ func TestFileFormatsAgree(t *testing.T) {
 	}
 }
 
+// A wide Parquet file is read a group of columns at a time, with the test
+// rows placed while reading: the same split as the CSV of the same rows.
+func TestParquetWide(t *testing.T) {
+	dir := t.TempDir()
+	// Groups of 16 columns of 300 rows: 60 columns take 4 passes.
+	defer func(b int) { parquetGroupBytes = b }(parquetGroupBytes)
+	parquetGroupBytes = 300 * 4 * 16
+	const n, d = 300, 60
+	var x [][]float32
+	var y []int
+	header := "label"
+	for j := range d {
+		header += fmt.Sprintf(",f%d", j)
+	}
+	for i := range n {
+		row := make([]float32, d)
+		for j := range row {
+			row[j] = float32(i*1000 + j)
+		}
+		x, y = append(x, row), append(y, (i*7)%5)
+	}
+	writeCSV(t, filepath.Join(dir, "w.csv"), header, x, y)
+	writeParquet(t, filepath.Join(dir, "w.parquet"), x, y, false)
+	a, err := loadFile(t, &FileSource{Format: FormatCSV, Train: FileRef{Path: filepath.Join(dir, "w.csv")}, Label: "label", TestFraction: 0.3}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := loadFile(t, &FileSource{Format: FormatParquet, Train: FileRef{Path: filepath.Join(dir, "w.parquet")}, Label: "label", TestFraction: 0.3}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Train.X, b.Train.X) || !slices.Equal(a.Train.Y, b.Train.Y) || !slices.Equal(a.Test.X, b.Test.X) || !slices.Equal(a.Test.Y, b.Test.Y) {
+		t.Fatal("wide parquet and csv differ")
+	}
+	if a.Test.N != 90 || a.Train.D != d {
+		t.Fatalf("%d test rows, %d features", a.Test.N, a.Train.D)
+	}
+}
+
 // A Parquet file read in several record batches and row groups, with a
 // class filter and a subsample, equals the same rows read from CSV; float64
 // feature columns are rounded once to float32.
@@ -315,6 +354,7 @@ func TestParquetBadInput(t *testing.T) {
 	dir := t.TempDir()
 	x, y := toyRows(10)
 	x[6][2] = float32(math.NaN())
+	x[9][0] = float32(math.Inf(1)) // a later row: the error names row 6, the first in the file
 	p := filepath.Join(dir, "nan.parquet")
 	writeParquet(t, p, x, y, false)
 	_, err := loadFile(t, &FileSource{Format: FormatParquet, Train: FileRef{Path: p}, Label: "label"}, Options{})
