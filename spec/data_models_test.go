@@ -71,3 +71,27 @@ func TestDatasetFileRules(t *testing.T) {
 	_, err := parse(t, "name: own\ndataset: {source: digits}\nmodel: {arch: layers, layers: [{kind: dense}, {kind: conv3d}]}\n", Options{})
 	mustErr(t, err, "model.layers[0].units: missing", "model.layers[1].kind")
 }
+
+// FIL accounting through a layer list names the non-smooth layer.
+func TestLayersFIL(t *testing.T) {
+	_, err := parse(t, `name: fil
+dataset: {source: digits}
+model:
+  arch: layers
+  layers: [{kind: flatten}, {kind: dense, units: 8}, {kind: relu}, {kind: dense, units: 10}]
+dpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 2, clip: soft}
+train: {fil: {}}
+`, Options{})
+	mustErr(t, err, "model.layers[2].kind: FIL accounting needs smooth activations: relu")
+	_, err = parse(t, `name: fil
+dataset: {source: digits}
+model:
+  arch: layers
+  layers: [{kind: flatten}, {kind: dense, units: 8}, {kind: tanh}, {kind: dense, units: 10}]
+dpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 2, clip: soft}
+train: {fil: {}}
+`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
