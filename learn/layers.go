@@ -190,7 +190,8 @@ func buildLayers(list []LayerSpec, in []int) (built, error) {
 		}
 	}
 	for i, l := range list {
-		after := afterLayer(list, i)
+		// Only a misfit's message reads these (they format strings).
+		after := func() string { return afterLayer(list, i) }
 		shape := func() string {
 			if flat {
 				return "[" + strconv.Itoa(width) + "]"
@@ -202,13 +203,13 @@ func buildLayers(list []LayerSpec, in []int) (built, error) {
 			flat = true // HWC memory is already the flat vector
 		case LayerDense:
 			if !flat {
-				return b, &LayerError{i, fmt.Sprintf("dense needs a flat input, got %s %s: add {kind: flatten} before it", shape(), after)}
+				return b, &LayerError{i, fmt.Sprintf("dense needs a flat input, got %s %s: add {kind: flatten} before it", shape(), after())}
 			}
 			b.layers = append(b.layers, newDense(width, l.Units, !l.NoBias))
 			width = l.Units
 		case LayerConv2D:
 			if flat {
-				return b, &LayerError{i, fmt.Sprintf("conv2d needs a [C, H, W] input, got %s %s", shape(), after)}
+				return b, &LayerError{i, fmt.Sprintf("conv2d needs a [C, H, W] input, got %s %s", shape(), after())}
 			}
 			k, p := l.Kernel, l.Padding
 			if k > h+2*p || k > w+2*p {
@@ -216,21 +217,21 @@ func buildLayers(list []LayerSpec, in []int) (built, error) {
 				if p > 0 {
 					padded = fmt.Sprintf(" padded by %d", p)
 				}
-				return b, &LayerError{i, fmt.Sprintf("conv2d kernel %d > input %d×%d%s %s", k, h, w, padded, after)}
+				return b, &LayerError{i, fmt.Sprintf("conv2d kernel %d > input %d×%d%s %s", k, h, w, padded, after())}
 			}
 			cv, err := newConv(h, w, c, l.Filters, k, l.stride(), p)
 			if err != nil {
-				return b, &LayerError{i, fmt.Sprintf("conv2d: %v %s", err, after)}
+				return b, &LayerError{i, fmt.Sprintf("conv2d: %v %s", err, after())}
 			}
 			b.layers = append(b.layers, cv)
 			c, h, w = cv.outC, cv.outH, cv.outW
 			width = cv.outSize()
 		case LayerMaxPool, LayerAvgPool:
 			if flat {
-				return b, &LayerError{i, fmt.Sprintf("%s needs a [C, H, W] input, got %s %s", l.Kind, shape(), after)}
+				return b, &LayerError{i, fmt.Sprintf("%s needs a [C, H, W] input, got %s %s", l.Kind, shape(), after())}
 			}
 			if l.Size > h || l.Size > w {
-				return b, &LayerError{i, fmt.Sprintf("%s size %d > input %d×%d %s", l.Kind, l.Size, h, w, after)}
+				return b, &LayerError{i, fmt.Sprintf("%s size %d > input %d×%d %s", l.Kind, l.Size, h, w, after())}
 			}
 			var p layer
 			if l.Kind == LayerMaxPool {
