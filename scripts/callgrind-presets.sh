@@ -2,12 +2,15 @@
 # Instruction counts (valgrind --tool=callgrind) of the preset models'
 # training benchmarks, at REV (default main) and in this checkout: unlike
 # wall-clock times they repeat exactly on a loaded machine. Each benchmark
-# runs a fixed number of iterations (-test.benchtime Nx); the counts
-# include the benchmark's setup, which both sides share.
+# runs twice per side, with N1 and N2 iterations (-test.benchtime Nx); the
+# difference of the totals divided by N2 − N1 is the cost of one
+# iteration, free of the setup and of the test binary's start (which grows
+# with what the package's tests import).
 #
 #   sh scripts/callgrind-presets.sh             # REV=main
 #
-# Prints per benchmark the instructions of both sides and their ratio.
+# Prints per benchmark the instructions per iteration of both sides and
+# their ratio.
 set -eu
 rev="${REV:-main}"
 dir="${BENCH_DIR:-/tmp/dpaudit-callgrind-presets}"
@@ -22,13 +25,18 @@ count() { # side bench iterations
 		awk '/Collected :/ { print $NF }'
 }
 echo "REV=$rev ($(git rev-parse --short "$rev")) vs this checkout ($(git rev-parse --short HEAD)$(git diff --quiet || echo ', modified'))"
+per() { # side bench n1 n2: instructions per iteration
+	c1=$(count "$1" "$2" "${3}x")
+	c2=$(count "$1" "$2" "${4}x")
+	echo "$c1 $c2 $3 $4" | awk '{ printf "%.0f", ($2 - $1) / ($4 - $3) }'
+}
 for spec in \
-	'BenchmarkDPSGD/mlp-784-128-10-relu-b64/threads=1$ 20x' \
-	'BenchmarkDPSGD/mlp-784-512-10-relu-b256/threads=1$ 3x' \
-	'BenchmarkDPSGD/cnn-tanh-26010-b128/threads=1$ 3x' \
-	'BenchmarkAuditTrial/hayes-mlp-784-10-10-elu-N1000-full-T100$ 1x'; do
+	'BenchmarkDPSGD/mlp-784-128-10-relu-b64/threads=1$ 5 25' \
+	'BenchmarkDPSGD/mlp-784-512-10-relu-b256/threads=1$ 1 4' \
+	'BenchmarkDPSGD/cnn-tanh-26010-b128/threads=1$ 1 4' \
+	'BenchmarkAuditTrial/hayes-mlp-784-10-10-elu-N1000-full-T100$ 1 3'; do
 	set -- $spec
-	a=$(count a "$1" "$2")
-	b=$(count b "$1" "$2")
-	echo "$1 ($2): REV $a, this $b instructions, ratio $(echo "$b $a" | awk '{ printf "%.5f", $1 / $2 }')"
+	a=$(per a "$1" "$2" "$3")
+	b=$(per b "$1" "$2" "$3")
+	echo "$1 (iterations $2 and $3): REV $a, this $b instructions per iteration, ratio $(echo "$b $a" | awk '{ printf "%.5f", $1 / $2 }')"
 done
