@@ -166,22 +166,35 @@ type built struct {
 	chw bool
 }
 
+// shapeWalk is the shape of the values between two layers: an image
+// c×h×w, or a flat vector of width values (for an image, width = c·h·w).
+type shapeWalk struct {
+	flat    bool
+	c, h, w int
+	width   int
+}
+
+func (s *shapeWalk) String() string {
+	if s.flat {
+		return "[" + strconv.Itoa(s.width) + "]"
+	}
+	return fmt.Sprintf("%d×%d×%d", s.c, s.h, s.w)
+}
+
 // buildLayers makes the layers of list for inputs of shape in ([D] or
 // [C, H, W]). Shapes are checked layer by layer; a misfit is a
-// *LayerError naming the layer and the shape it got.
+// *LayerError naming the layer, the shape it got and the layer before.
 func buildLayers(list []LayerSpec, in []int) (built, error) {
 	var b built
-	flat := len(in) != 3
-	c, h, w := 0, 0, 0
-	width := 1
+	s := &shapeWalk{flat: len(in) != 3, width: 1}
 	for _, d := range in {
-		width *= d
+		s.width *= d
 	}
-	if !flat {
-		c, h, w = in[0], in[1], in[2]
+	if !s.flat {
+		s.c, s.h, s.w = in[0], in[1], in[2]
 		for _, l := range list {
 			if l.Kind == LayerConv2D || l.Kind == LayerMaxPool || l.Kind == LayerAvgPool {
-				b.chw = c > 1
+				b.chw = s.c > 1
 				break
 			}
 			if l.Kind == LayerFlatten || l.Kind == LayerDense {
@@ -190,70 +203,76 @@ func buildLayers(list []LayerSpec, in []int) (built, error) {
 		}
 	}
 	for i, l := range list {
-		// Only a misfit's message reads these (they format strings).
-		after := func() string { return afterLayer(list, i) }
-		shape := func() string {
-			if flat {
-				return "[" + strconv.Itoa(width) + "]"
-			}
-			return fmt.Sprintf("%d×%d×%d", c, h, w)
+		lay, misfit, hint := s.next(l)
+		if misfit != "" {
+			return b, &LayerError{i, misfit + " " + afterLayer(list, i) + hint}
 		}
-		switch l.Kind {
-		case LayerFlatten:
-			flat = true // HWC memory is already the flat vector
-		case LayerDense:
-			if !flat {
-				return b, &LayerError{i, fmt.Sprintf("dense needs a flat input, got %s %s: add {kind: flatten} before it", shape(), after())}
-			}
-			b.layers = append(b.layers, newDense(width, l.Units, !l.NoBias))
-			width = l.Units
-		case LayerConv2D:
-			if flat {
-				return b, &LayerError{i, fmt.Sprintf("conv2d needs a [C, H, W] input, got %s %s", shape(), after())}
-			}
-			k, p := l.Kernel, l.Padding
-			if k > h+2*p || k > w+2*p {
-				padded := ""
-				if p > 0 {
-					padded = fmt.Sprintf(" padded by %d", p)
-				}
-				return b, &LayerError{i, fmt.Sprintf("conv2d kernel %d > input %d×%d%s %s", k, h, w, padded, after())}
-			}
-			cv, err := newConv(h, w, c, l.Filters, k, l.stride(), p)
-			if err != nil {
-				return b, &LayerError{i, fmt.Sprintf("conv2d: %v %s", err, after())}
-			}
-			b.layers = append(b.layers, cv)
-			c, h, w = cv.outC, cv.outH, cv.outW
-			width = cv.outSize()
-		case LayerMaxPool, LayerAvgPool:
-			if flat {
-				return b, &LayerError{i, fmt.Sprintf("%s needs a [C, H, W] input, got %s %s", l.Kind, shape(), after())}
-			}
-			if l.Size > h || l.Size > w {
-				return b, &LayerError{i, fmt.Sprintf("%s size %d > input %d×%d %s", l.Kind, l.Size, h, w, after())}
-			}
-			var p layer
-			if l.Kind == LayerMaxPool {
-				mp, err := newMaxPool(h, w, c, l.Size, l.stride())
-				if err != nil {
-					return b, &LayerError{i, err.Error()}
-				}
-				p, h, w = mp, mp.outH, mp.outW
-			} else {
-				ap, err := newAvgPool(h, w, c, l.Size, l.stride())
-				if err != nil {
-					return b, &LayerError{i, err.Error()}
-				}
-				p, h, w = ap, ap.outH, ap.outW
-			}
-			b.layers = append(b.layers, p)
-			width = p.outSize()
-		default:
-			b.layers = append(b.layers, &activation{kind: Activation(l.Kind), n: width})
+		if lay != nil {
+			b.layers = append(b.layers, lay)
 		}
 	}
 	return b, nil
+}
+
+// next makes the layer l on the current shape and moves the shape past
+// it; a misfit is what went wrong (and a hint to follow where the shape
+// came from), and no layer. Flatten makes no layer: H×W×C memory is
+// already the flat vector.
+func (s *shapeWalk) next(l LayerSpec) (lay layer, misfit, hint string) {
+	switch l.Kind {
+	case LayerFlatten:
+		s.flat = true
+		return nil, "", ""
+	case LayerDense:
+		if !s.flat {
+			return nil, fmt.Sprintf("dense needs a flat input, got %s", s), ": add {kind: flatten} before it"
+		}
+		lay, s.width = newDense(s.width, l.Units, !l.NoBias), l.Units
+		return lay, "", ""
+	case LayerConv2D, LayerMaxPool, LayerAvgPool:
+		if s.flat {
+			return nil, fmt.Sprintf("%s needs a [C, H, W] input, got %s", l.Kind, s), ""
+		}
+		return s.spatial(l)
+	}
+	return &activation{kind: Activation(l.Kind), n: s.width}, "", ""
+}
+
+// spatial makes a convolution or pooling on an image.
+func (s *shapeWalk) spatial(l LayerSpec) (layer, string, string) {
+	if l.Kind == LayerConv2D {
+		k, p := l.Kernel, l.Padding
+		if k > s.h+2*p || k > s.w+2*p {
+			padded := ""
+			if p > 0 {
+				padded = fmt.Sprintf(" padded by %d", p)
+			}
+			return nil, fmt.Sprintf("conv2d kernel %d > input %d×%d%s", k, s.h, s.w, padded), ""
+		}
+		cv, err := newConv(s.h, s.w, s.c, l.Filters, k, l.stride(), p)
+		if err != nil {
+			return nil, "conv2d: " + err.Error(), ""
+		}
+		s.c, s.h, s.w, s.width = cv.outC, cv.outH, cv.outW, cv.outSize()
+		return cv, "", ""
+	}
+	if l.Size > s.h || l.Size > s.w {
+		return nil, fmt.Sprintf("%s size %d > input %d×%d", l.Kind, l.Size, s.h, s.w), ""
+	}
+	if l.Kind == LayerMaxPool {
+		mp, err := newMaxPool(s.h, s.w, s.c, l.Size, l.stride())
+		if err != nil {
+			return nil, err.Error(), ""
+		}
+		s.h, s.w, s.width = mp.outH, mp.outW, mp.outSize()
+		return mp, "", ""
+	}
+	ap, err := newAvgPool(s.h, s.w, s.c, l.Size, l.stride())
+	if err != nil {
+		return nil, err.Error(), ""
+	}
+	s.h, s.w, s.width = ap.outH, ap.outW, ap.outSize()
+	return ap, "", ""
 }
 
 // afterLayer says where layer i's input comes from, for messages.
