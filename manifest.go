@@ -42,6 +42,9 @@ type Manifest struct {
 	// store nodes this run used (what `dpaudit store gc` keeps).
 	Code      string   `json:"code_fingerprint"`
 	StoreKeys []string `json:"store_keys"`
+	// DataFiles are the users' data files read (dataset source file), with
+	// their SHA-256: plan compares them with the files' digests now.
+	DataFiles []stages.DataFile `json:"data_files,omitempty"`
 }
 
 // ManifestSpec identifies the spec file.
@@ -119,6 +122,7 @@ func writeManifest(p *Plan, res *Result, path string) error {
 		Figures:     res.Figures,
 		Description: p.Points[0].Exp.Description,
 		Code:        pipeline.CodeFingerprint(),
+		DataFiles:   p.DataFiles,
 	}
 	for _, st := range p.Steps {
 		m.StoreKeys = append(m.StoreKeys, st.Node.StoreKey())

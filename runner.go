@@ -90,7 +90,12 @@ type Plan struct {
 	Steps    []pipeline.Step
 	Store    *pipeline.Store
 	Options  Options
-	memo     *stages.Memo
+	// DataFiles are the users' data files the points read, with their
+	// digests (recorded in the manifest); Notes say what changed since the
+	// spec's last run (a data file's digest), for plan and run to print.
+	DataFiles []stages.DataFile
+	Notes     []string
+	memo      *stages.Memo
 }
 
 // KnownKinds are the node kinds --force accepts.
@@ -136,7 +141,11 @@ func Load(path string, o Options) (*Plan, error) {
 	}
 	force := func(n *pipeline.Node) bool { return contains(o.Force, n.Kind) }
 	steps := pipeline.PlanWith(c.Graph, store, pipeline.PlanOptions{Force: force, ReuseAcrossVersions: o.ReuseAcrossVersions})
-	return &Plan{Spec: s, Points: points, Columns: cols, Compiled: c, Steps: steps, Store: store, Options: o, memo: memo}, nil
+	p := &Plan{Spec: s, Points: points, Columns: cols, Compiled: c, Steps: steps, Store: store, Options: o, memo: memo}
+	if err := p.noteDataFiles(); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 func contains(list []string, s string) bool {

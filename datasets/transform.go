@@ -159,6 +159,9 @@ func chooseRows(sd *sourceData, p *pool, classMap []int32, o Options, part strin
 // by div (rounded once, from float64, so 7/255 is the float32 nearest
 // 7/255) and remapping labels.
 func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, div float64, names []string) *Dataset {
+	if ds := takePool(sd, p, idx, classMap, div, names); ds != nil {
+		return ds
+	}
 	d := p.d
 	x := make([]float32, len(idx)*d)
 	y := make([]int32, len(idx))
@@ -187,6 +190,41 @@ func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, div float
 	})
 	return &Dataset{
 		X: x, Y: y, N: len(idx), D: d,
+		Shape:      slices.Clone(sd.shape),
+		Classes:    len(names),
+		ClassNames: slices.Clone(names),
+		Name:       sd.name,
+	}
+}
+
+// takePool is materialise without the copy: when the pool owns float32
+// memory and every row is kept in order, its slices become the Dataset's
+// (a large file is then held once, not twice). It returns nil otherwise.
+// The pool must not be read again (the division happens in place).
+func takePool(sd *sourceData, p *pool, idx []int, classMap []int32, div float64, names []string) *Dataset {
+	if !p.owned || p.f32 == nil || len(idx) != p.n {
+		return nil
+	}
+	for r, i := range idx {
+		if r != i {
+			return nil
+		}
+	}
+	x, y := p.f32, p.y
+	p.f32, p.y, p.n = nil, nil, 0
+	parallelRows(len(y), p.d, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			if div != 1 {
+				row := x[r*p.d : (r+1)*p.d]
+				for j := range row {
+					row[j] = float32(float64(row[j]) / div)
+				}
+			}
+			y[r] = classMap[y[r]]
+		}
+	})
+	return &Dataset{
+		X: x, Y: y, N: len(y), D: p.d,
 		Shape:      slices.Clone(sd.shape),
 		Classes:    len(names),
 		ClassNames: slices.Clone(names),

@@ -14,6 +14,13 @@
 // (26,010 parameters). Losses are cross-entropies: softmax over the classes,
 // or one logit with a sigmoid for a 2-class logistic regression.
 //
+// Every architecture is a layer list ([LayerSpec]: dense, conv2d, maxpool,
+// avgpool, flatten, activations): Arch kind "layers" takes the user's own
+// list, and the presets logreg, mlp and cnn are names for lists
+// ([Arch.LayerList]) that train to the same bits (TestPresetsAreLayerLists).
+// A list that does not fit its input shape is a *[LayerError] naming the
+// layer, the shape it got and the layer that produced it.
+//
 // # DP-SGD
 //
 // [Train] runs the algorithm of Abadi et al. (2016) as the accountants

@@ -272,7 +272,7 @@ func TestErrors(t *testing.T) {
 	if _, err := NewModel(TanhCNN(), []int{784}, 10, 1); err == nil || !strings.Contains(err.Error(), "[C, H, W]") {
 		t.Errorf("CNN on a flat input: error %v", err)
 	}
-	if _, err := NewModel(TanhCNN(), []int{1, 6, 6}, 10, 1); err == nil || !strings.Contains(err.Error(), "does not fit") {
+	if _, err := NewModel(TanhCNN(), []int{1, 6, 6}, 10, 1); err == nil || !strings.Contains(err.Error(), "layers[3]: conv2d kernel 4 > input 2×2 (after layers[2] avgpool)") {
 		t.Errorf("CNN on a 6×6 input: error %v", err)
 	}
 }

@@ -302,6 +302,7 @@ func (s *Spec) expandOne(base *Node, combo []assign, file string) (r expanded) {
 	var exp Experiment
 	d := &decoder{e: e, implemented: s.opts.Implemented}
 	d.decodeStruct(tree, reflect.ValueOf(&exp).Elem(), "")
+	exp.setDir(filepath.Dir(s.File))
 	validate(&exp, tree, e)
 	if len(e.list) > 0 {
 		return r

@@ -43,6 +43,10 @@ type Experiment struct {
 	// Identifiability stands apart so that gofmt's alignment of the block
 	// above is untouched (merge-friendly); spec/types_identifiability.go.
 	Identifiability *Identifiability `yaml:"identifiability" doc:"Identifiability audit (Bernau et al. 2021): the adversary who knows D and D′ tracks its posterior belief through full-batch DP-SGD; empirical advantage, δ′ and ε′ beside ρ_β and ρ_α."`
+
+	// dir is the spec file's folder: paths in the spec are relative to it
+	// (ResolvePath).
+	dir string
 }
 
 // DPSGD is the mechanism: T steps of the Poisson-subsampled Gaussian with
@@ -69,6 +73,7 @@ type Dataset struct {
 	Gaussian *DatasetGaussian  `kind:"gaussian" doc:"Synthetic Gaussian-mixture classification."`
 	Purchase *DatasetPurchase  `kind:"purchase-like" doc:"Synthetic stand-in for Purchase-100 (600 binary features, clustered classes)."`
 	Adult    *DatasetSynthetic `kind:"adult-like" doc:"Synthetic stand-in for Adult (104 one-hot features, binary label)."`
+	File     *DatasetFile      `kind:"file" doc:"Your own data: a Parquet or CSV table (a label column, numeric feature columns) or arrays in .npz/.npy (spec/types_data_models.go)."`
 }
 
 // DatasetCommon holds the options every source supports. Whether images
@@ -129,6 +134,7 @@ type Model struct {
 	Ideal              *ModelEmpty              `kind:"ideal" doc:"The ideal mechanism: simulates only the scalar observation stream of the Poisson-subsampled Gaussian."`
 	OutputPerturbation *ModelOutputPerturbation `kind:"output_perturbation" doc:"L2-regularised logistic regression solved by Newton's method, released with Gaussian, ℓ2-Laplace (ε-DP) or metric-DP noise (Guo et al. 2022; Mukherjee & Lokam 2023). For reconstruction: {attack: glm}."`
 	PNSGD              *ModelPNSGD              `kind:"pnsgd" doc:"L2-regularised logistic regression trained by projected noisy SGD, one pass, final iterate released (Feldman et al. 2018, Alg. 1). For reconstruction: {attack: glm}."`
+	Layers             *ModelLayers             `kind:"layers" doc:"Your own network for the Go trainer: dense, conv2d, maxpool, avgpool, flatten and activations, checked against the data's shape (spec/types_data_models.go)."`
 }
 
 // ModelEmpty is an architecture without parameters.
@@ -142,7 +148,7 @@ type ModelLogReg struct {
 
 // ModelMLP is a fully connected network.
 type ModelMLP struct {
-	Hidden     []int  `yaml:"hidden" required:"true" check:"nonempty" doc:"Hidden layer widths."`
+	Hidden     []int  `yaml:"hidden" required:"true" check:"nonempty" doc:"Hidden layer widths. The same network as arch layers: dense, activation for each width, then a dense layer of one unit per class."`
 	Activation string `yaml:"activation" default:"relu" enum:"relu|tanh|elu" doc:"Hidden activation."`
 	Init       string `yaml:"init" default:"pytorch" enum:"pytorch|glorot" doc:"Parameter initialisation: pytorch = U(±1/√fan_in); glorot."`
 }

@@ -61,6 +61,10 @@ func validate(exp *Experiment, root *Node, e *errs) {
 
 	validateGLM(exp, root, pos, e)
 
+	if exp.Dataset != nil && exp.Dataset.File != nil {
+		validateDatasetFile(exp.Dataset.File, root, pos, e)
+	}
+
 	if exp.Identifiability != nil {
 		validateIdentifiability(exp, root, pos, e)
 	}

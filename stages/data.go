@@ -43,6 +43,13 @@ func datasetParams(d *spec.Dataset, seed int64, flatten bool) (dataParams, error
 	case d.Adult != nil:
 		c = d.Adult.DatasetCommon
 		p.Source.N, p.Source.TestFraction = d.Adult.N, d.Adult.TestFraction
+	case d.File != nil:
+		c = d.File.DatasetCommon
+		f, err := fileSourceOf(d.File)
+		if err != nil {
+			return p, err
+		}
+		p.Source.File = f
 	default:
 		return p, fmt.Errorf("dataset source %q has no loader", d.Source)
 	}

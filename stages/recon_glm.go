@@ -131,7 +131,7 @@ func glmReconStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (poi
 	}
 	data, err := datasetParams(exp.Dataset, exp.Seed, true)
 	if err != nil {
-		return pointStage{}, nil, &PathError{"dataset.source", err}
+		return pointStage{}, nil, dataError(err)
 	}
 	dp.Data = data
 	if dp.Normalize == "l2_ball" {

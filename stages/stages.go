@@ -22,8 +22,9 @@ var implemented = map[string]map[string]bool{
 	"report":         {"": true},
 	"figure":         {"line": true, "scatter": true, "band": true, "bar": true, "histogram": true, "heatmap": true},
 	"train":          {"": true},
-	"dataset":        {"digits": true, "mnist": true, "fashion-mnist": true, "gaussian": true, "purchase-like": true, "adult-like": true},
-	"model":          {"logreg": true, "mlp": true, "cnn": true, "ideal": true, "output_perturbation": true, "pnsgd": true},
+	"dataset":        {"digits": true, "mnist": true, "fashion-mnist": true, "gaussian": true, "purchase-like": true, "adult-like": true, "file": true},
+	"model":          {"logreg": true, "mlp": true, "cnn": true, "ideal": true, "output_perturbation": true, "pnsgd": true, "layers": true},
+	"layer":          {"dense": true, "conv2d": true, "maxpool": true, "avgpool": true, "flatten": true, "relu": true, "tanh": true, "elu": true, "sigmoid": true},
 	"reconstruction": {"glm": true},
 	"audit":          {"": true},
 	// Bernau et al.'s identifiability game (identify.go).

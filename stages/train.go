@@ -96,6 +96,8 @@ func archFor(m *spec.Model) (learn.Arch, bool, error) {
 		}
 		a.Init = m.CNN.Init
 		return a, false, nil
+	case m.Layers != nil:
+		return layersArch(m.Layers), false, nil
 	}
 	return learn.Arch{}, false, fmt.Errorf("model %q cannot be trained", m.Arch)
 }
@@ -173,7 +175,7 @@ func trainedModel(exp *spec.Experiment, dataDir string) (learn.Arch, dataParams,
 	}
 	data, err := datasetParams(exp.Dataset, exp.Seed, flatten)
 	if err != nil {
-		return learn.Arch{}, dataParams{}, &PathError{"dataset.source", err}
+		return learn.Arch{}, dataParams{}, dataError(err)
 	}
 	if err := checkTrainable(data, arch, dataDir); err != nil {
 		return learn.Arch{}, dataParams{}, err
@@ -184,9 +186,12 @@ func trainedModel(exp *spec.Experiment, dataDir string) (learn.Arch, dataParams,
 func checkTrainable(data dataParams, arch learn.Arch, dataDir string) error {
 	split, err := loadSplit(data, dataDir)
 	if err != nil {
-		return &PathError{"dataset", err}
+		return loadError(err)
 	}
 	if _, err := learn.NewModel(arch, split.Train.Shape, split.Train.Classes, 0); err != nil {
+		if le := layerError(arch, err); le != nil {
+			return le
+		}
 		return &PathError{"model", fmt.Errorf("does not fit the data (%v examples of shape %v, %d classes): %w", split.Train.N, split.Train.Shape, split.Train.Classes, err)}
 	}
 	return nil

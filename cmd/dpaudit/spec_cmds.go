@@ -39,8 +39,8 @@ func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
 	fs.BoolVar(&r.allowLarge, "allow-large", false, "allow sweeps of more than --max-points points")
 	fs.IntVar(&r.maxPoints, "max-points", spec.DefaultMaxPoints, "largest sweep accepted without --allow-large")
 	fs.BoolVar(&r.reuse, "reuse-across-versions", false, "reuse stored nodes computed by another dpaudit code version when all else is equal (only for code changes you know are numerically neutral)")
+	fs.StringVar(&r.results, "results", "results", "results root; tables go to DIR/<name>/ (plan reads the last run's manifest there to say which data files changed)")
 	if withRun {
-		fs.StringVar(&r.results, "results", "results", "results root; tables go to DIR/<name>/")
 		fs.IntVar(&r.jobs, "j", runtime.NumCPU(), "nodes run in parallel")
 		fs.BoolVar(&r.verify, "verify", false, "check the SHA-256 of every cached node of the plan (by default only those used as inputs or published)")
 		fs.BoolVar(&r.failOnViolation, "fail-on-violation", false, "exit with code 3 when an audit finds a privacy violation (for CI gates)")
@@ -114,6 +114,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	plan.Store.Notify = func(msg string) { fmt.Fprintf(stderr, "store: %s\n", msg) }
+	for _, n := range plan.Notes {
+		fmt.Fprintf(stderr, "note: %s\n", n)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if sf.detach {
@@ -228,8 +231,9 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 			Points int        `json:"points"`
 			Run    int        `json:"run"`
 			Cached int        `json:"cached"`
+			Notes  []string   `json:"notes,omitempty"`
 			Nodes  []jsonStep `json:"nodes"`
-		}{Spec: path, Name: plan.Spec.Name, Points: len(plan.Points), Run: run, Cached: cached}
+		}{Spec: path, Name: plan.Spec.Name, Points: len(plan.Points), Run: run, Cached: cached, Notes: plan.Notes}
 		for _, st := range plan.Steps {
 			js := jsonStep{Kind: st.Node.Kind, Label: st.Node.Label, Key: st.Node.Key(), Status: string(st.Status), Reason: st.Reason, Note: st.Note, Params: st.Node.ParamsJSON()}
 			for _, in := range st.Node.Inputs {
@@ -242,6 +246,9 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 		return enc.Encode(out)
 	}
 	fmt.Fprintf(stdout, "%s: %d point(s), %d node(s): %d to run, %d cached\n", plan.Spec.Name, len(plan.Points), len(plan.Steps), run, cached)
+	for _, n := range plan.Notes {
+		fmt.Fprintf(stdout, "note: %s\n", n)
+	}
 	for _, st := range plan.Steps {
 		reason := ""
 		if st.Reason != "" {
