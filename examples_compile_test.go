@@ -260,3 +260,32 @@ func firstDiff(want, got []byte) string {
 func around(s string, at int) string {
 	return s[max(0, at-120):min(len(s), at+200)]
 }
+
+// Every node kind an example compiles to is accepted by --force (run and
+// plan share the check), and forcing it replans those nodes and their
+// dependents: a kind the stages produce but the list lacks would be
+// refused as "unknown node kind".
+func TestExampleKindsAreForceable(t *testing.T) {
+	seen := map[string]string{}
+	for _, e := range loadExamples(t) {
+		if e.err != nil {
+			continue
+		}
+		for _, n := range e.plan.Compiled.Graph.Nodes() {
+			if _, ok := seen[n.Kind]; !ok {
+				seen[n.Kind] = e.path
+			}
+		}
+	}
+	if len(seen) < 20 {
+		t.Fatalf("only %d node kinds in the examples", len(seen))
+	}
+	for kind, example := range seen {
+		if err := checkForce([]string{kind}); err != nil {
+			t.Errorf("%s (in %s): %v", kind, example, err)
+		}
+	}
+	if err := checkForce([]string{"no_such_kind"}); err == nil || !IsInputError(err) {
+		t.Errorf("an unknown kind is accepted: %v", err)
+	}
+}

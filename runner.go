@@ -94,16 +94,26 @@ type Plan struct {
 }
 
 // KnownKinds are the node kinds --force accepts.
-var KnownKinds = []string{"accountant", "rero", "rero_comparator", "mse_rdp", "minimax_mse", "belief", "train_run", "train", "craft", "trials", "estimate", "summary", "figure"}
+var KnownKinds = []string{"accountant", "rero", "rero_comparator", "mse_rdp", "minimax_mse", "belief", "train_run", "train", "craft", "trials", "estimate",
+	"look", "onerun_train", "onerun_input_train", "perstep_train", "glm_fit", "glm_recon", "identify_craft", "identify_trials", "identify_estimate",
+	"summary", "figure"}
+
+// checkForce refuses a --force kind that no stage produces.
+func checkForce(kinds []string) error {
+	for _, k := range kinds {
+		if !contains(KnownKinds, k) {
+			return &InputError{fmt.Errorf("--force %s: unknown node kind (known: %s)", k, strings.Join(KnownKinds, ", "))}
+		}
+	}
+	return nil
+}
 
 // Load reads, validates and expands a spec, compiles its graph and plans
 // it against the store. Spec problems come back as spec.Errors.
 func Load(path string, o Options) (*Plan, error) {
 	o = o.withDefaults()
-	for _, k := range o.Force {
-		if !contains(KnownKinds, k) {
-			return nil, &InputError{fmt.Errorf("--force %s: unknown node kind (known: %s)", k, strings.Join(KnownKinds, ", "))}
-		}
+	if err := checkForce(o.Force); err != nil {
+		return nil, err
 	}
 	store := pipeline.NewStore(o.Store)
 	if err := store.Check(); err != nil {
