@@ -17,6 +17,7 @@ import (
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/spec"
 	"github.com/dpaudit/dpaudit/stages"
+	"github.com/dpaudit/dpaudit/stages/figure"
 	"golang.org/x/sys/unix"
 )
 
@@ -93,11 +94,6 @@ type Plan struct {
 	memo     *stages.Memo
 }
 
-// KnownKinds are the node kinds --force accepts.
-var KnownKinds = []string{"accountant", "rero", "rero_comparator", "mse_rdp", "minimax_mse", "belief", "train_run", "train", "craft", "trials", "estimate",
-	"look", "onerun_train", "onerun_input_train", "perstep_train", "glm_fit", "glm_recon", "identify_craft", "identify_trials", "identify_estimate",
-	"summary", "figure"}
-
 // checkForce refuses a --force kind that no stage produces.
 func checkForce(kinds []string) error {
 	for _, k := range kinds {
@@ -122,7 +118,7 @@ func Load(path string, o Options) (*Plan, error) {
 	memo := stages.NewMemo(store)
 	s, err := spec.Load(path, spec.Options{
 		Functions:   stages.Functions(memo),
-		Implemented: stages.Implemented,
+		Implemented: stages.Implements(games),
 		MaxPoints:   o.MaxPoints,
 		AllowLarge:  o.AllowLarge,
 	})
@@ -133,7 +129,8 @@ func Load(path string, o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := stages.Compile(s.Name, points, cols, stages.Env{DataDir: o.DataDir})
+	env := stages.Env{DataDir: o.DataDir}
+	c, err := stages.Compile(games, s.Name, points, cols, env)
 	if err != nil {
 		var pe *stages.PathError
 		if errors.As(err, &pe) {
@@ -141,6 +138,7 @@ func Load(path string, o Options) (*Plan, error) {
 		}
 		return nil, &InputError{fmt.Errorf("%s: %w", path, err)}
 	}
+	figure.Add(c, s.Name, points, env)
 	if err := checkReport(s, points, c); err != nil {
 		return nil, err
 	}
@@ -166,8 +164,8 @@ type Result struct {
 	Dir      string
 	Summary  string
 	Manifest string
-	Figures  []stages.FigureInfo // drawn into Dir/figures
-	Report   string              // Dir/report.html
+	Figures  []figure.Info // drawn into Dir/figures
+	Report   string        // Dir/report.html
 	Run      int
 	Cached   int
 	Started  time.Time

@@ -14,13 +14,14 @@ import (
 	"github.com/dpaudit/dpaudit/report"
 	"github.com/dpaudit/dpaudit/spec"
 	"github.com/dpaudit/dpaudit/stages"
+	"github.com/dpaudit/dpaudit/stages/figure"
 )
 
 // checkReport checks the figures of the report block against the columns
 // the compiled spec will write: a typo is a positioned spec error before
 // anything runs.
 func checkReport(s *spec.Spec, points []spec.Point, c *stages.Compiled) error {
-	probs := report.Check(points[0].Exp.Report, c.Columns)
+	probs := report.Check(points[0].Exp.Report, report.Available(c.Columns))
 	if len(probs) == 0 {
 		return nil
 	}
@@ -33,8 +34,8 @@ func checkReport(s *spec.Spec, points []spec.Point, c *stages.Compiled) error {
 
 // publishFigures copies the figure nodes' files out of the store into
 // dir/figures, each a verified copy (see publishNodeFile).
-func (p *Plan) publishFigures(dir string) ([]stages.FigureInfo, error) {
-	var infos []stages.FigureInfo
+func (p *Plan) publishFigures(dir string) ([]figure.Info, error) {
+	var infos []figure.Info
 	if len(p.Compiled.Figures) == 0 {
 		return nil, nil
 	}
@@ -43,11 +44,11 @@ func (p *Plan) publishFigures(dir string) ([]stages.FigureInfo, error) {
 		return nil, err
 	}
 	for _, n := range p.Compiled.Figures {
-		b, err := os.ReadFile(filepath.Join(p.Store.Dir(n.StoreKey()), stages.FigureInfoFile))
+		b, err := os.ReadFile(filepath.Join(p.Store.Dir(n.StoreKey()), figure.InfoFile))
 		if err != nil {
 			return nil, err
 		}
-		var info stages.FigureInfo
+		var info figure.Info
 		if err := json.Unmarshal(b, &info); err != nil {
 			return nil, fmt.Errorf("figure %s: %w", n.Label, err)
 		}
@@ -117,7 +118,7 @@ func writeFileAtomic(path string, b []byte) error {
 type ReportResult struct {
 	Dir     string
 	HTML    string
-	Figures []stages.FigureInfo
+	Figures []figure.Info
 }
 
 // Report redraws the figures of a results folder from its tables (never
@@ -182,7 +183,7 @@ func Report(target string, o Options) (*ReportResult, error) {
 	files := map[string][]byte{}
 	if rep != nil {
 		for i := range rep.Figures {
-			info, fs, err := stages.DrawFigure(&rep.Figures[i], sum, tables.Trials)
+			info, fs, err := figure.Draw(&rep.Figures[i], sum, tables.Trials)
 			if err != nil {
 				return nil, err
 			}

@@ -239,7 +239,7 @@ func hashKey(v any) string {
 // auditStages builds the audit of one point: per repeat its trial shards
 // (and, for a trained model, its craft node), then one estimate node over
 // every repeat's shards.
-func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointStage, []*pipeline.Node, error) {
+func auditStages(name string, pt spec.Point, env Env, b *Build) (pointStage, []*pipeline.Node, error) {
 	exp, a := pt.Exp, pt.Exp.Audit
 	d := exp.DPSGD
 	// Every membership crafter of package attack declares add/remove
@@ -274,7 +274,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		ep.OneRun = &o
 	}
 	if a.Stop == "sequential" {
-		return sequentialAuditStages(name, pt, env, g, ep)
+		return sequentialAuditStages(name, pt, env, b, ep)
 	}
 	var shards []*pipeline.Node
 	var label string
@@ -300,7 +300,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 				p := sp
 				p.Key, p.Repeat = rk, r
 				p.First, p.Count = first, min(size, a.Trials-first)
-				shards = append(shards, g.Add(&pipeline.Node{
+				shards = append(shards, b.Add(&pipeline.Node{
 					Kind: "trials", Version: trialsVersion, Params: p,
 					Label: fmt.Sprintf("%s%s trials %d–%d", label, repeatLabel(r, repeats), p.First, p.First+p.Count-1),
 					Slot:  fmt.Sprintf("%s/trials/%d/%d%s", name, pt.Index, k, repeatSlot(r)),
@@ -309,7 +309,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 			}
 		}
 	} else if a.Estimator == "per_step" {
-		base, keys, nodes, err := perStepTrainedStages(name, pt, env, repeats, g)
+		base, keys, nodes, err := perStepTrainedStages(name, pt, env, repeats, b)
 		if err != nil {
 			return pointStage{}, nil, err
 		}
@@ -319,7 +319,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		ep.Samples = -1 // the rows depend on the inclusion draws
 		label = fmt.Sprintf("per step %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
 	} else if a.Estimator == "one_run" && a.Canaries == "input" {
-		base, keys, nodes, err := oneRunInputStages(name, pt, env, repeats, g)
+		base, keys, nodes, err := oneRunInputStages(name, pt, env, repeats, b)
 		if err != nil {
 			return pointStage{}, nil, err
 		}
@@ -332,7 +332,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		ep.TrainingRuns = repeats
 		label = fmt.Sprintf("one run %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
 	} else if a.Estimator == "one_run" {
-		base, keys, nodes, err := oneRunTrainedStages(name, pt, env, claim.NoiseMultiplier, repeats, g)
+		base, keys, nodes, err := oneRunTrainedStages(name, pt, env, claim.NoiseMultiplier, repeats, b)
 		if err != nil {
 			return pointStage{}, nil, err
 		}
@@ -352,7 +352,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 		}
 		ep.TrainingRuns = a.Trials * repeats
 		for r := range repeats {
-			game, craft, err := auditGameFor(name, pt, env, claim.NoiseMultiplier, r, g)
+			game, craft, err := auditGameFor(name, pt, env, claim.NoiseMultiplier, r, b)
 			if err != nil {
 				return pointStage{}, nil, err
 			}
@@ -367,7 +367,7 @@ func auditStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 			ep.RepeatKeys = append(ep.RepeatKeys, key)
 			for first, k := 0, 0; first < a.Trials; first, k = first+size, k+1 {
 				p := shardParams{Key: key, Game: game, First: first, Count: min(size, a.Trials-first), Repeat: r}
-				shards = append(shards, g.Add(&pipeline.Node{
+				shards = append(shards, b.Add(&pipeline.Node{
 					Kind: "trials", Version: trialsVersion, Params: p, Inputs: []*pipeline.Node{craft},
 					Label: fmt.Sprintf("%s%s trials %d–%d", label, repeatLabel(r, repeats), p.First, p.First+p.Count-1),
 					Slot:  fmt.Sprintf("%s/trials/%d/%d%s", name, pt.Index, k, repeatSlot(r)),
@@ -441,7 +441,7 @@ func repeatSlot(r int) string {
 // model, data, model) and adds its craft node.
 // Repeat r > 0 crafts again with seeds derived from r (the whole audit is
 // repeated); repeat 0 keeps the seeds of an audit without repeats.
-func auditGameFor(name string, pt spec.Point, env Env, claimed float64, repeat int, g *pipeline.Graph) (auditGame, *pipeline.Node, error) {
+func auditGameFor(name string, pt spec.Point, env Env, claimed float64, repeat int, b *Build) (auditGame, *pipeline.Node, error) {
 	exp := pt.Exp
 	arch, data, err := trainedModel(exp, env.DataDir)
 	if err != nil {
@@ -481,7 +481,7 @@ func auditGameFor(name string, pt spec.Point, env Env, claimed float64, repeat i
 	ck := hashKey(cp)
 	cp.Seed = rng.Seed(uint64(exp.Seed), "craft", repeatKey(ck, repeat))
 	cp.Init = rng.Seed(uint64(exp.Seed), "init", repeatKey(ck, repeat))
-	craft := g.Add(&pipeline.Node{
+	craft := b.Add(&pipeline.Node{
 		Kind: "craft", Version: craftVersion, Params: cp,
 		Label: fmt.Sprintf("%s on %s %s", exp.Crafter.Kind, data.Source.Name, arch.Kind),
 		Slot:  fmt.Sprintf("%s/craft/%d%s", name, pt.Index, repeatSlot(repeat)),

@@ -82,7 +82,7 @@ func seqOf(a *spec.Audit) seqParams {
 // sequentialAuditStages builds the shards, looks and estimate of a
 // sequential audit; ep is the point's estimate parameters as auditStages
 // set them (claim, trained, confidence, δ).
-func sequentialAuditStages(name string, pt spec.Point, env Env, g *pipeline.Graph, ep estimateParams) (pointStage, []*pipeline.Node, error) {
+func sequentialAuditStages(name string, pt spec.Point, env Env, b *Build, ep estimateParams) (pointStage, []*pipeline.Node, error) {
 	exp, a := pt.Exp, pt.Exp.Audit
 	d := exp.DPSGD
 	seq := seqOf(a)
@@ -129,7 +129,7 @@ func sequentialAuditStages(name string, pt spec.Point, env Env, g *pipeline.Grap
 				if gate != nil {
 					n.Inputs = []*pipeline.Node{gate}
 				}
-				out = append(out, g.Add(n))
+				out = append(out, b.Add(n))
 				k++
 			}
 			return out
@@ -144,7 +144,7 @@ func sequentialAuditStages(name string, pt spec.Point, env Env, g *pipeline.Grap
 		if size == 0 {
 			size = defaultShard
 		}
-		game, craft, err := auditGameFor(name, pt, env, ep.Claim.NoiseMultiplier, 0, g)
+		game, craft, err := auditGameFor(name, pt, env, ep.Claim.NoiseMultiplier, 0, b)
 		if err != nil {
 			return pointStage{}, nil, err
 		}
@@ -174,7 +174,7 @@ func sequentialAuditStages(name string, pt spec.Point, env Env, g *pipeline.Grap
 				if gate != nil {
 					n.Inputs = append(n.Inputs, gate)
 				}
-				out = append(out, g.Add(n))
+				out = append(out, b.Add(n))
 				k++
 			}
 			return out
@@ -212,7 +212,7 @@ func sequentialAuditStages(name string, pt spec.Point, env Env, g *pipeline.Grap
 				return runLook(lp, prevDir, dirs, w.Dir)
 			},
 		}
-		prev = g.Add(look)
+		prev = b.Add(look)
 	}
 	ep.Shards = len(shards)
 	est := &pipeline.Node{

@@ -98,7 +98,7 @@ var identColumns = []string{
 }
 
 // identifyStages builds the identifiability audit of one point.
-func identifyStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointStage, []*pipeline.Node, error) {
+func identifyStages(name string, pt spec.Point, env Env, b *Build) (pointStage, []*pipeline.Node, error) {
 	exp, id := pt.Exp, pt.Exp.Identifiability
 	arch, data, err := trainedModel(exp, env.DataDir)
 	if err != nil {
@@ -155,7 +155,7 @@ func identifyStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (poi
 	if err := game.config(split.Train.Shape, split.Train.Classes).Validate(); err != nil {
 		return pointStage{}, nil, &PathError{"dpsgd", err}
 	}
-	craft := g.Add(&pipeline.Node{
+	craft := b.Add(&pipeline.Node{
 		Kind: "identify_craft", Version: identCraftVersion, Params: cp,
 		Label: fmt.Sprintf("%s %s D′ (%s, %s) on %s", id.Adjacency, id.Differing, cp.Distance, id.Sensitivity, data.Source.Name),
 		Slot:  fmt.Sprintf("%s/identify_craft/%d", name, pt.Index),
@@ -170,7 +170,7 @@ func identifyStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (poi
 	var shards []*pipeline.Node
 	for first, k := 0, 0; first < id.Repetitions; first, k = first+size, k+1 {
 		p := identShardParams{Key: key, Game: game, First: first, Count: min(size, id.Repetitions-first)}
-		shards = append(shards, g.Add(&pipeline.Node{
+		shards = append(shards, b.Add(&pipeline.Node{
 			Kind: "identify_trials", Version: identTrialsVersion, Params: p, Inputs: []*pipeline.Node{craft},
 			Label: fmt.Sprintf("%s repetitions %d–%d", label, p.First, p.First+p.Count-1),
 			Slot:  fmt.Sprintf("%s/identify_trials/%d/%d", name, pt.Index, k),

@@ -50,7 +50,7 @@ type oneRunInputParams struct {
 // oneRunInputStages checks the game at compile time (the threat model
 // grants the crafter and distinguisher; the data holds the canaries) and
 // adds one training node per repeat.
-func oneRunInputStages(name string, pt spec.Point, env Env, repeats int, g *pipeline.Graph) (string, []string, []*pipeline.Node, error) {
+func oneRunInputStages(name string, pt spec.Point, env Env, repeats int, b *Build) (string, []string, []*pipeline.Node, error) {
 	exp := pt.Exp
 	arch, data, err := trainedModel(exp, env.DataDir)
 	if err != nil {
@@ -94,7 +94,7 @@ func oneRunInputStages(name string, pt spec.Point, env Env, repeats int, g *pipe
 		q := p
 		q.Key, q.Repeat = repeatKey(base, r), r
 		keys = append(keys, q.Key)
-		nodes = append(nodes, g.Add(&pipeline.Node{
+		nodes = append(nodes, b.Add(&pipeline.Node{
 			Kind: "onerun_input_train", Version: oneRunInputVersion, Params: q,
 			Label: fmt.Sprintf("one run, %d %s canaries, %s %s σ=%.4g q=%.4g T=%d%s", m, exp.Crafter.Kind, data.Source.Name, arch.Kind,
 				q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, repeatLabel(r, repeats)),

@@ -42,7 +42,7 @@ type oneRunTrainParams struct {
 }
 
 // oneRunTrainedStages adds one training node per repeat.
-func oneRunTrainedStages(name string, pt spec.Point, env Env, claimed float64, repeats int, g *pipeline.Graph) (string, []string, []*pipeline.Node, error) {
+func oneRunTrainedStages(name string, pt spec.Point, env Env, claimed float64, repeats int, b *Build) (string, []string, []*pipeline.Node, error) {
 	exp := pt.Exp
 	arch, data, err := trainedModel(exp, env.DataDir)
 	if err != nil {
@@ -59,7 +59,7 @@ func oneRunTrainedStages(name string, pt spec.Point, env Env, claimed float64, r
 		q := p
 		q.Key, q.Repeat = repeatKey(base, r), r
 		keys = append(keys, q.Key)
-		nodes = append(nodes, g.Add(&pipeline.Node{
+		nodes = append(nodes, b.Add(&pipeline.Node{
 			Kind: "onerun_train", Version: oneRunTrainVersion, Params: q,
 			Label: fmt.Sprintf("one run, %d gradient canaries, %s %s σ=%.4g q=%.4g T=%d%s", q.Canaries, data.Source.Name, arch.Kind,
 				q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, repeatLabel(r, repeats)),

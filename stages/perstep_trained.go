@@ -52,7 +52,7 @@ type perStepTrainParams struct {
 // perStepTrainedStages adds audit.runs training nodes per repeat, repeat
 // by repeat; run 0 of repeat 0 has the point's key, run k > 0 its own
 // derived key (its own θ_0, canary parameters and streams).
-func perStepTrainedStages(name string, pt spec.Point, env Env, repeats int, g *pipeline.Graph) (string, []string, []*pipeline.Node, error) {
+func perStepTrainedStages(name string, pt spec.Point, env Env, repeats int, b *Build) (string, []string, []*pipeline.Node, error) {
 	exp := pt.Exp
 	arch, data, err := trainedModel(exp, env.DataDir)
 	if err != nil {
@@ -75,7 +75,7 @@ func perStepTrainedStages(name string, pt spec.Point, env Env, repeats int, g *p
 			if k > 0 {
 				q.Key = fmt.Sprintf("%s/run/%d", rk, k)
 			}
-			nodes = append(nodes, g.Add(&pipeline.Node{
+			nodes = append(nodes, b.Add(&pipeline.Node{
 				Kind: "perstep_train", Version: perStepTrainVersion, Params: q,
 				Label: fmt.Sprintf("per-step audit, %d Dirac canaries, %s %s σ=%.4g q=%.4g T=%d, run %d/%d%s", q.Canaries, data.Source.Name, arch.Kind,
 					q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, k+1, runs, repeatLabel(r, repeats)),

@@ -122,7 +122,7 @@ func glmLearnerOf(m *spec.Model) (glmLearner, glmDataParams, bool) {
 }
 
 // glmReconStages builds the GLM reconstruction of one point.
-func glmReconStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointStage, []*pipeline.Node, error) {
+func glmReconStages(name string, pt spec.Point, env Env, b *Build) (pointStage, []*pipeline.Node, error) {
 	exp := pt.Exp
 	r := exp.Reconstruction.GLM
 	learner, dp, ok := glmLearnerOf(exp.Model)
@@ -149,7 +149,7 @@ func glmReconStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (poi
 	if learner.Kind == "output_perturbation" {
 		o := exp.Model.OutputPerturbation
 		fp := glmFitParams{Data: dp, Lambda: o.Lambda, Tolerance: o.Tolerance, MaxSteps: o.MaxSteps}
-		fit := g.Add(&pipeline.Node{
+		fit := b.Add(&pipeline.Node{
 			Kind: "glm_fit", Version: glmFitVersion, Params: fp,
 			Label: fmt.Sprintf("%s logreg λ=%g bias=%v", data.Source.Name, o.Lambda, dp.Bias),
 			Slot:  fmt.Sprintf("%s/glm_fit/%d", name, pt.Index),
@@ -164,7 +164,7 @@ func glmReconStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (poi
 		D glmDataParams
 		L glmLearner
 	}{dp, learner})
-	node := g.Add(&pipeline.Node{
+	node := b.Add(&pipeline.Node{
 		Kind: "glm_recon", Version: glmReconVersion, Params: p, Inputs: inputs,
 		Label: fmt.Sprintf("GLM attack on %s %s, %d releases, %s targets", learner.Kind, learner.Noise, r.Releases*r.Average, r.Targets),
 		Slot:  fmt.Sprintf("%s/glm_recon/%d", name, pt.Index),

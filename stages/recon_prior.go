@@ -32,14 +32,6 @@ const (
 	defaultInversionShard  = 8
 )
 
-func init() {
-	if implemented["reconstruction"] == nil {
-		implemented["reconstruction"] = map[string]bool{}
-	}
-	implemented["reconstruction"]["prior_aware"] = true
-	implemented["reconstruction"]["gradient_inversion"] = true
-}
-
 // reconGame is everything a trained reconstruction trial depends on.
 type reconGame struct {
 	Data        dataParams `json:"data"`
@@ -102,11 +94,11 @@ var reconThreat = map[string]attack.Observation{
 // reconstructionStages builds the reconstruction audit of one point: the
 // estimate (and, without a rero entry in the spec, the implicit bound) as
 // point stages, and the trial shards to publish.
-func reconstructionStages(name string, pt spec.Point, env Env, g *pipeline.Graph) ([]pointStage, []*pipeline.Node, error) {
+func reconstructionStages(name string, pt spec.Point, env Env, b *Build) ([]pointStage, []*pipeline.Node, error) {
 	r := pt.Exp.Reconstruction
 	switch {
 	case r.PriorAware != nil:
-		return priorAwareStages(name, pt, r.PriorAware, nil, env, g)
+		return priorAwareStages(name, pt, r.PriorAware, nil, env, b)
 	case r.Inversion != nil:
 		// The same game, with the gradient inversion run on every trial and
 		// reported; the prior-aware rules are recorded beside it.
@@ -118,14 +110,14 @@ func reconstructionStages(name string, pt spec.Point, env Env, g *pipeline.Graph
 			p.ShardSize = defaultInversionShard
 		}
 		inv := &recon.Inversion{Steps: v.Steps, LearningRate: v.LearningRate, Restarts: v.Restarts}
-		return priorAwareStages(name, pt, p, inv, env, g)
+		return priorAwareStages(name, pt, p, inv, env, b)
 	}
 	return nil, nil, &PathError{"reconstruction.attack", fmt.Errorf("attack %q has no stage", r.Attack)}
 }
 
 // priorAwareStages builds the game of p (and, with inv, the gradient
 // inversion on the same trials).
-func priorAwareStages(name string, pt spec.Point, p *spec.ReconPriorAware, inv *recon.Inversion, env Env, g *pipeline.Graph) ([]pointStage, []*pipeline.Node, error) {
+func priorAwareStages(name string, pt spec.Point, p *spec.ReconPriorAware, inv *recon.Inversion, env Env, b *Build) ([]pointStage, []*pipeline.Node, error) {
 	exp := pt.Exp
 	d := exp.DPSGD
 	if err := recon.CheckThreat(reconThreat[p.ThreatModel]); err != nil {
@@ -172,7 +164,7 @@ func priorAwareStages(name string, pt spec.Point, p *spec.ReconPriorAware, inv *
 		for first, k := 0, 0; first < p.Trials; first, k = first+size, k+1 {
 			s := sp
 			s.First, s.Count = first, min(size, p.Trials-first)
-			shards = append(shards, g.Add(&pipeline.Node{
+			shards = append(shards, b.Add(&pipeline.Node{
 				Kind: "trials", Version: reconIdealTrialsVersion, Params: s,
 				Label: fmt.Sprintf("%s trials %d–%d", label, s.First, s.First+s.Count-1),
 				Slot:  fmt.Sprintf("%s/recon_trials/%d/%d", name, pt.Index, k),
@@ -193,7 +185,7 @@ func priorAwareStages(name string, pt spec.Point, p *spec.ReconPriorAware, inv *
 		}
 		for first, k := 0, 0; first < p.Trials; first, k = first+size, k+1 {
 			s := reconShardParams{Key: key, Game: game, First: first, Count: min(size, p.Trials-first)}
-			shards = append(shards, g.Add(&pipeline.Node{
+			shards = append(shards, b.Add(&pipeline.Node{
 				Kind: "trials", Version: reconTrialsVersion, Params: s,
 				Label: fmt.Sprintf("%s trials %d–%d", label, s.First, s.First+s.Count-1),
 				Slot:  fmt.Sprintf("%s/recon_trials/%d/%d", name, pt.Index, k),
@@ -213,7 +205,7 @@ func priorAwareStages(name string, pt spec.Point, p *spec.ReconPriorAware, inv *
 	if bound.columns != nil { // implicit: its columns join the row
 		stages = append(stages, bound)
 	}
-	boundNode := g.Add(bound.node)
+	boundNode := b.Add(bound.node)
 	est := &pipeline.Node{
 		Kind: "estimate", Version: reconEstimateVersion, Params: ep, Inputs: append(append([]*pipeline.Node{}, shards...), boundNode),
 		Label: fmt.Sprintf("%s (%d trials, %s)", label, p.Trials, rule),

@@ -101,7 +101,7 @@ func archFor(m *spec.Model) (learn.Arch, bool, error) {
 }
 
 // trainStages makes K run nodes and the per-point aggregate for a point.
-func trainStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointStage, error) {
+func trainStages(name string, pt spec.Point, env Env, b *Build) (pointStage, error) {
 	exp := pt.Exp
 	arch, data, err := trainedModel(exp, env.DataDir)
 	if err != nil {
@@ -136,7 +136,7 @@ func trainStages(name string, pt spec.Point, env Env, g *pipeline.Graph) (pointS
 				return writeValues(w.Dir, outs)
 			},
 		}
-		runs = append(runs, g.Add(n))
+		runs = append(runs, b.Add(n))
 	}
 	ap := trainAggParams{Runs: exp.Train.Runs, NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps, Delta: d.Delta, FIL: filParamsOf(exp.Train.FIL)}
 	agg := &pipeline.Node{

@@ -1,0 +1,14 @@
+package dpaudit
+
+import (
+	"github.com/dpaudit/dpaudit/stages"
+	"github.com/dpaudit/dpaudit/stages/figure"
+)
+
+// games are the registered games, in the order they compile a point (and
+// their nodes enter the graph). Adding a game is one line here.
+var games = stages.Games
+
+// KnownKinds are the node kinds --force accepts: every kind a registered
+// game can produce, the summary and the figures.
+var KnownKinds = append(stages.Kinds(games), figure.Kind)

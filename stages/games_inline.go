@@ -1,0 +1,144 @@
+package stages
+
+import (
+	"fmt"
+
+	"github.com/dpaudit/dpaudit/spec"
+)
+
+// The games, while they still live in this package.
+
+var TrainGame = &Game{
+	Name:       "training",
+	AppliesTo:  func(exp *spec.Experiment) bool { return exp.Train != nil },
+	Compile:    compileTrain,
+	Kinds:      []string{"train_run", "train"},
+	Implements: map[string][]string{"train": {""}},
+}
+
+func compileTrain(b *Build) error {
+	st, err := trainStages(b.Name, b.Point, b.Env, b)
+	if err != nil {
+		return err
+	}
+	b.Row(st.node, st.columns)
+	return nil
+}
+
+var MembershipGame = &Game{
+	Name:         "membership",
+	AppliesTo:    func(exp *spec.Experiment) bool { return exp.Audit != nil },
+	Compile:      compileMembership,
+	Kinds:        []string{"craft", "trials", "look", "onerun_train", "onerun_input_train", "perstep_train", "estimate"},
+	TrialColumns: TrialColumns,
+	Implements: map[string][]string{"audit": {""},
+		"crafter": {"random_record", "mislabeled_record", "constant_input", "noise_input",
+			"static_poison", "adaptive_poison", "gradient_canary", "malicious_dataset"},
+		"distinguisher": {"loss_threshold", "intermediate_loss", "watermark"}},
+}
+
+func compileMembership(b *Build) error {
+	st, shards, err := auditStages(b.Name, b.Point, b.Env, b)
+	if err != nil {
+		return err
+	}
+	b.Row(st.node, st.columns)
+	b.Publish(b.Point.ID, shards)
+	return nil
+}
+
+var GLMGame = &Game{
+	Name:       "glm reconstruction",
+	AppliesTo:  func(exp *spec.Experiment) bool { return exp.Reconstruction != nil && exp.Reconstruction.GLM != nil },
+	Compile:    compileGLM,
+	Kinds:      []string{"glm_fit", "glm_recon"},
+	Implements: map[string][]string{"reconstruction": {"glm"}},
+}
+
+func compileGLM(b *Build) error {
+	st, shards, err := glmReconStages(b.Name, b.Point, b.Env, b)
+	if err != nil {
+		return err
+	}
+	b.Row(st.node, st.columns)
+	b.Publish(b.Point.ID, shards)
+	return nil
+}
+
+var IdentifyGame = &Game{
+	Name:       "identifiability",
+	AppliesTo:  func(exp *spec.Experiment) bool { return exp.Identifiability != nil },
+	Compile:    compileIdentify,
+	Kinds:      []string{"identify_craft", "identify_trials", "identify_estimate"},
+	Implements: map[string][]string{"identifiability": {""}},
+}
+
+func compileIdentify(b *Build) error {
+	st, shards, err := identifyStages(b.Name, b.Point, b.Env, b)
+	if err != nil {
+		return err
+	}
+	b.Row(st.node, st.columns)
+	b.Publish(b.Point.ID, shards)
+	return nil
+}
+
+var BoundGame = &Game{
+	Name:       "bounds",
+	AppliesTo:  func(exp *spec.Experiment) bool { return len(exp.Bound) > 0 },
+	Compile:    compileBounds,
+	Kinds:      []string{"accountant", "rero", "rero_comparator", "mse_rdp", "minimax_mse", "belief"},
+	Implements: map[string][]string{"bound": {"accountant", "rero", "mse_rdp", "minimax_mse", "belief"}},
+}
+
+func compileBounds(b *Build) error {
+	pt := b.Point
+	for i, bound := range pt.Exp.Bound {
+		var sts []pointStage
+		switch {
+		case bound.Accountant != nil:
+			sts = accountantStages(b.Name, pt, i, bound.Accountant)
+		case bound.Rero != nil, bound.MSE != nil, bound.Minimax != nil, bound.Belief != nil:
+			var err error
+			if sts, err = boundStages(b.Name, pt, i); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("bound[%d] kind %q has no stage", i, bound.Kind)
+		}
+		for _, st := range sts {
+			b.Row(st.node, st.columns)
+		}
+	}
+	return nil
+}
+
+var ReconGame = &Game{
+	Name:       "reconstruction",
+	AppliesTo:  func(exp *spec.Experiment) bool { return exp.Reconstruction != nil && exp.Reconstruction.GLM == nil },
+	Compile:    compileRecon,
+	Kinds:      []string{"trials", "rero", "estimate"},
+	Implements: map[string][]string{"reconstruction": {"prior_aware", "gradient_inversion"}},
+}
+
+func compileRecon(b *Build) error {
+	pt := b.Point
+	sts, shards, err := reconstructionStages(b.Name, pt, b.Env, b)
+	if err != nil {
+		return err
+	}
+	for _, st := range sts {
+		b.Row(st.node, st.columns)
+	}
+	// A point with a membership audit as well keeps its rows in
+	// trials/point=<id>/; the reconstruction rows go one level down.
+	key := pt.ID
+	if pt.Exp.Audit != nil {
+		key += "/reconstruction"
+	}
+	b.Publish(key, shards)
+	return nil
+}
+
+// Games are the games of this package, in compile order.
+var Games = []*Game{TrainGame, MembershipGame, GLMGame, IdentifyGame, BoundGame, ReconGame}
