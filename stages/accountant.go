@@ -59,7 +59,7 @@ func accountantStages(name string, pt spec.Point, b int, a *spec.AccountantBound
 				if err != nil {
 					return err
 				}
-				return writeValues(w.Dir, outs)
+				return WriteValues(w.Dir, outs)
 			},
 		}
 		out = append(out, pointStage{node: node, columns: accountantColumns(p)})

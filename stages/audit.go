@@ -2,8 +2,6 @@ package stages
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -32,9 +30,7 @@ const (
 	trialsVersion   = 2 // 2: the repeat column
 	estimateVersion = 5 // 2: claim vs trained, estimate families, p-values, repeats; 3: best accountant, PLD rounding bounds; 4: one-run f-DP and order statistics; 5: audit_training_runs, headline_*, audit_cpu_seconds
 
-	// TrialsFile is a trial shard's output table.
-	TrialsFile = "trials.parquet"
-	craftFile  = "crafted.json"
+	craftFile = "crafted.json"
 
 	defaultShard      = 64
 	defaultIdealShard = 1 << 16
@@ -42,9 +38,9 @@ const (
 
 // auditGame is everything a trial depends on besides the crafted worlds.
 type auditGame struct {
-	Data          dataParams         `json:"data"`
+	Data          DataParams         `json:"data"`
 	Arch          learn.Arch         `json:"arch"`
-	DPSGD         trainDPSGD         `json:"dpsgd"` // what training really does (σ_actual)
+	DPSGD         TrainDPSGD         `json:"dpsgd"` // what training really does (σ_actual)
 	Claimed       float64            `json:"claimed_noise_multiplier"`
 	Crafter       spec.Crafter       `json:"crafter"`
 	Distinguisher spec.Distinguisher `json:"distinguisher"`
@@ -56,9 +52,9 @@ type auditGame struct {
 // craftParams is what the crafter depends on: the adversary knows the
 // configuration as claimed.
 type craftParams struct {
-	Data    dataParams   `json:"data"`
+	Data    DataParams   `json:"data"`
 	Arch    learn.Arch   `json:"arch"`
-	DPSGD   trainDPSGD   `json:"dpsgd"`
+	DPSGD   TrainDPSGD   `json:"dpsgd"`
 	Crafter spec.Crafter `json:"crafter"`
 	Seed    uint64       `json:"seed"`
 	Init    uint64       `json:"init_seed"`
@@ -218,24 +214,6 @@ func claimOf(a *spec.Audit, trained mechanismConfig) mechanismConfig {
 	return c
 }
 
-// repeatKey is the trial key of repeat r: repeat 0 keeps the key of an
-// audit without repeats, so adding repeats reuses its trials.
-func repeatKey(key string, r int) string {
-	if r == 0 {
-		return key
-	}
-	return fmt.Sprintf("%s/repeat/%d", key, r)
-}
-
-func hashKey(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:8])
-}
-
 // auditStages builds the audit of one point: per repeat its trial shards
 // (and, for a trained model, its craft node), then one estimate node over
 // every repeat's shards.
@@ -286,7 +264,7 @@ func auditStages(name string, pt spec.Point, env Env, b *Build) (pointStage, []*
 		if exp.Distinguisher != nil && exp.Distinguisher.Watermark != nil {
 			form = exp.Distinguisher.Watermark.Form
 		}
-		sp.Key = hashKey(sp)
+		sp.Key = HashKey(sp)
 		ep.Key, ep.Score = sp.Key, form
 		label = fmt.Sprintf("ideal σ=%.4g q=%.4g T=%d", d.NoiseMultiplier, d.SamplingRate, d.Steps)
 		size := a.ShardSize
@@ -294,7 +272,7 @@ func auditStages(name string, pt spec.Point, env Env, b *Build) (pointStage, []*
 			size = defaultIdealShard
 		}
 		for r := range repeats {
-			rk := repeatKey(sp.Key, r)
+			rk := RepeatKey(sp.Key, r)
 			ep.RepeatKeys = append(ep.RepeatKeys, rk)
 			for first, k := 0, 0; first < a.Trials; first, k = first+size, k+1 {
 				p := sp
@@ -302,8 +280,8 @@ func auditStages(name string, pt spec.Point, env Env, b *Build) (pointStage, []*
 				p.First, p.Count = first, min(size, a.Trials-first)
 				shards = append(shards, b.Add(&pipeline.Node{
 					Kind: "trials", Version: trialsVersion, Params: p,
-					Label: fmt.Sprintf("%s%s trials %d–%d", label, repeatLabel(r, repeats), p.First, p.First+p.Count-1),
-					Slot:  fmt.Sprintf("%s/trials/%d/%d%s", name, pt.Index, k, repeatSlot(r)),
+					Label: fmt.Sprintf("%s%s trials %d–%d", label, RepeatLabel(r, repeats), p.First, p.First+p.Count-1),
+					Slot:  fmt.Sprintf("%s/trials/%d/%d%s", name, pt.Index, k, RepeatSlot(r)),
 					Run:   func(ctx context.Context, w *pipeline.Work) error { return runIdealShard(ctx, p, w) },
 				}))
 			}
@@ -356,7 +334,7 @@ func auditStages(name string, pt spec.Point, env Env, b *Build) (pointStage, []*
 			if err != nil {
 				return pointStage{}, nil, err
 			}
-			key := repeatKey(hashKey(game), r)
+			key := RepeatKey(HashKey(game), r)
 			if r == 0 {
 				ep.Key, ep.Score, ep.LowerWorld1 = key, dist.ScoreNames()[0], dist.LowerMeansWorld1()
 				if wc := exp.Audit.WorstCaseInit; wc != nil {
@@ -369,8 +347,8 @@ func auditStages(name string, pt spec.Point, env Env, b *Build) (pointStage, []*
 				p := shardParams{Key: key, Game: game, First: first, Count: min(size, a.Trials-first), Repeat: r}
 				shards = append(shards, b.Add(&pipeline.Node{
 					Kind: "trials", Version: trialsVersion, Params: p, Inputs: []*pipeline.Node{craft},
-					Label: fmt.Sprintf("%s%s trials %d–%d", label, repeatLabel(r, repeats), p.First, p.First+p.Count-1),
-					Slot:  fmt.Sprintf("%s/trials/%d/%d%s", name, pt.Index, k, repeatSlot(r)),
+					Label: fmt.Sprintf("%s%s trials %d–%d", label, RepeatLabel(r, repeats), p.First, p.First+p.Count-1),
+					Slot:  fmt.Sprintf("%s/trials/%d/%d%s", name, pt.Index, k, RepeatSlot(r)),
 					Run: func(ctx context.Context, w *pipeline.Work) error {
 						return runTrialShard(ctx, p, env.DataDir, w)
 					},
@@ -393,7 +371,7 @@ func auditStages(name string, pt spec.Point, env Env, b *Build) (pointStage, []*
 	est := &pipeline.Node{
 		Kind: "estimate", Version: estimateVersion, Params: ep, Inputs: inputs,
 		SameCodeInputs: true, // never one estimate over shards of two builds
-		Label:          fmt.Sprintf("%s (%d trials, %s%s)", label, a.Trials, method, repeatLabel(repeats-1, repeats)),
+		Label:          fmt.Sprintf("%s (%d trials, %s%s)", label, a.Trials, method, RepeatLabel(repeats-1, repeats)),
 		Slot:           fmt.Sprintf("%s/estimate/%d", name, pt.Index),
 		Run: func(ctx context.Context, w *pipeline.Work) error {
 			dirs := w.Inputs
@@ -413,7 +391,7 @@ func auditStages(name string, pt spec.Point, env Env, b *Build) (pointStage, []*
 			if ep.MeasureCPU {
 				outs = append(outs, Output{"audit_cpu_seconds", pipeline.Float64, w.UpstreamCPUSeconds()})
 			}
-			return writeValues(w.Dir, outs)
+			return WriteValues(w.Dir, outs)
 		},
 	}
 	cols := estimateColumns(ep)
@@ -423,27 +401,13 @@ func auditStages(name string, pt spec.Point, env Env, b *Build) (pointStage, []*
 	return pointStage{node: est, columns: cols}, shards, nil
 }
 
-func repeatLabel(r, repeats int) string {
-	if repeats == 1 {
-		return ""
-	}
-	return fmt.Sprintf(" repeat %d/%d", r+1, repeats)
-}
-
-func repeatSlot(r int) string {
-	if r == 0 {
-		return ""
-	}
-	return fmt.Sprintf("/repeat/%d", r)
-}
-
 // auditGameFor checks the game of a trained model at compile time (threat
 // model, data, model) and adds its craft node.
 // Repeat r > 0 crafts again with seeds derived from r (the whole audit is
 // repeated); repeat 0 keeps the seeds of an audit without repeats.
 func auditGameFor(name string, pt spec.Point, env Env, claimed float64, repeat int, b *Build) (auditGame, *pipeline.Node, error) {
 	exp := pt.Exp
-	arch, data, err := trainedModel(exp, env.DataDir)
+	arch, data, err := TrainedModel(exp, env.DataDir)
 	if err != nil {
 		return auditGame{}, nil, err
 	}
@@ -465,7 +429,7 @@ func auditGameFor(name string, pt spec.Point, env Env, claimed float64, repeat i
 		return auditGame{}, nil, &PathError{"audit.threat_model", err}
 	}
 	d := exp.DPSGD
-	td := trainConfig(d)
+	td := TrainConfig(d)
 	game := auditGame{Data: data, Arch: arch, DPSGD: td, Claimed: claimed, Crafter: *exp.Crafter,
 		Distinguisher: *exp.Distinguisher, Threat: exp.Audit.ThreatModel, RandomInit: exp.Audit.RandomInit, Seed: exp.Seed}
 	known := td
@@ -478,20 +442,20 @@ func auditGameFor(name string, pt spec.Point, env Env, claimed float64, repeat i
 		w := *wc
 		cp.WorstCase = &w
 	}
-	ck := hashKey(cp)
-	cp.Seed = rng.Seed(uint64(exp.Seed), "craft", repeatKey(ck, repeat))
-	cp.Init = rng.Seed(uint64(exp.Seed), "init", repeatKey(ck, repeat))
+	ck := HashKey(cp)
+	cp.Seed = rng.Seed(uint64(exp.Seed), "craft", RepeatKey(ck, repeat))
+	cp.Init = rng.Seed(uint64(exp.Seed), "init", RepeatKey(ck, repeat))
 	craft := b.Add(&pipeline.Node{
 		Kind: "craft", Version: craftVersion, Params: cp,
 		Label: fmt.Sprintf("%s on %s %s", exp.Crafter.Kind, data.Source.Name, arch.Kind),
-		Slot:  fmt.Sprintf("%s/craft/%d%s", name, pt.Index, repeatSlot(repeat)),
+		Slot:  fmt.Sprintf("%s/craft/%d%s", name, pt.Index, RepeatSlot(repeat)),
 		Run:   func(ctx context.Context, w *pipeline.Work) error { return runCraft(cp, env.DataDir, w) },
 	})
 	return game, craft, nil
 }
 
 func runCraft(p craftParams, dataDir string, w *pipeline.Work) error {
-	split, err := loadSplit(p.Data, dataDir)
+	split, err := LoadSplit(p.Data, dataDir)
 	if err != nil {
 		return err
 	}
@@ -502,7 +466,7 @@ func runCraft(p craftParams, dataDir string, w *pipeline.Work) error {
 	tr, te := split.Train, split.Test
 	c = withClamp(c, &p.Crafter, tr.X)
 	crafted, err := c.Craft(attack.CraftInput{
-		Arch: p.Arch, InShape: tr.Shape, Classes: tr.Classes, DPSGD: p.DPSGD.learn(),
+		Arch: p.Arch, InShape: tr.Shape, Classes: tr.Classes, DPSGD: p.DPSGD.Learn(),
 		X: tr.X, Y: tr.Y, PoolX: te.X, PoolY: te.Y, Seed: p.Seed, InitSeed: p.Init,
 	})
 	if err != nil {
@@ -521,7 +485,7 @@ func runCraft(p craftParams, dataDir string, w *pipeline.Work) error {
 }
 
 func runTrialShard(ctx context.Context, p shardParams, dataDir string, w *pipeline.Work) error {
-	split, err := loadSplit(p.Game.Data, dataDir)
+	split, err := LoadSplit(p.Game.Data, dataDir)
 	if err != nil {
 		return err
 	}
@@ -539,7 +503,7 @@ func runTrialShard(ctx context.Context, p shardParams, dataDir string, w *pipeli
 	}
 	tr := split.Train
 	game, err := attack.NewGame(attack.GameConfig{
-		Arch: p.Game.Arch, InShape: tr.Shape, Classes: tr.Classes, DPSGD: p.Game.DPSGD.learn(),
+		Arch: p.Game.Arch, InShape: tr.Shape, Classes: tr.Classes, DPSGD: p.Game.DPSGD.Learn(),
 		ClaimedNoiseMultiplier: p.Game.Claimed, X: tr.X, Y: tr.Y, PoolX: split.Test.X, PoolY: split.Test.Y, Crafted: crafted, Distinguisher: dist,
 		Threat: attack.ThreatModels[p.Game.Threat], RandomInit: p.Game.RandomInit,
 	})

@@ -53,7 +53,7 @@ func checkWorstCaseInit(exp *spec.Experiment) error {
 // worstCaseData checks the spec's worst_case_init against the point and
 // returns the craft's data parameters with the held-out records asked for.
 // Bad input is a PathError (a positioned spec error, exit 2).
-func worstCaseData(exp *spec.Experiment, data dataParams, dataDir string) (dataParams, error) {
+func worstCaseData(exp *spec.Experiment, data DataParams, dataDir string) (DataParams, error) {
 	a := exp.Audit
 	wc := a.WorstCaseInit
 	switch {
@@ -65,7 +65,7 @@ func worstCaseData(exp *spec.Experiment, data dataParams, dataDir string) (dataP
 		return data, &PathError{"audit.worst_case_init.held_out", fmt.Errorf("must be ≥ 1: the worst-case θ_0 is pre-trained on held-out records, got %d", wc.HeldOut)}
 	}
 	data.Options.HeldOut = wc.HeldOut
-	if _, err := loadSplit(data, dataDir); err != nil {
+	if _, err := LoadSplit(data, dataDir); err != nil {
 		if datasets.IsBadInput(err) {
 			return data, &PathError{"audit.worst_case_init.held_out", err}
 		}
@@ -122,7 +122,7 @@ func worstCaseInit(c *attack.Crafted, p craftParams, split *datasets.Split) erro
 // evaluate θ_0 on (read from the craft node).
 type worstCaseDiag struct {
 	Init spec.WorstCaseInit `json:"init"`
-	Data dataParams         `json:"data"`
+	Data DataParams         `json:"data"`
 	Arch learn.Arch         `json:"arch"`
 }
 
@@ -147,7 +147,7 @@ func (d *worstCaseDiag) outputs(craftDir, dataDir string) ([]Output, error) {
 	if c.Init == nil || c.Target == nil {
 		return nil, fmt.Errorf("worst-case init: the craft holds no θ_0 or no target")
 	}
-	split, err := loadSplit(d.Data, dataDir)
+	split, err := LoadSplit(d.Data, dataDir)
 	if err != nil {
 		return nil, err
 	}

@@ -35,9 +35,9 @@ func medianNorm(xs []float64) float64 {
 // pre-training (c.Init unset, or θ_0 = the random model) every check fails.
 func TestWorstCaseInitShrinksOtherGradients(t *testing.T) {
 	arch := learn.Arch{Kind: "mlp", Hidden: []int{16}}
-	data := dataParams{Source: datasets.Source{Name: "digits"},
+	data := DataParams{Source: datasets.Source{Name: "digits"},
 		Options: datasets.Options{TrainSize: 100, Flatten: true, HeldOut: 1000, Seed: 7}}
-	split, err := loadSplit(data, "")
+	split, err := LoadSplit(data, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,7 @@ func sequentialAuditStages(name string, pt spec.Point, env Env, b *Build, ep est
 			form = exp.Distinguisher.Watermark.Form
 		}
 		// The same key as the fixed audit's: trial i is the same trial.
-		sp.Key = hashKey(sp)
+		sp.Key = HashKey(sp)
 		ep.Key, ep.Score = sp.Key, form
 		label = fmt.Sprintf("ideal σ=%.4g q=%.4g T=%d", d.NoiseMultiplier, d.SamplingRate, d.Steps)
 		size := a.ShardSize
@@ -148,7 +148,7 @@ func sequentialAuditStages(name string, pt spec.Point, env Env, b *Build, ep est
 		if err != nil {
 			return pointStage{}, nil, err
 		}
-		key := hashKey(game)
+		key := HashKey(game)
 		ep.Key, ep.Score, ep.LowerWorld1 = key, dist.ScoreNames()[0], dist.LowerMeansWorld1()
 		// One training per trial: audit_training_runs is the trials used,
 		// known when the audit stops (runSequentialEstimate).
@@ -228,7 +228,7 @@ func sequentialAuditStages(name string, pt spec.Point, env Env, b *Build, ep est
 			if ep.MeasureCPU {
 				outs = append(outs, Output{"audit_cpu_seconds", pipeline.Float64, w.UpstreamCPUSeconds()})
 			}
-			return writeValues(w.Dir, outs)
+			return WriteValues(w.Dir, outs)
 		},
 	}
 	return pointStage{node: est, columns: sequentialColumns(ep)}, shards, nil

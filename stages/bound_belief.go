@@ -95,8 +95,8 @@ func runBelief(p beliefParams) ([]Output, error) {
 		}
 	}
 	outs := []Output{
-		f64("belief_epsilon", eps), f64("belief_delta", p.Delta),
-		f64("rho_beta", rhoBeta), f64("rho_alpha", rhoAlpha),
+		F64("belief_epsilon", eps), F64("belief_delta", p.Delta),
+		F64("rho_beta", rhoBeta), F64("rho_alpha", rhoAlpha),
 	}
 	if p.DPSGD != nil {
 		// The RDP form of ρ_α (Sec. 4.4), 2Φ(√T/(2σ)) − 1: exact for the
@@ -108,7 +108,7 @@ func runBelief(p beliefParams) ([]Output, error) {
 				return nil, err
 			}
 		}
-		outs = append(outs, f64("rho_alpha_rdp", ra))
+		outs = append(outs, F64("rho_alpha_rdp", ra))
 	}
-	return append(outs, f64("belief_expected_confidence", conf), f64("belief_yeom_advantage", yeom)), nil
+	return append(outs, F64("belief_expected_confidence", conf), F64("belief_yeom_advantage", yeom)), nil
 }

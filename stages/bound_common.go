@@ -44,7 +44,7 @@ func (s boundStage) pointStage(name string, pt spec.Point, b int) pointStage {
 			if err != nil {
 				return err
 			}
-			return writeValues(w.Dir, outs)
+			return WriteValues(w.Dir, outs)
 		},
 	}
 	return pointStage{node: node, columns: s.columns}
@@ -159,15 +159,4 @@ func accountedEpsilon(d dpsgdParams, delta float64, accountant, conversion strin
 	}
 	m := privacy.SampledGaussian{NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps}
 	return privacy.Epsilon(privacy.Accountant(accountant), m, delta, o)
-}
-
-// f64 is an output column of type float64 (nil for no value).
-func f64(name string, v any) Output { return Output{name, pipeline.Float64, v} }
-
-// orNull maps NaN, which says "no value", to a null cell.
-func orNull(x float64) any {
-	if math.IsNaN(x) {
-		return nil
-	}
-	return x
 }

@@ -87,8 +87,8 @@ func runMinimax(p minimaxParams) ([]Output, error) {
 		return nil, err
 	}
 	outs := []Output{
-		f64("minimax_epsilon", eps), f64("minimax_delta", p.Delta), f64("minimax_dp", dp),
-		f64("minimax_rdp_epsilon", epsRDP), f64("minimax_rdp", rdp),
+		F64("minimax_epsilon", eps), F64("minimax_delta", p.Delta), F64("minimax_dp", dp),
+		F64("minimax_rdp_epsilon", epsRDP), F64("minimax_rdp", rdp),
 	}
 	if p.DPSGD == nil {
 		// The paper reads ε as ε_L of metric DP for Theorems E.4 and 4.4;
@@ -97,7 +97,7 @@ func runMinimax(p minimaxParams) ([]Output, error) {
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, f64("minimax_mdp", mdp))
+		outs = append(outs, F64("minimax_mdp", mdp))
 		if p.Dimension > 0 {
 			lo, hi, err := bounds.EffectiveDimension(p.Dimension)
 			if err != nil {
@@ -111,7 +111,7 @@ func runMinimax(p minimaxParams) ([]Output, error) {
 			if err != nil {
 				return nil, err
 			}
-			outs = append(outs, f64("minimax_high_dim", hd))
+			outs = append(outs, F64("minimax_high_dim", hd))
 		}
 	}
 	if p.Dimension > 0 {
@@ -127,7 +127,7 @@ func runMinimax(p minimaxParams) ([]Output, error) {
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, f64("minimax_guo_total", guo), f64("minimax_guo_vacuity_epsilon", vacuous))
+		outs = append(outs, F64("minimax_guo_total", guo), F64("minimax_guo_vacuity_epsilon", vacuous))
 	}
 	return outs, nil
 }

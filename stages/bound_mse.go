@@ -62,5 +62,5 @@ func runMSERDP(p mseRDPParams) ([]Output, error) {
 			return nil, err
 		}
 	}
-	return []Output{f64("mse_rdp_epsilon", eps), f64("mse_lower_bound", bound)}, nil
+	return []Output{F64("mse_rdp_epsilon", eps), F64("mse_lower_bound", bound)}, nil
 }

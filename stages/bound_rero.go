@@ -131,16 +131,16 @@ func runRero(p reroParams) ([]Output, error) {
 		return nil, err
 	}
 	outs := []Output{
-		f64("rero_kappa", p.Kappa),
-		f64("rero_gamma", res.Gamma),
-		f64("rero_gamma_lo", res.Lower),
-		f64("rero_gamma_hi", res.Upper),
-		f64("rero_advantage", adv),
+		F64("rero_kappa", p.Kappa),
+		F64("rero_gamma", res.Gamma),
+		F64("rero_gamma_lo", res.Lower),
+		F64("rero_gamma_hi", res.Upper),
+		F64("rero_advantage", adv),
 		{"rero_method", pipeline.String, p.Method},
-		f64("rero_confidence", res.Confidence),
+		F64("rero_confidence", res.Confidence),
 	}
 	if p.Method == string(bounds.ReRoMonteCarlo) {
-		outs = append(outs, f64("rero_effective_samples", res.EffectiveSamples))
+		outs = append(outs, F64("rero_effective_samples", res.EffectiveSamples))
 	}
 	return outs, nil
 }
@@ -188,7 +188,7 @@ func reroRDP(p reroComparatorParams) ([]Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []Output{f64("rero_rdp_gamma", gamma), f64("rero_rdp_advantage", adv), f64("rero_rdp_order", orNull(order))}, nil
+	return []Output{F64("rero_rdp_gamma", gamma), F64("rero_rdp_advantage", adv), F64("rero_rdp_order", OrNull(order))}, nil
 }
 
 // guoFano is Guo et al.'s (2022b) Fano bound with their closed-form mutual
@@ -212,7 +212,7 @@ func guoFano(p reroComparatorParams) ([]Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []Output{f64("rero_guo_fano_gamma", gamma), f64("rero_guo_fano_advantage", adv), f64("rero_guo_fano_info", info)}, nil
+	return []Output{F64("rero_guo_fano_gamma", gamma), F64("rero_guo_fano_advantage", adv), F64("rero_guo_fano_info", info)}, nil
 }
 
 // guoFanoMC is the Fano bound with the mutual information of one release
@@ -237,5 +237,5 @@ func guoFanoMC(p reroComparatorParams) ([]Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []Output{f64("rero_guo_fano_mc_gamma", gamma), f64("rero_guo_fano_mc_advantage", adv), f64("rero_guo_fano_mc_info", info), f64("rero_guo_fano_mc_info_se", se)}, nil
+	return []Output{F64("rero_guo_fano_mc_gamma", gamma), F64("rero_guo_fano_mc_advantage", adv), F64("rero_guo_fano_mc_info", info), F64("rero_guo_fano_mc_info_se", se)}, nil
 }

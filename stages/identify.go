@@ -32,7 +32,7 @@ const (
 
 // identCraftParams is what the choice of D′ depends on.
 type identCraftParams struct {
-	Data      dataParams `json:"data"`
+	Data      DataParams `json:"data"`
 	Adjacency string     `json:"adjacency"`
 	Distance  string     `json:"distance"`
 	Choose    string     `json:"differing"`
@@ -44,7 +44,7 @@ type identCraftParams struct {
 
 // identGame is everything a repetition depends on besides the crafted pair.
 type identGame struct {
-	Data        dataParams `json:"data"`
+	Data        DataParams `json:"data"`
 	Arch        learn.Arch `json:"arch"`
 	Adjacency   string     `json:"adjacency"`
 	Sensitivity string     `json:"sensitivity"`
@@ -100,11 +100,11 @@ var identColumns = []string{
 // identifyStages builds the identifiability audit of one point.
 func identifyStages(name string, pt spec.Point, env Env, b *Build) (pointStage, []*pipeline.Node, error) {
 	exp, id := pt.Exp, pt.Exp.Identifiability
-	arch, data, err := trainedModel(exp, env.DataDir)
+	arch, data, err := TrainedModel(exp, env.DataDir)
 	if err != nil {
 		return pointStage{}, nil, err
 	}
-	split, err := loadSplit(data, env.DataDir)
+	split, err := LoadSplit(data, env.DataDir)
 	if err != nil {
 		return pointStage{}, nil, &PathError{"dataset", err}
 	}
@@ -134,7 +134,7 @@ func identifyStages(name string, pt spec.Point, env Env, b *Build) (pointStage, 
 		}
 		return pointStage{}, nil, &PathError{path, fmt.Errorf("%w (the training split has %d records, the pool %d)", err, split.Train.N, split.Test.N)}
 	}
-	ck := hashKey(cp)
+	ck := HashKey(cp)
 	cp.Seed = rng.Seed(uint64(exp.Seed), "identify/craft", ck)
 	// The accounted ε of the run (full batch, the authors' order grid and
 	// classic conversion): ρ_β = logistic(ε) is δ′'s threshold.
@@ -161,7 +161,7 @@ func identifyStages(name string, pt spec.Point, env Env, b *Build) (pointStage, 
 		Slot:  fmt.Sprintf("%s/identify_craft/%d", name, pt.Index),
 		Run:   func(ctx context.Context, w *pipeline.Work) error { return runIdentCraft(cp, env.DataDir, w) },
 	})
-	key := hashKey(game)
+	key := HashKey(game)
 	label := fmt.Sprintf("A_DI %s/%s z=%.4g T=%d", id.Adjacency, id.Sensitivity, d.NoiseMultiplier, d.Steps)
 	size := id.ShardSize
 	if size == 0 {
@@ -190,7 +190,7 @@ func identifyStages(name string, pt spec.Point, env Env, b *Build) (pointStage, 
 			if err != nil {
 				return err
 			}
-			return writeValues(w.Dir, outs)
+			return WriteValues(w.Dir, outs)
 		},
 	}
 	return pointStage{node: est, columns: identColumns}, shards, nil
@@ -205,7 +205,7 @@ func (p identGame) config(shape []int, classes int) identify.Config {
 }
 
 func runIdentCraft(p identCraftParams, dataDir string, w *pipeline.Work) error {
-	split, err := loadSplit(p.Data, dataDir)
+	split, err := LoadSplit(p.Data, dataDir)
 	if err != nil {
 		return err
 	}
@@ -232,7 +232,7 @@ func readNeighbours(dir string) (identify.Neighbours, error) {
 }
 
 func runIdentShard(ctx context.Context, p identShardParams, dataDir string, w *pipeline.Work) error {
-	split, err := loadSplit(p.Game.Data, dataDir)
+	split, err := LoadSplit(p.Game.Data, dataDir)
 	if err != nil {
 		return err
 	}
@@ -338,33 +338,33 @@ func runIdentEstimate(p identEstimateParams, craftDir string, dirs []string) ([]
 		{"identify_removed", pipeline.Int64, int64(nb.Remove)},
 		{"identify_added", pipeline.Int64, added},
 		{"identify_distance", pipeline.String, nb.Distance},
-		f64("identify_ds_score", nb.Score),
-		f64("identify_epsilon", p.Epsilon),
-		f64("identify_delta", p.Delta),
-		f64("identify_rho_beta", r.RhoBeta),
-		f64("identify_rho_alpha", r.RhoAlpha),
-		f64("identify_rho_alpha_rdp", rdp),
+		F64("identify_ds_score", nb.Score),
+		F64("identify_epsilon", p.Epsilon),
+		F64("identify_delta", p.Delta),
+		F64("identify_rho_beta", r.RhoBeta),
+		F64("identify_rho_alpha", r.RhoAlpha),
+		F64("identify_rho_alpha_rdp", rdp),
 		{"identify_wins", pipeline.Int64, int64(r.Wins)},
-		f64("identify_advantage", r.Advantage),
-		f64("identify_advantage_lo", r.AdvantageLo),
-		f64("identify_advantage_hi", r.AdvantageHi),
+		F64("identify_advantage", r.Advantage),
+		F64("identify_advantage_lo", r.AdvantageLo),
+		F64("identify_advantage_hi", r.AdvantageHi),
 		{"identify_exceed", pipeline.Int64, int64(r.Exceed)},
-		f64("identify_delta_prime", r.DeltaPrime),
-		f64("identify_delta_prime_lo", r.DeltaPrimeLo),
-		f64("identify_delta_prime_hi", r.DeltaPrimeHi),
-		f64("identify_belief_mean", belSum/n),
-		f64("identify_belief_max", r.BeliefMax),
-		f64("identify_epsilon_ls", r.EpsilonLS),
-		f64("identify_epsilon_belief", r.EpsilonBelief),
-		f64("identify_epsilon_advantage", r.EpsilonAdvantage),
-		f64("identify_epsilon_advantage_lo", r.EpsilonAdvantageLo),
-		f64("identify_epsilon_advantage_hi", r.EpsilonAdvantageHi),
+		F64("identify_delta_prime", r.DeltaPrime),
+		F64("identify_delta_prime_lo", r.DeltaPrimeLo),
+		F64("identify_delta_prime_hi", r.DeltaPrimeHi),
+		F64("identify_belief_mean", belSum/n),
+		F64("identify_belief_max", r.BeliefMax),
+		F64("identify_epsilon_ls", r.EpsilonLS),
+		F64("identify_epsilon_belief", r.EpsilonBelief),
+		F64("identify_epsilon_advantage", r.EpsilonAdvantage),
+		F64("identify_epsilon_advantage_lo", r.EpsilonAdvantageLo),
+		F64("identify_epsilon_advantage_hi", r.EpsilonAdvantageHi),
 		{"identify_epsilon_ls_assumes", pipeline.String, identAssumesLS},
 		{"identify_epsilon_belief_assumes", pipeline.String, identAssumesBelief},
 		{"identify_epsilon_advantage_assumes", pipeline.String, identAssumesAdvantage},
-		f64("identify_ls_mean", lsSum/n),
-		f64("identify_ls_max", lsMax),
-		f64("identify_train_accuracy", accSum/n),
+		F64("identify_ls_mean", lsSum/n),
+		F64("identify_ls_max", lsMax),
+		F64("identify_train_accuracy", accSum/n),
 		{"identify_advantage_above_rho_alpha", pipeline.Bool, r.AdvantageAboveRhoAlpha},
 		{"identify_violation", pipeline.Bool, r.DeltaViolation},
 	}, nil

@@ -34,9 +34,9 @@ const oneRunInputVersion = 1
 
 type oneRunInputParams struct {
 	Key      string       `json:"point_key"`
-	Data     dataParams   `json:"data"`
+	Data     DataParams   `json:"data"`
 	Arch     learn.Arch   `json:"arch"`
-	DPSGD    trainDPSGD   `json:"dpsgd"`
+	DPSGD    TrainDPSGD   `json:"dpsgd"`
 	Crafter  spec.Crafter `json:"crafter"`
 	Canaries int          `json:"canaries"`
 	Seed     int64        `json:"seed"`
@@ -52,7 +52,7 @@ type oneRunInputParams struct {
 // adds one training node per repeat.
 func oneRunInputStages(name string, pt spec.Point, env Env, repeats int, b *Build) (string, []string, []*pipeline.Node, error) {
 	exp := pt.Exp
-	arch, data, err := trainedModel(exp, env.DataDir)
+	arch, data, err := TrainedModel(exp, env.DataDir)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -70,7 +70,7 @@ func oneRunInputStages(name string, pt spec.Point, env Env, repeats int, b *Buil
 	if err := attack.CheckPair(crafter, dist, attack.ThreatModels[exp.Audit.ThreatModel]); err != nil {
 		return "", nil, nil, &PathError{"audit.threat_model", err}
 	}
-	split, err := loadSplit(data, env.DataDir)
+	split, err := LoadSplit(data, env.DataDir)
 	if err != nil {
 		return "", nil, nil, &PathError{"dataset", err}
 	}
@@ -85,20 +85,20 @@ func oneRunInputStages(name string, pt spec.Point, env Env, repeats int, b *Buil
 	if exp.Crafter.Noise != nil && exp.Crafter.Noise.Label >= split.Train.Classes {
 		return "", nil, nil, &PathError{"crafter.label", fmt.Errorf("label %d, the data has %d classes", exp.Crafter.Noise.Label, split.Train.Classes)}
 	}
-	p := oneRunInputParams{Data: data, Arch: arch, DPSGD: trainConfig(exp.DPSGD), Crafter: *exp.Crafter, Canaries: m, Seed: exp.Seed,
+	p := oneRunInputParams{Data: data, Arch: arch, DPSGD: TrainConfig(exp.DPSGD), Crafter: *exp.Crafter, Canaries: m, Seed: exp.Seed,
 		Intermediate: exp.Distinguisher.Intermediate != nil}
-	base := hashKey(p)
+	base := HashKey(p)
 	var keys []string
 	var nodes []*pipeline.Node
 	for r := range repeats {
 		q := p
-		q.Key, q.Repeat = repeatKey(base, r), r
+		q.Key, q.Repeat = RepeatKey(base, r), r
 		keys = append(keys, q.Key)
 		nodes = append(nodes, b.Add(&pipeline.Node{
 			Kind: "onerun_input_train", Version: oneRunInputVersion, Params: q,
 			Label: fmt.Sprintf("one run, %d %s canaries, %s %s σ=%.4g q=%.4g T=%d%s", m, exp.Crafter.Kind, data.Source.Name, arch.Kind,
-				q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, repeatLabel(r, repeats)),
-			Slot: fmt.Sprintf("%s/onerun/%d%s", name, pt.Index, repeatSlot(r)),
+				q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, RepeatLabel(r, repeats)),
+			Slot: fmt.Sprintf("%s/onerun/%d%s", name, pt.Index, RepeatSlot(r)),
 			Run:  func(ctx context.Context, w *pipeline.Work) error { return runOneRunInput(ctx, q, env.DataDir, w) },
 		}))
 	}
@@ -106,7 +106,7 @@ func oneRunInputStages(name string, pt spec.Point, env Env, repeats int, b *Buil
 }
 
 func runOneRunInput(ctx context.Context, p oneRunInputParams, dataDir string, w *pipeline.Work) error {
-	split, err := loadSplit(p.Data, dataDir)
+	split, err := LoadSplit(p.Data, dataDir)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func runOneRunInput(ctx context.Context, p oneRunInputParams, dataDir string, w 
 	}
 	seed := uint64(p.Seed)
 	n := p.Canaries
-	set, err := attack.InputCanaries(crafter, attack.CraftInput{Arch: p.Arch, InShape: tr.Shape, Classes: tr.Classes, DPSGD: p.DPSGD.learn(),
+	set, err := attack.InputCanaries(crafter, attack.CraftInput{Arch: p.Arch, InShape: tr.Shape, Classes: tr.Classes, DPSGD: p.DPSGD.Learn(),
 		X: tr.X, Y: tr.Y, PoolX: te.X, PoolY: te.Y, Seed: rng.Seed(seed, "onerun", p.Key, "canaries")}, n)
 	if err != nil {
 		return err
@@ -160,7 +160,7 @@ func runOneRunInput(ctx context.Context, p oneRunInputParams, dataDir string, w 
 	if err := model.PerExampleLoss(cX, cY, initial); err != nil {
 		return err
 	}
-	cfg := p.DPSGD.learn()
+	cfg := p.DPSGD.Learn()
 	cfg.ExpectedBatchSize = cfg.SamplingRate * (float64(base) + float64(n)/2)
 	// intermediate_loss: the canaries' loss on θ_1 … θ_{T−1} here (OnStep
 	// sees the trainer's model at θ_{t−1}; θ_0 does not depend on the

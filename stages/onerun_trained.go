@@ -32,9 +32,9 @@ const oneRunTrainVersion = 1
 
 type oneRunTrainParams struct {
 	Key      string     `json:"point_key"`
-	Data     dataParams `json:"data"`
+	Data     DataParams `json:"data"`
 	Arch     learn.Arch `json:"arch"`
-	DPSGD    trainDPSGD `json:"dpsgd"`
+	DPSGD    TrainDPSGD `json:"dpsgd"`
 	Claimed  float64    `json:"claimed_noise_multiplier"`
 	Canaries int        `json:"canaries"`
 	Seed     int64      `json:"seed"`
@@ -44,26 +44,26 @@ type oneRunTrainParams struct {
 // oneRunTrainedStages adds one training node per repeat.
 func oneRunTrainedStages(name string, pt spec.Point, env Env, claimed float64, repeats int, b *Build) (string, []string, []*pipeline.Node, error) {
 	exp := pt.Exp
-	arch, data, err := trainedModel(exp, env.DataDir)
+	arch, data, err := TrainedModel(exp, env.DataDir)
 	if err != nil {
 		return "", nil, nil, err
 	}
 	if err := checkGradientCanaries(data, arch, env.DataDir, "one-run", exp.Audit.Trials); err != nil {
 		return "", nil, nil, err
 	}
-	p := oneRunTrainParams{Data: data, Arch: arch, DPSGD: trainConfig(exp.DPSGD), Claimed: claimed, Canaries: exp.Audit.Trials, Seed: exp.Seed}
-	base := hashKey(p)
+	p := oneRunTrainParams{Data: data, Arch: arch, DPSGD: TrainConfig(exp.DPSGD), Claimed: claimed, Canaries: exp.Audit.Trials, Seed: exp.Seed}
+	base := HashKey(p)
 	var keys []string
 	var nodes []*pipeline.Node
 	for r := range repeats {
 		q := p
-		q.Key, q.Repeat = repeatKey(base, r), r
+		q.Key, q.Repeat = RepeatKey(base, r), r
 		keys = append(keys, q.Key)
 		nodes = append(nodes, b.Add(&pipeline.Node{
 			Kind: "onerun_train", Version: oneRunTrainVersion, Params: q,
 			Label: fmt.Sprintf("one run, %d gradient canaries, %s %s σ=%.4g q=%.4g T=%d%s", q.Canaries, data.Source.Name, arch.Kind,
-				q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, repeatLabel(r, repeats)),
-			Slot: fmt.Sprintf("%s/onerun/%d%s", name, pt.Index, repeatSlot(r)),
+				q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, RepeatLabel(r, repeats)),
+			Slot: fmt.Sprintf("%s/onerun/%d%s", name, pt.Index, RepeatSlot(r)),
 			Run:  func(ctx context.Context, w *pipeline.Work) error { return runOneRunTrain(ctx, q, env.DataDir, w) },
 		}))
 	}
@@ -71,14 +71,14 @@ func oneRunTrainedStages(name string, pt spec.Point, env Env, claimed float64, r
 }
 
 func runOneRunTrain(ctx context.Context, p oneRunTrainParams, dataDir string, w *pipeline.Work) error {
-	split, m, coords, err := canaryModel(ctx, p.Data, dataDir, p.Arch, p.DPSGD.learn(), uint64(p.Seed), "onerun", "one-run audit", p.Key, p.Canaries)
+	split, m, coords, err := canaryModel(ctx, p.Data, dataDir, p.Arch, p.DPSGD.Learn(), uint64(p.Seed), "onerun", "one-run audit", p.Key, p.Canaries)
 	if err != nil {
 		return err
 	}
 	tr := split.Train
 	seed := uint64(p.Seed)
 	n := p.Canaries
-	cfg := p.DPSGD.learn()
+	cfg := p.DPSGD.Learn()
 	br := rng.New(seed, "onerun", p.Key, "bits")
 	in := make([]bool, n)
 	var included []int
@@ -140,8 +140,8 @@ func runOneRunTrain(ctx context.Context, p oneRunTrainParams, dataDir string, w 
 
 // checkGradientCanaries refuses, at compile time, more Dirac gradient
 // canaries than the model has parameters (each canary needs its own).
-func checkGradientCanaries(data dataParams, arch learn.Arch, dataDir, what string, n int) error {
-	split, err := loadSplit(data, dataDir)
+func checkGradientCanaries(data DataParams, arch learn.Arch, dataDir, what string, n int) error {
+	split, err := LoadSplit(data, dataDir)
 	if err != nil {
 		return &PathError{"dataset", err}
 	}
@@ -161,8 +161,8 @@ func checkGradientCanaries(data dataParams, arch learn.Arch, dataDir, what strin
 
 // canaryModel loads the training split and θ_0 of a canary audit (one-run
 // or per-step) and picks the n quietest parameters for its canaries.
-func canaryModel(ctx context.Context, data dataParams, dataDir string, arch learn.Arch, cfg learn.DPSGD, seed uint64, game, what, key string, n int) (*datasets.Split, *learn.Model, []int, error) {
-	split, err := loadSplit(data, dataDir)
+func canaryModel(ctx context.Context, data DataParams, dataDir string, arch learn.Arch, cfg learn.DPSGD, seed uint64, game, what, key string, n int) (*datasets.Split, *learn.Model, []int, error) {
+	split, err := LoadSplit(data, dataDir)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -40,9 +40,9 @@ var perStepColumns = []string{"per_step_runs", "per_step_samples", "per_step_thr
 
 type perStepTrainParams struct {
 	Key      string     `json:"point_key"`
-	Data     dataParams `json:"data"`
+	Data     DataParams `json:"data"`
 	Arch     learn.Arch `json:"arch"`
-	DPSGD    trainDPSGD `json:"dpsgd"`
+	DPSGD    TrainDPSGD `json:"dpsgd"`
 	Canaries int        `json:"canaries"`
 	Seed     int64      `json:"seed"`
 	Repeat   int        `json:"repeat,omitempty"`
@@ -54,20 +54,20 @@ type perStepTrainParams struct {
 // derived key (its own θ_0, canary parameters and streams).
 func perStepTrainedStages(name string, pt spec.Point, env Env, repeats int, b *Build) (string, []string, []*pipeline.Node, error) {
 	exp := pt.Exp
-	arch, data, err := trainedModel(exp, env.DataDir)
+	arch, data, err := TrainedModel(exp, env.DataDir)
 	if err != nil {
 		return "", nil, nil, err
 	}
 	if err := checkGradientCanaries(data, arch, env.DataDir, "per-step", exp.Audit.Trials); err != nil {
 		return "", nil, nil, err
 	}
-	p := perStepTrainParams{Data: data, Arch: arch, DPSGD: trainConfig(exp.DPSGD), Canaries: exp.Audit.Trials, Seed: exp.Seed}
-	base := hashKey(p)
+	p := perStepTrainParams{Data: data, Arch: arch, DPSGD: TrainConfig(exp.DPSGD), Canaries: exp.Audit.Trials, Seed: exp.Seed}
+	base := HashKey(p)
 	var keys []string
 	var nodes []*pipeline.Node
 	runs := max(exp.Audit.Runs, 1)
 	for r := range repeats {
-		rk := repeatKey(base, r)
+		rk := RepeatKey(base, r)
 		keys = append(keys, rk)
 		for k := range runs {
 			q := p
@@ -78,8 +78,8 @@ func perStepTrainedStages(name string, pt spec.Point, env Env, repeats int, b *B
 			nodes = append(nodes, b.Add(&pipeline.Node{
 				Kind: "perstep_train", Version: perStepTrainVersion, Params: q,
 				Label: fmt.Sprintf("per-step audit, %d Dirac canaries, %s %s σ=%.4g q=%.4g T=%d, run %d/%d%s", q.Canaries, data.Source.Name, arch.Kind,
-					q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, k+1, runs, repeatLabel(r, repeats)),
-				Slot: fmt.Sprintf("%s/perstep/%d/%d%s", name, pt.Index, k, repeatSlot(r)),
+					q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, k+1, runs, RepeatLabel(r, repeats)),
+				Slot: fmt.Sprintf("%s/perstep/%d/%d%s", name, pt.Index, k, RepeatSlot(r)),
 				Run:  func(ctx context.Context, w *pipeline.Work) error { return runPerStepTrain(ctx, q, env.DataDir, w) },
 			}))
 		}
@@ -88,14 +88,14 @@ func perStepTrainedStages(name string, pt spec.Point, env Env, repeats int, b *B
 }
 
 func runPerStepTrain(ctx context.Context, p perStepTrainParams, dataDir string, w *pipeline.Work) error {
-	split, m, coords, err := canaryModel(ctx, p.Data, dataDir, p.Arch, p.DPSGD.learn(), uint64(p.Seed), "perstep", "per-step audit", p.Key, p.Canaries)
+	split, m, coords, err := canaryModel(ctx, p.Data, dataDir, p.Arch, p.DPSGD.Learn(), uint64(p.Seed), "perstep", "per-step audit", p.Key, p.Canaries)
 	if err != nil {
 		return err
 	}
 	tr := split.Train
 	seed := uint64(p.Seed)
 	n := p.Canaries
-	cfg := p.DPSGD.learn()
+	cfg := p.DPSGD.Learn()
 	order := rng.New(seed, "perstep", p.Key, "worlds").Perm(n)
 	in := make([]bool, n)
 	var included []int

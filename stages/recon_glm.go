@@ -38,7 +38,7 @@ const (
 
 // glmDataParams is the training data as the learner sees it.
 type glmDataParams struct {
-	Data      dataParams `json:"data"`
+	Data      DataParams `json:"data"`
 	Bias      bool       `json:"bias"`
 	Normalize string     `json:"normalize"`
 	NormBound float64    `json:"norm_bound,omitempty"` // only with l2_ball
@@ -129,7 +129,7 @@ func glmReconStages(name string, pt spec.Point, env Env, b *Build) (pointStage, 
 	if !ok {
 		return pointStage{}, nil, &PathError{"model.arch", fmt.Errorf("%w; model %q is not one (use output_perturbation or pnsgd)", aglm.ErrNotGLM, exp.Model.Arch)}
 	}
-	data, err := datasetParams(exp.Dataset, exp.Seed, true)
+	data, err := DatasetParams(exp.Dataset, exp.Seed, true)
 	if err != nil {
 		return pointStage{}, nil, &PathError{"dataset.source", err}
 	}
@@ -160,7 +160,7 @@ func glmReconStages(name string, pt spec.Point, env Env, b *Build) (pointStage, 
 		inputs = append(inputs, fit)
 	}
 	p := glmReconParams{Seed: exp.Seed, Data: dp, Learner: learner, Attack: *r}
-	p.Key = hashKey(struct {
+	p.Key = HashKey(struct {
 		D glmDataParams
 		L glmLearner
 	}{dp, learner})
@@ -173,7 +173,7 @@ func glmReconStages(name string, pt spec.Point, env Env, b *Build) (pointStage, 
 			if err != nil {
 				return err
 			}
-			return writeValues(w.Dir, outs)
+			return WriteValues(w.Dir, outs)
 		},
 	})
 	return pointStage{node: node, columns: glmColumns}, []*pipeline.Node{node}, nil
@@ -208,7 +208,7 @@ func loadGLMData(p glmDataParams, dataDir string) (*lglm.Data, *lglm.Data, float
 }
 
 func convertGLMData(p glmDataParams, dataDir string) (*lglm.Data, *lglm.Data, float64, error) {
-	split, err := loadSplit(p.Data, dataDir)
+	split, err := LoadSplit(p.Data, dataDir)
 	if err != nil {
 		return nil, nil, 0, &PathError{"dataset", err}
 	}
@@ -383,9 +383,9 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 		return nil, fmt.Errorf("targets top_dfil needs the dFIL of output perturbation")
 	}
 	if a.Targets == "top_dfil" {
-		targets = targetsOf(a, tr.N, p.Seed, hashKey(p.Data), fit.JacobianNorms)
+		targets = targetsOf(a, tr.N, p.Seed, HashKey(p.Data), fit.JacobianNorms)
 	} else {
-		targets = targetsOf(a, tr.N, p.Seed, hashKey(p.Data), nil)
+		targets = targetsOf(a, tr.N, p.Seed, HashKey(p.Data), nil)
 	}
 	if a.Targets == "subset" {
 		sort.Ints(targets)
@@ -544,14 +544,14 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 	outs := []Output{
 		{"glm_learner", pipeline.String, learnerName(l)},
 		{"glm_options", pipeline.String, string(opts)},
-		f64("glm_noise_scale", mech.scale),
+		F64("glm_noise_scale", mech.scale),
 	}
 	if fit != nil {
-		outs = append(outs, f64("glm_grad_norm", fit.GradNorm), Output{"glm_newton_steps", pipeline.Int64, int64(fit.Steps)},
-			f64("glm_fit_seconds", fit.FitSeconds), f64("glm_train_accuracy", fit.TrainAccuracy), f64("glm_test_accuracy", fit.TestAccuracy))
+		outs = append(outs, F64("glm_grad_norm", fit.GradNorm), Output{"glm_newton_steps", pipeline.Int64, int64(fit.Steps)},
+			F64("glm_fit_seconds", fit.FitSeconds), F64("glm_train_accuracy", fit.TrainAccuracy), F64("glm_test_accuracy", fit.TestAccuracy))
 	}
 	relAcc, _ := meanStd(acc)
-	outs = append(outs, f64("glm_release_test_accuracy", orNull(relAcc)), f64("glm_max_input_norm", maxNorm),
+	outs = append(outs, F64("glm_release_test_accuracy", OrNull(relAcc)), F64("glm_max_input_norm", maxNorm),
 		Output{"glm_targets", pipeline.Int64, int64(nt)}, Output{"glm_trials", pipeline.Int64, int64(nt * a.Releases)},
 		Output{"glm_releases", pipeline.Int64, int64(a.Releases * a.Average)},
 		Output{"glm_failed_trials", pipeline.Int64, int64(totalFailed)})
@@ -563,14 +563,14 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 				tot += sumTot[t] / float64(okCount[t])
 			}
 		}
-		outs = append(outs, f64("glm_mse", m))
+		outs = append(outs, F64("glm_mse", m))
 		if k := len(trialMeans); k >= 2 {
 			half := tQuantile(a.Confidence, k-1) * sd / math.Sqrt(float64(k))
-			outs = append(outs, f64("glm_mse_lo", math.Max(0, m-half)), f64("glm_mse_hi", m+half))
+			outs = append(outs, F64("glm_mse_lo", math.Max(0, m-half)), F64("glm_mse_hi", m+half))
 		}
 		sorted := slices.Clone(trialMeans)
 		sort.Float64s(sorted)
-		outs = append(outs, f64("glm_mse_median", median(sorted)), f64("glm_mse_total", tot/float64(len(mses))))
+		outs = append(outs, F64("glm_mse_median", median(sorted)), F64("glm_mse_total", tot/float64(len(mses))))
 	}
 	if fit != nil {
 		bnds := make([]float64, len(fit.JacobianNorms))
@@ -578,13 +578,13 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 			bnds[i] = 1 / (fisher * v)
 		}
 		sort.Float64s(bnds)
-		outs = append(outs, f64("glm_dfil_bound_min", bnds[0]), f64("glm_dfil_bound_median", median(bnds)),
-			f64("glm_dfil_bound_max", bnds[len(bnds)-1]), f64("glm_dfil_seconds", fit.DFILSeconds))
+		outs = append(outs, F64("glm_dfil_bound_min", bnds[0]), F64("glm_dfil_bound_median", median(bnds)),
+			F64("glm_dfil_bound_max", bnds[len(bnds)-1]), F64("glm_dfil_seconds", fit.DFILSeconds))
 		if respectedN > 0 {
-			outs = append(outs, f64("glm_fraction_respected", float64(respected)/float64(respectedN)))
+			outs = append(outs, F64("glm_fraction_respected", float64(respected)/float64(respectedN)))
 		}
 		if le1N > 0 {
-			outs = append(outs, f64("glm_fraction_respected_pred_le1", float64(le1)/float64(le1N)))
+			outs = append(outs, F64("glm_fraction_respected_pred_le1", float64(le1)/float64(le1N)))
 		}
 		outs = append(outs, Output{"glm_dfil_assumption", pipeline.String, "unbiased attacker (Cramér–Rao; Guo et al. Thm 2): the GLM attack is biased, so a sample below its bound is not a violation"})
 	}
@@ -594,7 +594,7 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 	}
 	outs = append(outs, bo...)
 	if reconstructions > 0 && attackSecs > 0 {
-		outs = append(outs, f64("glm_attack_seconds", attackSecs), f64("glm_reconstructions_per_second", float64(reconstructions)/attackSecs))
+		outs = append(outs, F64("glm_attack_seconds", attackSecs), F64("glm_reconstructions_per_second", float64(reconstructions)/attackSecs))
 	}
 	return outs, nil
 }
@@ -658,16 +658,16 @@ func glmBounds(l glmLearner, m mechanism, dp glmDataParams, a spec.ReconGLM, tr 
 			rdpNote += fmt.Sprintf("; the formula assumes ‖x̃‖ ≤ 1, the data reach %.4g", rt)
 		}
 	}
-	outs := []Output{f64("glm_epsilon", eps), {"glm_epsilon_kind", pipeline.String, kind}}
+	outs := []Output{F64("glm_epsilon", eps), {"glm_epsilon_kind", pipeline.String, kind}}
 	if delta > 0 {
-		outs = append(outs, f64("glm_delta", delta))
+		outs = append(outs, F64("glm_delta", delta))
 	}
 	if eps2 > 0 {
 		g, err := bounds.GuoMSEBoundUniform(eps2, diamI)
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, f64("glm_rdp_epsilon", eps2), f64("glm_bound_rdp", g), Output{"glm_bound_rdp_assumption", pipeline.String, rdpNote})
+		outs = append(outs, F64("glm_rdp_epsilon", eps2), F64("glm_bound_rdp", g), Output{"glm_bound_rdp_assumption", pipeline.String, rdpNote})
 	}
 	n := a.Average
 	mmNote := fmt.Sprintf("any attacker, worst case over Z (minimax; Mukherjee & Lokam), n = %d releases; %s; per coordinate (total / %d)", n, space, tr.D)
@@ -677,7 +677,7 @@ func glmBounds(l glmLearner, m mechanism, dp glmDataParams, a spec.ReconGLM, tr 
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, f64("glm_bound_minimax_dp", v/d), Output{"glm_bound_minimax_assumption", pipeline.String, "Thm 4.1: " + mmNote})
+		outs = append(outs, F64("glm_bound_minimax_dp", v/d), Output{"glm_bound_minimax_assumption", pipeline.String, "Thm 4.1: " + mmNote})
 	case "mdp", "mdp_delta_first_sample":
 		v, err := bounds.MinimaxMDP(eps, delta, n, bounds.MDPConstantPaper)
 		if err != nil {
@@ -691,7 +691,7 @@ func glmBounds(l glmLearner, m mechanism, dp glmDataParams, a spec.ReconGLM, tr 
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, f64("glm_bound_minimax_mdp", v/d), f64("glm_bound_minimax_high_dim", hd/d),
+		outs = append(outs, F64("glm_bound_minimax_mdp", v/d), F64("glm_bound_minimax_high_dim", hd/d),
 			Output{"glm_bound_minimax_assumption", pipeline.String, "Thm E.4 (paper constant) and Thm 4.4 (explicit Eq. 44, d̃ = d·ln 2) for ε_L-metric DP in ‖x − x'‖₂: " + mmNote})
 	}
 	outs = append(outs, Output{"glm_mse_bound_violation", pipeline.Bool, nil})
@@ -767,12 +767,12 @@ func (r *glmRows) write(path string, pnsgd, dfil, interval bool) error {
 	add("label", pipeline.Int64, col(func(g *glmRow) any { return g.label }))
 	add("trials", pipeline.Int64, col(func(g *glmRow) any { return g.trials }))
 	add("failed_trials", pipeline.Int64, col(func(g *glmRow) any { return g.failed }))
-	add("mse", pipeline.Float64, col(func(g *glmRow) any { return orNull(g.mse) }))
+	add("mse", pipeline.Float64, col(func(g *glmRow) any { return OrNull(g.mse) }))
 	if interval {
-		add("mse_lo", pipeline.Float64, col(func(g *glmRow) any { return orNull(g.mseLo) }))
-		add("mse_hi", pipeline.Float64, col(func(g *glmRow) any { return orNull(g.mseHi) }))
+		add("mse_lo", pipeline.Float64, col(func(g *glmRow) any { return OrNull(g.mseLo) }))
+		add("mse_hi", pipeline.Float64, col(func(g *glmRow) any { return OrNull(g.mseHi) }))
 	}
-	add("mse_total", pipeline.Float64, col(func(g *glmRow) any { return orNull(g.mseTotal) }))
+	add("mse_total", pipeline.Float64, col(func(g *glmRow) any { return OrNull(g.mseTotal) }))
 	if dfil {
 		add("dfil", pipeline.Float64, col(func(g *glmRow) any { return g.dfil }))
 		add("dfil_bound", pipeline.Float64, col(func(g *glmRow) any { return g.dfilBound }))

@@ -34,9 +34,9 @@ const (
 
 // reconGame is everything a trained reconstruction trial depends on.
 type reconGame struct {
-	Data        dataParams `json:"data"`
+	Data        DataParams `json:"data"`
 	Arch        learn.Arch `json:"arch"`
-	DPSGD       trainDPSGD `json:"dpsgd"` // what training really does
+	DPSGD       TrainDPSGD `json:"dpsgd"` // what training really does
 	AttackSigma float64    `json:"attack_noise_multiplier"`
 	PriorSize   int        `json:"prior_size"`
 	Prior       string     `json:"prior"`
@@ -154,7 +154,7 @@ func priorAwareStages(name string, pt spec.Point, p *spec.ReconPriorAware, inv *
 		}
 		sp := reconIdealShardParams{Seed: exp.Seed, PriorSize: p.PriorSize, Geometry: p.Geometry, Sampling: d.SamplingRate,
 			Steps: d.Steps, Sigma: d.NoiseMultiplier, AttackSigma: claimed}
-		sp.Key = hashKey(sp)
+		sp.Key = HashKey(sp)
 		ep.Key = sp.Key
 		label = fmt.Sprintf("ideal reconstruction |π|=%d σ=%.4g q=%.4g T=%d", p.PriorSize, d.NoiseMultiplier, d.SamplingRate, d.Steps)
 		size := p.ShardSize
@@ -176,7 +176,7 @@ func priorAwareStages(name string, pt spec.Point, p *spec.ReconPriorAware, inv *
 		if err != nil {
 			return nil, nil, err
 		}
-		key := hashKey(game)
+		key := HashKey(game)
 		ep.Key = key
 		label = fmt.Sprintf("reconstruction |π|=%d σ=%.4g q=%.4g T=%d", p.PriorSize, d.NoiseMultiplier, d.SamplingRate, d.Steps)
 		size := p.ShardSize
@@ -215,7 +215,7 @@ func priorAwareStages(name string, pt spec.Point, p *spec.ReconPriorAware, inv *
 			if err != nil {
 				return err
 			}
-			return writeValues(w.Dir, outs)
+			return WriteValues(w.Dir, outs)
 		},
 	}
 	stages = append(stages, pointStage{node: est, columns: reconColumns})
@@ -266,11 +266,11 @@ func reconBound(name string, pt spec.Point, p *spec.ReconPriorAware, claimed flo
 // reconGameFor checks a trained reconstruction game at compile time.
 func reconGameFor(pt spec.Point, p *spec.ReconPriorAware, inv *recon.Inversion, env Env, claimed float64, rule string) (reconGame, error) {
 	exp := pt.Exp
-	arch, data, err := trainedModel(exp, env.DataDir)
+	arch, data, err := TrainedModel(exp, env.DataDir)
 	if err != nil {
 		return reconGame{}, err
 	}
-	split, err := loadSplit(data, env.DataDir)
+	split, err := LoadSplit(data, env.DataDir)
 	if err != nil {
 		return reconGame{}, &PathError{"dataset", err}
 	}
@@ -302,14 +302,14 @@ func reconGameFor(pt spec.Point, p *spec.ReconPriorAware, inv *recon.Inversion, 
 			return reconGame{}, &PathError{"reconstruction", err}
 		}
 	}
-	return reconGame{Data: data, Arch: arch, DPSGD: trainConfig(d), AttackSigma: claimed, PriorSize: p.PriorSize,
+	return reconGame{Data: data, Arch: arch, DPSGD: TrainConfig(d), AttackSigma: claimed, PriorSize: p.PriorSize,
 		Prior: p.Prior, Threat: p.ThreatModel, Seed: exp.Seed, Inversion: inv}, nil
 }
 
 // newReconGame builds the game of a shard: D₋ is the training split
 // without its last record, the pool is the test split.
 func newReconGame(gp reconGame, key, dataDir string) (*recon.Game, error) {
-	split, err := loadSplit(gp.Data, dataDir)
+	split, err := LoadSplit(gp.Data, dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +320,7 @@ func newReconGame(gp reconGame, key, dataDir string) (*recon.Game, error) {
 	tr, te := split.Train, split.Test
 	n := tr.N - 1
 	return recon.NewGame(recon.Config{
-		Arch: gp.Arch, InShape: tr.Shape, Classes: tr.Classes, DPSGD: gp.DPSGD.learn(), AttackSigma: gp.AttackSigma,
+		Arch: gp.Arch, InShape: tr.Shape, Classes: tr.Classes, DPSGD: gp.DPSGD.Learn(), AttackSigma: gp.AttackSigma,
 		X: tr.X[:n*tr.D], Y: tr.Y[:n], PoolX: te.X, PoolY: te.Y, PriorSize: gp.PriorSize, Prior: src,
 		Observe: reconThreat[gp.Threat], InitSeed: rng.Seed(uint64(gp.Seed), "init", key), Inversion: gp.Inversion,
 	})
@@ -374,7 +374,7 @@ func writeReconTrials(dir string, first int, out []recon.Outcome) error {
 		if o.Record >= 0 {
 			record[k] = int64(o.Record)
 		}
-		gnorm[k] = orNull(o.TargetGradNorm)
+		gnorm[k] = OrNull(o.TargetGradNorm)
 		for _, r := range recon.Rules {
 			d := o.Decisions[r]
 			guess[r][k], rank[r][k], margin[r][k] = int64(d.Guess), int64(d.Rank), d.Margin
@@ -472,7 +472,7 @@ func runReconEstimate(p reconEstimateParams, shards []string, boundDir string) (
 	kappa := 1 / float64(p.PriorSize)
 	adv := func(s float64) float64 { return (s - kappa) / (1 - kappa) } // Hayes et al. Eq. 4
 	succ := float64(k) / float64(total)
-	boundVals, err := readValues(boundDir)
+	boundVals, err := ReadValues(boundDir)
 	if err != nil {
 		return nil, err
 	}
@@ -503,22 +503,22 @@ func runReconEstimate(p reconEstimateParams, shards []string, boundDir string) (
 		{"recon_trials", pipeline.Int64, int64(total)},
 		{"recon_prior_size", pipeline.Int64, int64(p.PriorSize)},
 		{"recon_top_steps", pipeline.Int64, int64(p.TopSteps)},
-		f64("reconstruction_success", succ),
-		f64("reconstruction_success_lo", lo),
-		f64("reconstruction_success_hi", hi),
-		f64("reconstruction_confidence", p.Confidence),
-		f64("reconstruction_baseline", kappa),
-		f64("reconstruction_advantage", adv(succ)),
-		f64("reconstruction_advantage_lo", adv(lo)),
-		f64("reconstruction_advantage_hi", adv(hi)),
-		f64("reconstruction_success_sum", rate(recon.RuleSum)),
-		f64("reconstruction_success_top_steps", rate(recon.RuleTopSteps)),
-		f64("reconstruction_success_log_likelihood", rate(recon.RuleLogLikelihood)),
-		f64("reconstruction_success_exact", exact),
-		f64("recon_mean_rank", rankSum/float64(total)),
-		f64("recon_mean_target_steps", stepSum/float64(total)),
-		f64("recon_mean_clipped_grad_norm", orNull(meanNorm)),
-		f64("recon_mean_inversion_mse", orNull(meanMSE)),
+		F64("reconstruction_success", succ),
+		F64("reconstruction_success_lo", lo),
+		F64("reconstruction_success_hi", hi),
+		F64("reconstruction_confidence", p.Confidence),
+		F64("reconstruction_baseline", kappa),
+		F64("reconstruction_advantage", adv(succ)),
+		F64("reconstruction_advantage_lo", adv(lo)),
+		F64("reconstruction_advantage_hi", adv(hi)),
+		F64("reconstruction_success_sum", rate(recon.RuleSum)),
+		F64("reconstruction_success_top_steps", rate(recon.RuleTopSteps)),
+		F64("reconstruction_success_log_likelihood", rate(recon.RuleLogLikelihood)),
+		F64("reconstruction_success_exact", exact),
+		F64("recon_mean_rank", rankSum/float64(total)),
+		F64("recon_mean_target_steps", stepSum/float64(total)),
+		F64("recon_mean_clipped_grad_norm", OrNull(meanNorm)),
+		F64("recon_mean_inversion_mse", OrNull(meanMSE)),
 		{"rero_violation", pipeline.Bool, lo > gammaHi},
 	}, nil
 }

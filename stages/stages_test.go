@@ -19,10 +19,10 @@ func TestValuesRoundTripNonFinite(t *testing.T) {
 		{"f", pipeline.Bool, true},
 		{"g", pipeline.Float64, nil},
 	}
-	if err := writeValues(dir, in); err != nil {
+	if err := WriteValues(dir, in); err != nil {
 		t.Fatal(err)
 	}
-	out, err := readValues(dir)
+	out, err := ReadValues(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

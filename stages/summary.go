@@ -128,7 +128,7 @@ func buildSummary(p summaryParams, inputDirs []string) (*pipeline.Table, error) 
 			outs, ok := cache[in]
 			if !ok {
 				var err error
-				if outs, err = readValues(inputDirs[in]); err != nil {
+				if outs, err = ReadValues(inputDirs[in]); err != nil {
 					return nil, err
 				}
 				cache[in] = outs

@@ -24,98 +24,33 @@ const (
 	trainVersion    = 1
 )
 
-// trainDPSGD is the part of the dpsgd block that training depends on
-// (δ is not: it only matters to the accountant).
-type trainDPSGD struct {
-	NoiseMultiplier float64 `json:"noise_multiplier"`
-	SamplingRate    float64 `json:"sampling_rate"`
-	Steps           int     `json:"steps"`
-	ClipNorm        float64 `json:"clip_norm"`
-	LearningRate    float64 `json:"learning_rate"`
-	Momentum        float64 `json:"momentum"`
-	WeightDecay     float64 `json:"weight_decay"`
-	Sampling        string  `json:"sampling"`
-	Clip            string  `json:"clip"`
-}
-
 // trainRunParams is one training run. ClipNorm may be +Inf, which JSON
 // cannot hold, so it is encoded by MarshalJSON below.
 type trainRunParams struct {
-	Data  dataParams `json:"data"`
+	Data  DataParams `json:"data"`
 	Arch  learn.Arch `json:"arch"`
-	DPSGD trainDPSGD `json:"dpsgd"`
+	DPSGD TrainDPSGD `json:"dpsgd"`
 	Run   int        `json:"run"`
 	Seed  uint64     `json:"seed"`
 	FIL   *filParams `json:"fil,omitempty"` // absent: the key of a run without FIL is unchanged
 }
 
-func (d trainDPSGD) MarshalJSON() ([]byte, error) {
-	type plain trainDPSGD
-	clip := any(d.ClipNorm)
-	if math.IsInf(d.ClipNorm, 1) {
-		clip = "+Inf"
-	}
-	return json.Marshal(struct {
-		plain
-		ClipNorm any `json:"clip_norm"`
-	}{plain(d), clip})
-}
-
-// trainConfig is the training part of a spec's dpsgd block.
-func trainConfig(d *spec.DPSGD) trainDPSGD {
-	return trainDPSGD{
-		NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps,
-		ClipNorm: d.ClipNorm, LearningRate: d.LearningRate, Momentum: d.Momentum,
-		WeightDecay: d.WeightDecay, Sampling: d.Sampling, Clip: d.Clip,
-	}
-}
-
-func (d trainDPSGD) learn() learn.DPSGD {
-	return learn.DPSGD{
-		ClipNorm: d.ClipNorm, NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate,
-		Steps: d.Steps, LearningRate: d.LearningRate, Momentum: d.Momentum, WeightDecay: d.WeightDecay,
-		Sampling: d.Sampling, Clip: d.Clip, Threads: 1,
-	}
-}
-
-// archFor converts the spec's model block; flatten says whether the model
-// takes flat vectors.
-func archFor(m *spec.Model) (learn.Arch, bool, error) {
-	switch {
-	case m.LogReg != nil:
-		return learn.Arch{Kind: learn.KindLogReg, NoBias: !m.LogReg.Bias, Init: m.LogReg.Init}, true, nil
-	case m.MLP != nil:
-		return learn.Arch{Kind: learn.KindMLP, Hidden: m.MLP.Hidden, Activation: learn.Activation(m.MLP.Activation), Init: m.MLP.Init}, true, nil
-	case m.CNN != nil:
-		a := learn.TanhCNN()
-		switch m.CNN.Preset {
-		case "bernau-mnist":
-			a = learn.BernauCNN()
-		case "bernau-mnist-maxpool":
-			a = learn.BernauCNNMaxPool()
-		}
-		a.Init = m.CNN.Init
-		return a, false, nil
-	}
-	return learn.Arch{}, false, fmt.Errorf("model %q cannot be trained", m.Arch)
-}
-
 // trainStages makes K run nodes and the per-point aggregate for a point.
 func trainStages(name string, pt spec.Point, env Env, b *Build) (pointStage, error) {
 	exp := pt.Exp
-	arch, data, err := trainedModel(exp, env.DataDir)
+	arch, data, err := TrainedModel(exp, env.DataDir)
 	if err != nil {
 		return pointStage{}, err
 	}
 	d := exp.DPSGD
-	td := trainConfig(d)
+	td := TrainConfig(d)
 	// Runs are seeded from the spec seed and the training configuration,
 	// so equal configurations share runs and the streams never depend on
 	// the point's position in the sweep.
 	cfg, _ := json.Marshal(struct {
-		D dataParams
+		D DataParams
 		A learn.Arch
-		T trainDPSGD
+		T TrainDPSGD
 	}{data, arch, td})
 	h := sha256.Sum256(cfg)
 	cfgID := hex.EncodeToString(h[:8])
@@ -133,7 +68,7 @@ func trainStages(name string, pt spec.Point, env Env, b *Build) (pointStage, err
 				if err != nil {
 					return err
 				}
-				return writeValues(w.Dir, outs)
+				return WriteValues(w.Dir, outs)
 			},
 		}
 		runs = append(runs, b.Add(n))
@@ -151,7 +86,7 @@ func trainStages(name string, pt spec.Point, env Env, b *Build) (pointStage, err
 			if err != nil {
 				return err
 			}
-			return writeValues(w.Dir, outs)
+			return WriteValues(w.Dir, outs)
 		},
 	}
 	cols := trainColumns
@@ -161,39 +96,8 @@ func trainStages(name string, pt spec.Point, env Env, b *Build) (pointStage, err
 	return pointStage{node: agg, columns: cols}, nil
 }
 
-// checkTrainable loads the data (cached for the run) and builds the model
-// once, so that missing files, empty class filters and shape mismatches are
-// reported before anything runs.
-// trainedModel is the architecture and data parameters of a spec point
-// that trains a model, checked against each other (positioned errors).
-func trainedModel(exp *spec.Experiment, dataDir string) (learn.Arch, dataParams, error) {
-	arch, flatten, err := archFor(exp.Model)
-	if err != nil {
-		return learn.Arch{}, dataParams{}, &PathError{"model.arch", err}
-	}
-	data, err := datasetParams(exp.Dataset, exp.Seed, flatten)
-	if err != nil {
-		return learn.Arch{}, dataParams{}, &PathError{"dataset.source", err}
-	}
-	if err := checkTrainable(data, arch, dataDir); err != nil {
-		return learn.Arch{}, dataParams{}, err
-	}
-	return arch, data, nil
-}
-
-func checkTrainable(data dataParams, arch learn.Arch, dataDir string) error {
-	split, err := loadSplit(data, dataDir)
-	if err != nil {
-		return &PathError{"dataset", err}
-	}
-	if _, err := learn.NewModel(arch, split.Train.Shape, split.Train.Classes, 0); err != nil {
-		return &PathError{"model", fmt.Errorf("does not fit the data (%v examples of shape %v, %d classes): %w", split.Train.N, split.Train.Shape, split.Train.Classes, err)}
-	}
-	return nil
-}
-
 func runTraining(ctx context.Context, p trainRunParams, dataDir string, w *pipeline.Work) ([]Output, error) {
-	split, err := loadSplit(p.Data, dataDir)
+	split, err := LoadSplit(p.Data, dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +106,7 @@ func runTraining(ctx context.Context, p trainRunParams, dataDir string, w *pipel
 	if err != nil {
 		return nil, err
 	}
-	cfg := p.DPSGD.learn()
+	cfg := p.DPSGD.Learn()
 	var fil *learn.FIL
 	if p.FIL != nil {
 		if fil, err = newFIL(m, tr.X, tr.Y, cfg, *p.FIL, p.Seed); err != nil {
@@ -280,7 +184,7 @@ func aggregateTraining(p trainAggParams, dirs []string) ([]Output, error) {
 	cols := map[string][]float64{}
 	matches := true
 	for _, d := range dirs {
-		outs, err := readValues(d)
+		outs, err := ReadValues(d)
 		if err != nil {
 			return nil, err
 		}

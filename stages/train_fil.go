@@ -82,7 +82,7 @@ func writeFIL(dir string, f *learn.FIL, trainSecs float64) ([]Output, error) {
 	if err := os.WriteFile(filepath.Join(dir, filFile), b, 0o644); err != nil {
 		return nil, err
 	}
-	return []Output{f64("fil_seconds", f.Seconds), f64("fil_overhead", f.Seconds/math.Max(trainSecs-f.Seconds, 1e-9))}, nil
+	return []Output{F64("fil_seconds", f.Seconds), F64("fil_overhead", f.Seconds/math.Max(trainSecs-f.Seconds, 1e-9))}, nil
 }
 
 // aggregateFIL averages η̄² per sample over the runs.
@@ -114,9 +114,9 @@ func aggregateFIL(p trainAggParams, dirs []string, cols map[string][]float64) ([
 	inv := func(x float64) float64 { return 1 / x } // +Inf for a sample never sampled
 	avg := func(name string) float64 { m, _ := meanStd(cols[name]); return m }
 	return []Output{
-		f64("fil_kappa", kappa), f64("fil_step_epsilon", eps),
-		f64("fil_dfil_max", mx), f64("fil_dfil_median", md),
-		f64("fil_bound_max_dfil", inv(mx)), f64("fil_bound_median_dfil", inv(md)),
-		f64("fil_seconds", avg("fil_seconds")), f64("fil_overhead", avg("fil_overhead")),
+		F64("fil_kappa", kappa), F64("fil_step_epsilon", eps),
+		F64("fil_dfil_max", mx), F64("fil_dfil_median", md),
+		F64("fil_bound_max_dfil", inv(mx)), F64("fil_bound_median_dfil", inv(md)),
+		F64("fil_seconds", avg("fil_seconds")), F64("fil_overhead", avg("fil_overhead")),
 	}, nil
 }

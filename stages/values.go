@@ -22,7 +22,9 @@ type wireOutput struct {
 	Value json.RawMessage `json:"value"`
 }
 
-func writeValues(dir string, outs []Output) error {
+// WriteValues writes a node's outputs (the columns it adds to its point's
+// summary row) into dir's values.json.
+func WriteValues(dir string, outs []Output) error {
 	wire := make([]wireOutput, len(outs))
 	for i, o := range outs {
 		var raw []byte
@@ -44,7 +46,8 @@ func writeValues(dir string, outs []Output) error {
 	return os.WriteFile(filepath.Join(dir, valuesFile), b, 0o644)
 }
 
-func readValues(dir string) ([]Output, error) {
+// ReadValues reads the outputs WriteValues wrote into dir.
+func ReadValues(dir string) ([]Output, error) {
 	b, err := os.ReadFile(filepath.Join(dir, valuesFile))
 	if err != nil {
 		return nil, err
@@ -110,4 +113,15 @@ func readValues(dir string) ([]Output, error) {
 		outs[i] = o
 	}
 	return outs, nil
+}
+
+// F64 is an output column of type float64 (nil for no value).
+func F64(name string, v any) Output { return Output{name, pipeline.Float64, v} }
+
+// OrNull maps NaN, which says "no value", to a null cell.
+func OrNull(x float64) any {
+	if math.IsNaN(x) {
+		return nil
+	}
+	return x
 }
