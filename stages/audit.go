@@ -802,10 +802,6 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 		lbs[r] = re.epsLB
 	}
 	sorted := slices.Sorted(slices.Values(lbs))
-	median := sorted[len(sorted)/2]
-	if len(sorted)%2 == 0 {
-		median = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
-	}
 	list, _ := json.Marshal(lbs)
 	// One violation test over all repeats: Bonferroni over the R
 	// independent audits (for R = 1 the repeat's own test).
@@ -830,7 +826,7 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 		{"estimate_valid", pipeline.Bool, first.valid},
 		{"epsilon_lb_confidence", pipeline.Float64, first.conf},
 		{"audit_repeats", pipeline.Int64, int64(len(reps))},
-		{"epsilon_lb_median", pipeline.Float64, median},
+		{"epsilon_lb_median", pipeline.Float64, audit.Median(lbs)},
 		{"epsilon_lb_min", pipeline.Float64, sorted[0]},
 		{"epsilon_lb_max", pipeline.Float64, sorted[len(sorted)-1]},
 		{"epsilon_lb_repeats", pipeline.String, string(list)},
@@ -845,7 +841,7 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 		if !slices.ContainsFunc(vals, math.IsNaN) {
 			lo, hi = slices.Min(vals), slices.Max(vals)
 		}
-		outs = append(outs, Output{x.Name + "_median", pipeline.Float64, medianOf(vals)},
+		outs = append(outs, Output{x.Name + "_median", pipeline.Float64, audit.Median(vals)},
 			Output{x.Name + "_min", pipeline.Float64, lo}, Output{x.Name + "_max", pipeline.Float64, hi})
 	}
 	tail, err := claimColumns(p, epsAcc, pv, violation, dirs[0])

@@ -3,7 +3,6 @@ package stages
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/pipeline"
@@ -65,7 +64,7 @@ func oneRunEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc fl
 	o := p.OneRun
 	m := len(scores)
 	if p.LowerWorld1 {
-		med := medianOf(scores)
+		med := audit.Median(scores)
 		s := make([]float64, m)
 		for i, x := range scores {
 			s[i] = med - x
@@ -154,21 +153,6 @@ func oneRunEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc fl
 			{"one_run_os_epsilon_lb", pipeline.Float64, osEps},
 		},
 	}, nil
-}
-
-// medianOf is the median of xs (NaN if any is NaN).
-func medianOf(xs []float64) float64 {
-	for _, x := range xs {
-		if math.IsNaN(x) {
-			return math.NaN()
-		}
-	}
-	s := slices.Sorted(slices.Values(xs))
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // shuffleEpsilonLB is a lower bound on the true ε at δ of what was trained

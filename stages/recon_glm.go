@@ -12,9 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	aglm "github.com/dpaudit/dpaudit/attack/glm"
+	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/bounds"
 	"github.com/dpaudit/dpaudit/datasets"
 	lglm "github.com/dpaudit/dpaudit/learn/glm"
@@ -508,8 +507,8 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 		mses = append(mses, mean)
 		if a.Interval && okCount[t] >= 2 {
 			sd := math.Sqrt(math.Max(0, (sumSq[t]-c*mean*mean)/(c-1)))
-			half := tQuantile(a.Confidence, okCount[t]-1) * sd / math.Sqrt(c)
-			r.mseLo, r.mseHi = math.Max(0, mean-half), mean+half
+			lo, hi := audit.TInterval(mean, sd, okCount[t], a.Confidence)
+			r.mseLo, r.mseHi = math.Max(0, lo), hi
 		}
 		if fit != nil {
 			ok := mean >= r.dfilBound
@@ -550,13 +549,13 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 		outs = append(outs, F64("glm_grad_norm", fit.GradNorm), Output{"glm_newton_steps", pipeline.Int64, int64(fit.Steps)},
 			F64("glm_fit_seconds", fit.FitSeconds), F64("glm_train_accuracy", fit.TrainAccuracy), F64("glm_test_accuracy", fit.TestAccuracy))
 	}
-	relAcc, _ := meanStd(acc)
+	relAcc, _ := audit.MeanStd(acc)
 	outs = append(outs, F64("glm_release_test_accuracy", OrNull(relAcc)), F64("glm_max_input_norm", maxNorm),
 		Output{"glm_targets", pipeline.Int64, int64(nt)}, Output{"glm_trials", pipeline.Int64, int64(nt * a.Releases)},
 		Output{"glm_releases", pipeline.Int64, int64(a.Releases * a.Average)},
 		Output{"glm_failed_trials", pipeline.Int64, int64(totalFailed)})
 	if len(trialMeans) > 0 {
-		m, sd := meanStd(trialMeans)
+		m, sd := audit.MeanStd(trialMeans)
 		var tot float64
 		for t := range targets {
 			if okCount[t] > 0 {
@@ -565,12 +564,10 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 		}
 		outs = append(outs, F64("glm_mse", m))
 		if k := len(trialMeans); k >= 2 {
-			half := tQuantile(a.Confidence, k-1) * sd / math.Sqrt(float64(k))
-			outs = append(outs, F64("glm_mse_lo", math.Max(0, m-half)), F64("glm_mse_hi", m+half))
+			lo, hi := audit.TInterval(m, sd, k, a.Confidence)
+			outs = append(outs, F64("glm_mse_lo", math.Max(0, lo)), F64("glm_mse_hi", hi))
 		}
-		sorted := slices.Clone(trialMeans)
-		sort.Float64s(sorted)
-		outs = append(outs, F64("glm_mse_median", median(sorted)), F64("glm_mse_total", tot/float64(len(mses))))
+		outs = append(outs, F64("glm_mse_median", audit.Median(trialMeans)), F64("glm_mse_total", tot/float64(len(mses))))
 	}
 	if fit != nil {
 		bnds := make([]float64, len(fit.JacobianNorms))
@@ -578,7 +575,7 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 			bnds[i] = 1 / (fisher * v)
 		}
 		sort.Float64s(bnds)
-		outs = append(outs, F64("glm_dfil_bound_min", bnds[0]), F64("glm_dfil_bound_median", median(bnds)),
+		outs = append(outs, F64("glm_dfil_bound_min", bnds[0]), F64("glm_dfil_bound_median", audit.Median(bnds)),
 			F64("glm_dfil_bound_max", bnds[len(bnds)-1]), F64("glm_dfil_seconds", fit.DFILSeconds))
 		if respectedN > 0 {
 			outs = append(outs, F64("glm_fraction_respected", float64(respected)/float64(respectedN)))
@@ -712,19 +709,6 @@ func sqDist(a, b []float64) float64 {
 		s += d * d
 	}
 	return s
-}
-
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
-}
-
-// tQuantile is the two-sided Student-t quantile of a confidence level.
-func tQuantile(conf float64, dof int) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(dof)}.Quantile(0.5 + conf/2)
 }
 
 // glmRows are the per-target rows of trials.parquet.

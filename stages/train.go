@@ -10,8 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
+	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/learn"
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/privacy"
@@ -200,12 +199,11 @@ func aggregateTraining(p trainAggParams, dirs []string) ([]Output, error) {
 		}
 	}
 	acc := cols["test_accuracy"]
-	mean, std := meanStd(acc)
+	mean, std := audit.MeanStd(acc)
 	var lo, hi any
 	if k := len(acc); k >= 2 {
-		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile(0.975)
-		half := t * std / math.Sqrt(float64(k))
-		lo, hi = math.Max(0, mean-half), math.Min(1, mean+half)
+		l, h := audit.TInterval(mean, std, k, 0.95)
+		lo, hi = math.Max(0, l), math.Min(1, h)
 	}
 	eps := math.Inf(1)
 	if p.NoiseMultiplier > 0 {
@@ -215,7 +213,7 @@ func aggregateTraining(p trainAggParams, dirs []string) ([]Output, error) {
 			return nil, err
 		}
 	}
-	avg := func(name string) float64 { m, _ := meanStd(cols[name]); return m }
+	avg := func(name string) float64 { m, _ := audit.MeanStd(cols[name]); return m }
 	outs := []Output{
 		{"runs", pipeline.Int64, int64(len(dirs))},
 		{"test_accuracy", pipeline.Float64, mean},
@@ -237,24 +235,4 @@ func aggregateTraining(p trainAggParams, dirs []string) ([]Output, error) {
 		outs = append(outs, fo...)
 	}
 	return outs, nil
-}
-
-// meanStd returns the mean and the sample standard deviation (0 for one value).
-func meanStd(x []float64) (float64, float64) {
-	if len(x) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	m := s / float64(len(x))
-	if len(x) < 2 {
-		return m, 0
-	}
-	var ss float64
-	for _, v := range x {
-		ss += (v - m) * (v - m)
-	}
-	return m, math.Sqrt(ss / float64(len(x)-1))
 }

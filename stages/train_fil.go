@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 
+	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/bounds"
 	"github.com/dpaudit/dpaudit/learn"
 	"github.com/dpaudit/dpaudit/rng"
@@ -108,11 +108,9 @@ func aggregateFIL(p trainAggParams, dirs []string, cols map[string][]float64) ([
 			mean[i] += v / float64(len(dirs))
 		}
 	}
-	s := slices.Clone(mean)
-	sort.Float64s(s)
-	mx, md := s[len(s)-1], median(s)
+	mx, md := slices.Max(mean), audit.Median(mean)
 	inv := func(x float64) float64 { return 1 / x } // +Inf for a sample never sampled
-	avg := func(name string) float64 { m, _ := meanStd(cols[name]); return m }
+	avg := func(name string) float64 { m, _ := audit.MeanStd(cols[name]); return m }
 	return []Output{
 		F64("fil_kappa", kappa), F64("fil_step_epsilon", eps),
 		F64("fil_dfil_max", mx), F64("fil_dfil_median", md),
