@@ -13,7 +13,7 @@ import (
 // A new domain package imported by a stage must be added to the embed
 // list and fingerprintPackages.
 func TestFingerprintCoversStages(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "./stages").Output()
+	out, err := exec.Command("go", "list", "-deps", "./stages/...").Output()
 	if err != nil {
 		t.Skipf("go list: %v", err)
 	}

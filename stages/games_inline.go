@@ -1,8 +1,6 @@
 package stages
 
 import (
-	"fmt"
-
 	"github.com/dpaudit/dpaudit/spec"
 )
 
@@ -83,62 +81,5 @@ func compileIdentify(b *Build) error {
 	return nil
 }
 
-var BoundGame = &Game{
-	Name:       "bounds",
-	AppliesTo:  func(exp *spec.Experiment) bool { return len(exp.Bound) > 0 },
-	Compile:    compileBounds,
-	Kinds:      []string{"accountant", "rero", "rero_comparator", "mse_rdp", "minimax_mse", "belief"},
-	Implements: map[string][]string{"bound": {"accountant", "rero", "mse_rdp", "minimax_mse", "belief"}},
-}
-
-func compileBounds(b *Build) error {
-	pt := b.Point
-	for i, bound := range pt.Exp.Bound {
-		var sts []pointStage
-		switch {
-		case bound.Accountant != nil:
-			sts = accountantStages(b.Name, pt, i, bound.Accountant)
-		case bound.Rero != nil, bound.MSE != nil, bound.Minimax != nil, bound.Belief != nil:
-			var err error
-			if sts, err = boundStages(b.Name, pt, i); err != nil {
-				return err
-			}
-		default:
-			return fmt.Errorf("bound[%d] kind %q has no stage", i, bound.Kind)
-		}
-		for _, st := range sts {
-			b.Row(st.node, st.columns)
-		}
-	}
-	return nil
-}
-
-var ReconGame = &Game{
-	Name:       "reconstruction",
-	AppliesTo:  func(exp *spec.Experiment) bool { return exp.Reconstruction != nil && exp.Reconstruction.GLM == nil },
-	Compile:    compileRecon,
-	Kinds:      []string{"trials", "rero", "estimate"},
-	Implements: map[string][]string{"reconstruction": {"prior_aware", "gradient_inversion"}},
-}
-
-func compileRecon(b *Build) error {
-	pt := b.Point
-	sts, shards, err := reconstructionStages(b.Name, pt, b.Env, b)
-	if err != nil {
-		return err
-	}
-	for _, st := range sts {
-		b.Row(st.node, st.columns)
-	}
-	// A point with a membership audit as well keeps its rows in
-	// trials/point=<id>/; the reconstruction rows go one level down.
-	key := pt.ID
-	if pt.Exp.Audit != nil {
-		key += "/reconstruction"
-	}
-	b.Publish(key, shards)
-	return nil
-}
-
 // Games are the games of this package, in compile order.
-var Games = []*Game{TrainGame, MembershipGame, GLMGame, IdentifyGame, BoundGame, ReconGame}
+var Games = []*Game{TrainGame, MembershipGame, GLMGame, IdentifyGame}

@@ -115,8 +115,18 @@ func ReadValues(dir string) ([]Output, error) {
 	return outs, nil
 }
 
-// F64 is an output column of type float64 (nil for no value).
+// F64, Int, Str and Bool are outputs of type float64, int64, string and
+// bool; v is a value of that type, or nil for a null cell.
 func F64(name string, v any) Output { return Output{name, pipeline.Float64, v} }
+
+// Int is an int64 output (see F64).
+func Int(name string, v any) Output { return Output{name, pipeline.Int64, v} }
+
+// Str is a string output (see F64).
+func Str(name string, v any) Output { return Output{name, pipeline.String, v} }
+
+// Bool is a bool output (see F64).
+func Bool(name string, v any) Output { return Output{name, pipeline.Bool, v} }
 
 // OrNull maps NaN, which says "no value", to a null cell.
 func OrNull(x float64) any {

@@ -1,6 +1,10 @@
 package stages
 
-import "github.com/dpaudit/dpaudit/pipeline"
+import (
+	"math"
+
+	"github.com/dpaudit/dpaudit/pipeline"
+)
 
 // Violation is one point of a run whose audit refuted what the
 // implementation claims, at the audit's confidence: a membership audit's
@@ -56,3 +60,55 @@ func Violations(games []*Game, sum *pipeline.Table) ([]Violation, error) {
 	}
 	return out, nil
 }
+
+// Flagged reads the rows of sum whose bool column flag is true (none when
+// the summary has no such column): for each, a Violation of game with the
+// row's point and alarm, completed by fill.
+func Flagged(sum *pipeline.Table, flag, game string, alarm Alarm, fill func(r Row, v *Violation)) []Violation {
+	c := sum.Col(flag)
+	if c == nil {
+		return nil
+	}
+	var out []Violation
+	for i, v := range c.Values {
+		if v != true {
+			continue
+		}
+		r := Row{sum, i}
+		vi := Violation{Game: game, Column: flag, PointIndex: r.Int("point_index"), PointID: r.Str("point_id"), Alarm: alarm}
+		fill(r, &vi)
+		out = append(out, vi)
+	}
+	return out
+}
+
+// Row is one row of a summary table, read by column name; a missing column
+// or a null cell reads as NaN, 0, "" or false.
+type Row struct {
+	t *pipeline.Table
+	i int
+}
+
+func (r Row) cell(col string) any {
+	if c := r.t.Col(col); c != nil {
+		return c.Values[r.i]
+	}
+	return nil
+}
+
+// Float reads a float64 cell (NaN when null or missing).
+func (r Row) Float(col string) float64 {
+	if v, ok := r.cell(col).(float64); ok {
+		return v
+	}
+	return math.NaN()
+}
+
+// Int reads an int64 cell.
+func (r Row) Int(col string) int64 { v, _ := r.cell(col).(int64); return v }
+
+// Str reads a string cell.
+func (r Row) Str(col string) string { v, _ := r.cell(col).(string); return v }
+
+// Bool reads a bool cell.
+func (r Row) Bool(col string) bool { v, _ := r.cell(col).(bool); return v }

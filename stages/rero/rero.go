@@ -1,13 +1,18 @@
-package stages
+// Package rero builds the nodes of the ReRo bound (Hayes, Mahloujifar &
+// Balle 2023, Corollary 4) and its comparators. Two games use them: the
+// bounds game for a spec's rero entry, and the reconstruction game, which
+// compares the attack's success with the bound of the same point. The
+// nodes key on this package's code, so both games build one node.
+package rero
 
 import (
 	"fmt"
 	"math"
 
 	"github.com/dpaudit/dpaudit/bounds"
-	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/rng"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // Versions of the rero stages: bump when they compute differently.
@@ -26,7 +31,7 @@ var guoSensitivity = math.Sqrt2
 // that equal work has equal keys; κ stands for the prior (prior_size n
 // gives κ = 1/n, the same key as kappa: 1/n).
 type reroParams struct {
-	dpsgdParams
+	stages.Mechanism
 	Kappa      float64 `json:"kappa"`
 	Method     string  `json:"method"`
 	Samples    int     `json:"samples,omitempty"`
@@ -38,7 +43,7 @@ type reroParams struct {
 // reroComparatorParams is one comparator of the ReRo bound.
 type reroComparatorParams struct {
 	Comparator string `json:"comparator"`
-	dpsgdParams
+	stages.Mechanism
 	Kappa     float64 `json:"kappa,omitempty"`      // rdp
 	PriorSize int     `json:"prior_size,omitempty"` // guo_fano, guo_fano_mc
 	Samples   int     `json:"samples,omitempty"`    // guo_fano_mc
@@ -46,46 +51,52 @@ type reroComparatorParams struct {
 }
 
 var (
-	reroColumns        = []string{"rero_kappa", "rero_gamma", "rero_gamma_lo", "rero_gamma_hi", "rero_advantage", "rero_method", "rero_confidence", "rero_effective_samples"}
-	reroCompareColumns = map[string][]string{
+	// Columns are the rero node's summary columns.
+	Columns        = []string{"rero_kappa", "rero_gamma", "rero_gamma_lo", "rero_gamma_hi", "rero_advantage", "rero_method", "rero_confidence", "rero_effective_samples"}
+	compareColumns = map[string][]string{
 		"rdp":         {"rero_rdp_gamma", "rero_rdp_advantage", "rero_rdp_order"},
 		"guo_fano":    {"rero_guo_fano_gamma", "rero_guo_fano_advantage", "rero_guo_fano_info"},
 		"guo_fano_mc": {"rero_guo_fano_mc_gamma", "rero_guo_fano_mc_advantage", "rero_guo_fano_mc_info", "rero_guo_fano_mc_info_se"},
 	}
 )
 
-// reroStages makes the bound node of a rero entry and one node per
-// comparator. Monte Carlo seeds derive from the spec seed only, so a
-// result depends neither on the point's position nor on -j.
-func reroStages(exp *spec.Experiment, r *spec.ReroBound, path string) ([]boundStage, error) {
-	d := dpsgdOf(exp.DPSGD)
+// pkg is this package: the code the rero nodes run.
+var pkg = stages.PackageOf(runRero)
+
+// Calcs makes the bound node of a rero entry and one node per comparator;
+// path is the entry's spec path, for errors. Monte Carlo seeds derive from
+// the spec seed only, so a result depends neither on the point's position
+// nor on -j.
+func Calcs(exp *spec.Experiment, r *spec.ReroBound, path string) ([]stages.Calc, error) {
+	d := stages.MechanismOf(exp.DPSGD)
 	kappa := r.Kappa
 	if r.PriorSize > 0 {
 		kappa = 1 / float64(r.PriorSize)
 	}
-	p := reroParams{dpsgdParams: d, Kappa: kappa, Method: r.Method}
+	p := reroParams{Mechanism: d, Kappa: kappa, Method: r.Method}
 	if r.Method == string(bounds.ReRoExact) {
 		p.Tolerance = r.Tolerance
 	} else {
 		// Rules only the library knows, checked before anything runs.
 		top := int(math.Ceil(kappa * float64(r.Samples)))
 		if top < bounds.MinTopSamples {
-			return nil, &PathError{path + ".samples", fmt.Errorf("%w: ⌈κN⌉ = ⌈%g × %d⌉ = %d samples lie above the quantile, fewer than %d, so the estimate would be mostly noise; use samples ≥ %d (or the exact method, which draws none)",
+			return nil, &stages.PathError{Path: path + ".samples", Err: fmt.Errorf("%w: ⌈κN⌉ = ⌈%g × %d⌉ = %d samples lie above the quantile, fewer than %d, so the estimate would be mostly noise; use samples ≥ %d (or the exact method, which draws none)",
 				bounds.ErrInvalid, kappa, r.Samples, top, bounds.MinTopSamples, int(math.Ceil(bounds.MinTopSamples/kappa)))}
 		}
 		p.Samples, p.Confidence = r.Samples, r.Confidence
 		p.Seed = rng.Seed(uint64(exp.Seed), "rero")
 	}
-	out := []boundStage{{
-		kind:    "rero",
-		version: reroVersion,
-		params:  p,
-		label:   fmt.Sprintf("%s κ=%.4g %s", d, kappa, r.Method),
-		columns: reroColumns,
-		compute: func() ([]Output, error) { return runRero(p) },
+	out := []stages.Calc{{
+		Kind:    "rero",
+		Version: reroVersion,
+		Params:  p,
+		Label:   fmt.Sprintf("%s κ=%.4g %s", d, kappa, r.Method),
+		Columns: Columns,
+		Compute: func() ([]stages.Output, error) { return runRero(p) },
+		Package: pkg,
 	}}
 	for _, c := range r.Compare {
-		cp := reroComparatorParams{Comparator: c, dpsgdParams: d}
+		cp := reroComparatorParams{Comparator: c, Mechanism: d}
 		switch c {
 		case "rdp":
 			cp.Kappa = kappa
@@ -95,14 +106,15 @@ func reroStages(exp *spec.Experiment, r *spec.ReroBound, path string) ([]boundSt
 			cp.PriorSize, cp.Samples = r.PriorSize, r.Samples
 			cp.Seed = rng.Seed(uint64(exp.Seed), "rero", "guo_fano_mc")
 		}
-		out = append(out, boundStage{
-			kind:    "rero_comparator",
-			version: reroComparatorVersion,
-			params:  cp,
-			label:   fmt.Sprintf("%s %s", c, d),
-			sub:     c,
-			columns: reroCompareColumns[c],
-			compute: func() ([]Output, error) { return runReroComparator(cp) },
+		out = append(out, stages.Calc{
+			Kind:    "rero_comparator",
+			Version: reroComparatorVersion,
+			Params:  cp,
+			Label:   fmt.Sprintf("%s %s", c, d),
+			Sub:     c,
+			Columns: compareColumns[c],
+			Compute: func() ([]stages.Output, error) { return runReroComparator(cp) },
+			Package: pkg,
 		})
 	}
 	return out, nil
@@ -110,9 +122,9 @@ func reroStages(exp *spec.Experiment, r *spec.ReroBound, path string) ([]boundSt
 
 // runRero computes the ReRo bound γ (Hayes et al. Corollary 4) with its
 // bracket and the advantage over the prior baseline (their Eq. 4).
-func runRero(p reroParams) ([]Output, error) {
+func runRero(p reroParams) ([]stages.Output, error) {
 	var res bounds.ReRoResult
-	if p.noNoise() {
+	if p.NoNoise() {
 		// No noise: the gradients reveal the target, γ = 1.
 		res = bounds.ReRoResult{Gamma: 1, Lower: 1, Upper: 1, Confidence: 1, Method: bounds.ReRoMethod(p.Method)}
 	} else {
@@ -130,23 +142,23 @@ func runRero(p reroParams) ([]Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	outs := []Output{
-		F64("rero_kappa", p.Kappa),
-		F64("rero_gamma", res.Gamma),
-		F64("rero_gamma_lo", res.Lower),
-		F64("rero_gamma_hi", res.Upper),
-		F64("rero_advantage", adv),
-		{"rero_method", pipeline.String, p.Method},
-		F64("rero_confidence", res.Confidence),
+	outs := []stages.Output{
+		stages.F64("rero_kappa", p.Kappa),
+		stages.F64("rero_gamma", res.Gamma),
+		stages.F64("rero_gamma_lo", res.Lower),
+		stages.F64("rero_gamma_hi", res.Upper),
+		stages.F64("rero_advantage", adv),
+		stages.Str("rero_method", p.Method),
+		stages.F64("rero_confidence", res.Confidence),
 	}
 	if p.Method == string(bounds.ReRoMonteCarlo) {
-		outs = append(outs, F64("rero_effective_samples", res.EffectiveSamples))
+		outs = append(outs, stages.F64("rero_effective_samples", res.EffectiveSamples))
 	}
 	return outs, nil
 }
 
 // runReroComparator computes one comparator of the ReRo bound.
-func runReroComparator(p reroComparatorParams) ([]Output, error) {
+func runReroComparator(p reroComparatorParams) ([]stages.Output, error) {
 	switch p.Comparator {
 	case "rdp":
 		return reroRDP(p)
@@ -161,10 +173,10 @@ func runReroComparator(p reroComparatorParams) ([]Output, error) {
 // reroRDP is the bound of Balle et al. (2022) from the RDP curve: at q = 1
 // Hayes et al.'s Eq. 2 over every real order, otherwise the accountant's
 // curve over dp_accounting's orders.
-func reroRDP(p reroComparatorParams) ([]Output, error) {
+func reroRDP(p reroComparatorParams) ([]stages.Output, error) {
 	gamma, order := 1.0, math.NaN()
 	switch {
-	case p.noNoise():
+	case p.NoNoise():
 	case p.SamplingRate == 1:
 		var err error
 		if gamma, err = bounds.ReRoRDPFullBatch(p.NoiseMultiplier, p.Steps, p.Kappa); err != nil {
@@ -188,17 +200,17 @@ func reroRDP(p reroComparatorParams) ([]Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []Output{F64("rero_rdp_gamma", gamma), F64("rero_rdp_advantage", adv), F64("rero_rdp_order", OrNull(order))}, nil
+	return []stages.Output{stages.F64("rero_rdp_gamma", gamma), stages.F64("rero_rdp_advantage", adv), stages.F64("rero_rdp_order", stages.OrNull(order))}, nil
 }
 
 // guoFano is Guo et al.'s (2022b) Fano bound with their closed-form mutual
 // information of T Gaussian releases, sensitivity √2 (Hayes et al. Table
 // 2, "Guo et al. (2022b)"). It ignores subsampling, which can only lower
 // the information (I ≤ q·I_full), so it holds for every q.
-func guoFano(p reroComparatorParams) ([]Output, error) {
+func guoFano(p reroComparatorParams) ([]stages.Output, error) {
 	kappa := 1 / float64(p.PriorSize)
 	info := math.Log(float64(p.PriorSize))
-	if !p.noNoise() {
+	if !p.NoNoise() {
 		var err error
 		if info, err = bounds.GuoGaussianMutualInfo(p.PriorSize, p.NoiseMultiplier, guoSensitivity, p.Steps); err != nil {
 			return nil, err
@@ -212,17 +224,17 @@ func guoFano(p reroComparatorParams) ([]Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []Output{F64("rero_guo_fano_gamma", gamma), F64("rero_guo_fano_advantage", adv), F64("rero_guo_fano_info", info)}, nil
+	return []stages.Output{stages.F64("rero_guo_fano_gamma", gamma), stages.F64("rero_guo_fano_advantage", adv), stages.F64("rero_guo_fano_info", info)}, nil
 }
 
 // guoFanoMC is the Fano bound with the mutual information of one release
 // estimated by Monte Carlo for n orthonormal candidates (Hayes et al.
 // Table 2, "MC"), times T for T releases (conditionally independent given
 // the target, so the information adds up at most).
-func guoFanoMC(p reroComparatorParams) ([]Output, error) {
+func guoFanoMC(p reroComparatorParams) ([]stages.Output, error) {
 	kappa := 1 / float64(p.PriorSize)
 	info, se := math.Log(float64(p.PriorSize)), 0.0
-	if !p.noNoise() {
+	if !p.NoNoise() {
 		var err error
 		if info, se, err = bounds.GuoMutualInfoMC(p.PriorSize, p.NoiseMultiplier, p.Samples, p.Seed); err != nil {
 			return nil, err
@@ -237,5 +249,5 @@ func guoFanoMC(p reroComparatorParams) ([]Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []Output{F64("rero_guo_fano_mc_gamma", gamma), F64("rero_guo_fano_mc_advantage", adv), F64("rero_guo_fano_mc_info", info), F64("rero_guo_fano_mc_info_se", se)}, nil
+	return []stages.Output{stages.F64("rero_guo_fano_mc_gamma", gamma), stages.F64("rero_guo_fano_mc_advantage", adv), stages.F64("rero_guo_fano_mc_info", info), stages.F64("rero_guo_fano_mc_info_se", se)}, nil
 }

@@ -1,4 +1,4 @@
-package stages
+package bound
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/dpaudit/dpaudit/bounds"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // Hayes et al. (2023) Table 2, T = 1, q = 1, C = 1 (notes
@@ -27,7 +28,7 @@ func TestReroTable2Ours(t *testing.T) {
 	}
 	for _, row := range rows {
 		for i, sigma := range table2Sigmas {
-			outs := boundOutputs(t, rero(row.n, 0, "exact"), dpsgd(sigma, 1, 1, 1e-5), 1)
+			outs := boundOutputs(t, reroEntry(row.n, 0, "exact"), dpsgd(sigma, 1, 1, 1e-5), 1)
 			adv := col(t, outs, "rero_advantage")
 			nearAbs(t, "Table 2 Ours (paper)", adv, row.paper[i], row.tolPaper)
 			nearAbs(t, "Table 2 Ours (notes, exact)", adv, row.exact[i], 6e-5) // 4 printed decimals
@@ -59,7 +60,7 @@ func TestReroTable2Guo(t *testing.T) {
 			if contains(row.mcCheck, i) {
 				compare = append(compare, "guo_fano_mc")
 			}
-			e := rero(row.n, 0, "exact", compare...)
+			e := reroEntry(row.n, 0, "exact", compare...)
 			e.Rero.Samples = 100_000
 			outs := boundOutputs(t, e, dpsgd(sigma, 1, 1, 1e-5), 1)
 			nearAbs(t, "Table 2 Guo et al. (2022b)", col(t, outs, "rero_guo_fano_advantage"), row.closed[i], 1e-3)
@@ -89,7 +90,7 @@ func TestReroSubsampled(t *testing.T) {
 		{0.2808, 0.01, 0.01, 0.3748, 0.002},  // Fig. 15 at q = 0.01, |π| = 100
 	}
 	for _, c := range cases {
-		outs := boundOutputs(t, rero(0, c.kappa, "exact"), dpsgd(c.sigma, c.q, 100, 1e-5), 1)
+		outs := boundOutputs(t, reroEntry(0, c.kappa, "exact"), dpsgd(c.sigma, c.q, 100, 1e-5), 1)
 		g, lo, hi := col(t, outs, "rero_gamma"), col(t, outs, "rero_gamma_lo"), col(t, outs, "rero_gamma_hi")
 		nearAbs(t, "ReRo bound", g, c.want, c.tol)
 		if !(lo <= g && g <= hi && hi-lo <= 1e-3) {
@@ -100,7 +101,7 @@ func TestReroSubsampled(t *testing.T) {
 	// the exact value 0.1867 within its sampling error (sd ≈ 0.0013 at
 	// p ≈ 0.19, N = 10⁵; ±0.006 allows 4.5 sd), and its 99.9% interval
 	// contains it.
-	e := rero(10, 0, "robust")
+	e := reroEntry(10, 0, "robust")
 	e.Rero.Samples = 100_000
 	outs := boundOutputs(t, e, dpsgd(0.590762, 0.01, 100, 1e-5), 7)
 	nearAbs(t, "robust ReRo bound", col(t, outs, "rero_gamma"), 0.1867, 0.006)
@@ -117,7 +118,7 @@ func TestReroRDPComparator(t *testing.T) {
 	// κ = 0.1, T = 100: σ = 4.9989 → 0.9895, σ = 37.3063 → 0.1715 (±1e-4,
 	// the notes print 4 decimals).
 	for _, c := range []struct{ sigma, want float64 }{{4.9989, 0.9895}, {37.3063, 0.1715}} {
-		outs := boundOutputs(t, rero(10, 0, "exact", "rdp"), dpsgd(c.sigma, 1, 100, 1e-5), 1)
+		outs := boundOutputs(t, reroEntry(10, 0, "exact", "rdp"), dpsgd(c.sigma, 1, 100, 1e-5), 1)
 		nearAbs(t, "Eq. 2 RDP bound", col(t, outs, "rero_rdp_gamma"), c.want, 1e-4)
 		if g := col(t, outs, "rero_gamma"); !(g < col(t, outs, "rero_rdp_gamma")) {
 			t.Errorf("σ = %v: Corollary 4 (%v) must be tighter than the RDP bound", c.sigma, g)
@@ -125,7 +126,7 @@ func TestReroRDPComparator(t *testing.T) {
 	}
 	// q < 1: the accountant's RDP curve; still looser than the exact bound
 	// (Fig. 5 setting, ReRo 0.1867).
-	outs := boundOutputs(t, rero(10, 0, "exact", "rdp"), dpsgd(0.590762, 0.01, 100, 1e-5), 1)
+	outs := boundOutputs(t, reroEntry(10, 0, "exact", "rdp"), dpsgd(0.590762, 0.01, 100, 1e-5), 1)
 	if g := col(t, outs, "rero_rdp_gamma"); !(g > 0.1867 && g <= 1) {
 		t.Errorf("RDP bound %v at the Fig. 5 setting, want in (0.1867, 1]", g)
 	}
@@ -137,19 +138,19 @@ func TestReroRDPComparator(t *testing.T) {
 // ⌈κN⌉ < 100 is refused before anything runs, naming the key and the N
 // that would do.
 func TestReroTooFewSamples(t *testing.T) {
-	e := rero(0, 0.001, "robust")
+	e := reroEntry(0, 0.001, "robust")
 	e.Rero.Samples = 10_000
-	_, err := BoundValues(e, dpsgd(1, 0.01, 100, 1e-5), 0)
-	var pe *PathError
+	_, err := Values(e, dpsgd(1, 0.01, 100, 1e-5), 0)
+	var pe *stages.PathError
 	if !errors.As(err, &pe) || pe.Path != "bound[0].samples" || !errors.Is(err, bounds.ErrInvalid) {
-		t.Fatalf("want a PathError at bound[0].samples wrapping ErrInvalid, got %v", err)
+		t.Fatalf("want a stages.PathError at bound[0].samples wrapping ErrInvalid, got %v", err)
 	}
 	if !strings.Contains(err.Error(), "⌈κN⌉") || !strings.Contains(err.Error(), "samples ≥ 100000") {
 		t.Fatalf("message %q should explain ⌈κN⌉ and suggest N", err)
 	}
 	// The exact method has no such limit.
 	e.Rero.Method = "exact"
-	if _, err := BoundValues(e, dpsgd(1, 0.01, 100, 1e-5), 0); err != nil {
+	if _, err := Values(e, dpsgd(1, 0.01, 100, 1e-5), 0); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -158,35 +159,28 @@ func TestReroTooFewSamples(t *testing.T) {
 // sweep positions is one node, another spec seed is another node, and the
 // exact method does not depend on the seed at all.
 func TestReroSeedsAndSharing(t *testing.T) {
-	key := func(seed int64, index int, method string) string {
-		e := rero(10, 0, method)
+	key := func(seed int64, index int, e spec.Bound) string {
 		exp := &spec.Experiment{Seed: seed, DPSGD: dpsgd(1, 0.01, 100, 1e-5), Bound: []spec.Bound{e}}
-		st, err := boundStages("x", spec.Point{Index: index, Exp: exp}, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st[0].node.Key()
+		return nodeOf(t, exp, index, "rero").Key()
 	}
-	if key(1, 0, "robust") != key(1, 5, "robust") {
+	robust, exact := reroEntry(10, 0, "robust"), reroEntry(10, 0, "exact")
+	if key(1, 0, robust) != key(1, 5, robust) {
 		t.Error("the robust node depends on the point's position")
 	}
-	if key(1, 0, "robust") == key(2, 0, "robust") {
+	if key(1, 0, robust) == key(2, 0, robust) {
 		t.Error("the robust node ignores the spec seed")
 	}
-	if key(1, 0, "exact") != key(2, 3, "exact") {
+	if key(1, 0, exact) != key(2, 3, exact) {
 		t.Error("the exact node depends on the seed or the position")
 	}
-	// prior_size 10 and kappa 0.1 are the same work.
-	a, _ := boundStagesOf(spec.Point{Exp: &spec.Experiment{DPSGD: dpsgd(1, 0.01, 100, 1e-5), Bound: []spec.Bound{rero(10, 0, "exact")}}}, 0)
-	b, _ := boundStagesOf(spec.Point{Exp: &spec.Experiment{DPSGD: dpsgd(1, 0.01, 100, 1e-5), Bound: []spec.Bound{rero(0, 0.1, "exact")}}}, 0)
-	if a[0].pointStage("x", spec.Point{}, 0).node.Key() != b[0].pointStage("x", spec.Point{}, 0).node.Key() {
+	if key(1, 0, exact) != key(1, 0, reroEntry(0, 0.1, "exact")) {
 		t.Error("prior_size: 10 and kappa: 0.1 make different nodes")
 	}
 }
 
 // Non-private training (σ = 0) reaches the summary as trivial bounds.
 func TestReroNoNoise(t *testing.T) {
-	outs := boundOutputs(t, rero(10, 0, "exact", "rdp", "guo_fano"), dpsgd(0, 0.5, 10, 1e-5), 1)
+	outs := boundOutputs(t, reroEntry(10, 0, "exact", "rdp", "guo_fano"), dpsgd(0, 0.5, 10, 1e-5), 1)
 	for _, c := range []string{"rero_gamma", "rero_advantage", "rero_rdp_gamma", "rero_guo_fano_gamma"} {
 		if col(t, outs, c) != 1 {
 			t.Errorf("%s = %v without noise, want 1", c, outs[c])
@@ -198,12 +192,12 @@ func TestReroNoNoise(t *testing.T) {
 // configuration it was not given.
 func TestBoundValuesWithoutDPSGD(t *testing.T) {
 	for _, e := range []spec.Bound{
-		rero(10, 0, "exact"),
+		reroEntry(10, 0, "exact"),
 		{Kind: "mse_rdp", MSE: &spec.MSERDPBound{Diameter: 1}},
 		{Kind: "minimax_mse", Minimax: &spec.MinimaxBound{Models: 1, Diameter: 1, Alpha: 2}},
 		{Kind: "belief", Belief: &spec.BeliefBound{Epsilon: 1}},
 	} {
-		if _, err := BoundValues(e, nil, 0); !errors.Is(err, bounds.ErrInvalid) {
+		if _, err := Values(e, nil, 0); !errors.Is(err, bounds.ErrInvalid) {
 			t.Errorf("%s without dpsgd: want ErrInvalid, got %v", e.Kind, err)
 		}
 	}

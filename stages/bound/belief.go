@@ -1,4 +1,4 @@
-package stages
+package bound
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/dpaudit/dpaudit/bounds"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // beliefVersion changes when the belief stage computes differently.
@@ -14,13 +15,13 @@ const beliefVersion = 1
 // beliefParams is what the identifiability bounds depend on: where ε comes
 // from (given, a target ρ_β or ρ_α, or the accounted DP-SGD run) and δ.
 type beliefParams struct {
-	Epsilon        float64      `json:"epsilon,omitempty"`
-	TargetRhoBeta  float64      `json:"target_rho_beta,omitempty"`
-	TargetRhoAlpha float64      `json:"target_rho_alpha,omitempty"`
-	DPSGD          *dpsgdParams `json:"dpsgd,omitempty"`
-	Accountant     string       `json:"accountant,omitempty"`
-	Conversion     string       `json:"conversion,omitempty"`
-	Delta          float64      `json:"delta"`
+	Epsilon        float64           `json:"epsilon,omitempty"`
+	TargetRhoBeta  float64           `json:"target_rho_beta,omitempty"`
+	TargetRhoAlpha float64           `json:"target_rho_alpha,omitempty"`
+	DPSGD          *stages.Mechanism `json:"dpsgd,omitempty"`
+	Accountant     string            `json:"accountant,omitempty"`
+	Conversion     string            `json:"conversion,omitempty"`
+	Delta          float64           `json:"delta"`
 }
 
 var beliefColumns = []string{
@@ -28,7 +29,7 @@ var beliefColumns = []string{
 	"belief_expected_confidence", "belief_yeom_advantage",
 }
 
-func beliefStage(exp *spec.Experiment, b *spec.BeliefBound) boundStage {
+func beliefCalc(exp *spec.Experiment, b *spec.BeliefBound) stages.Calc {
 	p := beliefParams{Epsilon: b.Epsilon, TargetRhoBeta: b.TargetRhoBeta, TargetRhoAlpha: b.TargetRhoAlpha, Delta: b.Delta}
 	if p.Delta == 0 {
 		p.Delta = exp.DPSGD.Delta // validation makes sure there is a dpsgd block
@@ -42,20 +43,20 @@ func beliefStage(exp *spec.Experiment, b *spec.BeliefBound) boundStage {
 	case p.TargetRhoAlpha > 0:
 		label = fmt.Sprintf("ρ_α=%g δ=%g", p.TargetRhoAlpha, p.Delta)
 	default:
-		d := dpsgdOf(exp.DPSGD)
+		d := stages.MechanismOf(exp.DPSGD)
 		p.DPSGD, p.Accountant = &d, b.Accountant
 		if b.Accountant == "rdp" {
 			p.Conversion = b.Conversion
 		}
 		label = fmt.Sprintf("%s δ=%g %s", d, p.Delta, b.Accountant)
 	}
-	return boundStage{
-		kind:    "belief",
-		version: beliefVersion,
-		params:  p,
-		label:   label,
-		columns: beliefColumns,
-		compute: func() ([]Output, error) { return runBelief(p) },
+	return stages.Calc{
+		Kind:    "belief",
+		Version: beliefVersion,
+		Params:  p,
+		Label:   label,
+		Columns: beliefColumns,
+		Compute: func() ([]stages.Output, error) { return runBelief(p) },
 	}
 }
 
@@ -64,7 +65,7 @@ func beliefStage(exp *spec.Experiment, b *spec.BeliefBound) boundStage {
 // of the Gaussian mechanism calibrated with the classic formula at δ
 // (Theorem 2), the expected confidence ρ_β + δ(1 − ρ_β) (the authors'
 // code; Fig. 3(a)) and Yeom's advantage bound min(1, e^ε − 1).
-func runBelief(p beliefParams) ([]Output, error) {
+func runBelief(p beliefParams) ([]stages.Output, error) {
 	eps := p.Epsilon
 	var err error
 	switch {
@@ -94,21 +95,21 @@ func runBelief(p beliefParams) ([]Output, error) {
 			return nil, err
 		}
 	}
-	outs := []Output{
-		F64("belief_epsilon", eps), F64("belief_delta", p.Delta),
-		F64("rho_beta", rhoBeta), F64("rho_alpha", rhoAlpha),
+	outs := []stages.Output{
+		stages.F64("belief_epsilon", eps), stages.F64("belief_delta", p.Delta),
+		stages.F64("rho_beta", rhoBeta), stages.F64("rho_alpha", rhoAlpha),
 	}
 	if p.DPSGD != nil {
 		// The RDP form of ρ_α (Sec. 4.4), 2Φ(√T/(2σ)) − 1: exact for the
 		// Bayes-optimal adversary at q = 1, an upper bound for q < 1
 		// (knowing which steps sampled the record can only help).
 		ra := 1.0
-		if !p.DPSGD.noNoise() {
+		if !p.DPSGD.NoNoise() {
 			if ra, err = bounds.RhoAlphaGaussianSteps(p.DPSGD.Steps, p.DPSGD.NoiseMultiplier); err != nil {
 				return nil, err
 			}
 		}
-		outs = append(outs, F64("rho_alpha_rdp", ra))
+		outs = append(outs, stages.F64("rho_alpha_rdp", ra))
 	}
-	return append(outs, F64("belief_expected_confidence", conf), F64("belief_yeom_advantage", yeom)), nil
+	return append(outs, stages.F64("belief_expected_confidence", conf), stages.F64("belief_yeom_advantage", yeom)), nil
 }

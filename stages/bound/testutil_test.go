@@ -1,17 +1,19 @@
-package stages
+package bound
 
 import (
 	"math"
 	"testing"
 
+	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // boundOutputs runs one bound entry through BoundValues (the same stages
 // a spec compiles to) and returns its outputs by column name.
 func boundOutputs(t *testing.T, entry spec.Bound, d *spec.DPSGD, seed int64) map[string]any {
 	t.Helper()
-	outs, err := BoundValues(entry, d, seed)
+	outs, err := Values(entry, d, seed)
 	if err != nil {
 		t.Fatalf("%s: %v", entry.Kind, err)
 	}
@@ -57,7 +59,24 @@ func dpsgd(sigma, q float64, steps int, delta float64) *spec.DPSGD {
 }
 
 // rero is a rero entry with the spec's defaults.
-func rero(priorSize int, kappa float64, method string, compare ...string) spec.Bound {
+func reroEntry(priorSize int, kappa float64, method string, compare ...string) spec.Bound {
 	return spec.Bound{Kind: "rero", Rero: &spec.ReroBound{PriorSize: priorSize, Kappa: kappa, Method: method,
 		Samples: 1_000_000, Confidence: 0.999, Tolerance: 1e-3, Compare: compare}}
+}
+
+// nodeOf compiles exp as point index of a one-point spec with only this
+// game and returns its first node of the kind.
+func nodeOf(t *testing.T, exp *spec.Experiment, index int, kind string) *pipeline.Node {
+	t.Helper()
+	c, err := stages.Compile([]*stages.Game{Game}, "x", []spec.Point{{Index: index, Exp: exp}}, nil, stages.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range c.Graph.Nodes() {
+		if n.Kind == kind {
+			return n
+		}
+	}
+	t.Fatalf("no %s node", kind)
+	return nil
 }

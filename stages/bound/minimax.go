@@ -1,4 +1,4 @@
-package stages
+package bound
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"github.com/dpaudit/dpaudit/bounds"
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // minimaxVersion changes when the minimax_mse stage computes differently.
@@ -15,17 +16,17 @@ const minimaxVersion = 1
 // minimaxParams is what the minimax bounds depend on: ε (and δ) given
 // directly, or the DP-SGD run and accountant they are accounted from.
 type minimaxParams struct {
-	Epsilon            float64      `json:"epsilon,omitempty"`
-	Delta              float64      `json:"delta"`
-	DPSGD              *dpsgdParams `json:"dpsgd,omitempty"`
-	Accountant         string       `json:"accountant,omitempty"`
-	Conversion         string       `json:"conversion,omitempty"`
-	Models             int          `json:"models"`
-	Diameter           float64      `json:"diameter"`
-	Dimension          int          `json:"dimension,omitempty"`
-	EffectiveDimension string       `json:"effective_dimension,omitempty"`
-	Alpha              float64      `json:"alpha"`
-	MDPConstant        string       `json:"mdp_constant,omitempty"`
+	Epsilon            float64           `json:"epsilon,omitempty"`
+	Delta              float64           `json:"delta"`
+	DPSGD              *stages.Mechanism `json:"dpsgd,omitempty"`
+	Accountant         string            `json:"accountant,omitempty"`
+	Conversion         string            `json:"conversion,omitempty"`
+	Models             int               `json:"models"`
+	Diameter           float64           `json:"diameter"`
+	Dimension          int               `json:"dimension,omitempty"`
+	EffectiveDimension string            `json:"effective_dimension,omitempty"`
+	Alpha              float64           `json:"alpha"`
+	MDPConstant        string            `json:"mdp_constant,omitempty"`
 }
 
 var minimaxColumns = []string{
@@ -33,7 +34,7 @@ var minimaxColumns = []string{
 	"minimax_mdp", "minimax_high_dim", "minimax_guo_total", "minimax_guo_vacuity_epsilon",
 }
 
-func minimaxStage(exp *spec.Experiment, m *spec.MinimaxBound) boundStage {
+func minimaxCalc(exp *spec.Experiment, m *spec.MinimaxBound) stages.Calc {
 	p := minimaxParams{
 		Epsilon: m.Epsilon, Delta: m.Delta, Models: m.Models, Diameter: m.Diameter,
 		Dimension: m.Dimension, Alpha: m.Alpha,
@@ -43,7 +44,7 @@ func minimaxStage(exp *spec.Experiment, m *spec.MinimaxBound) boundStage {
 	}
 	label := fmt.Sprintf("ε=%.4g δ=%g n=%d", m.Epsilon, m.Delta, m.Models)
 	if m.Epsilon == 0 {
-		d := dpsgdOf(exp.DPSGD)
+		d := stages.MechanismOf(exp.DPSGD)
 		p.DPSGD, p.Delta, p.Accountant = &d, exp.DPSGD.Delta, m.Accountant
 		if m.Accountant == "rdp" {
 			p.Conversion = m.Conversion
@@ -52,19 +53,19 @@ func minimaxStage(exp *spec.Experiment, m *spec.MinimaxBound) boundStage {
 	} else {
 		p.MDPConstant = m.MDPConstant // metric DP only with ε given
 	}
-	return boundStage{
-		kind:    "minimax_mse",
-		version: minimaxVersion,
-		params:  p,
-		label:   label,
-		columns: minimaxColumns,
-		compute: func() ([]Output, error) { return runMinimax(p) },
+	return stages.Calc{
+		Kind:    "minimax_mse",
+		Version: minimaxVersion,
+		Params:  p,
+		Label:   label,
+		Columns: minimaxColumns,
+		Compute: func() ([]stages.Output, error) { return runMinimax(p) },
 	}
 }
 
 // runMinimax computes the bounds, all in total squared distance
 // E‖ẑ − z‖² (squared data units; divide by d for a per-coordinate MSE).
-func runMinimax(p minimaxParams) ([]Output, error) {
+func runMinimax(p minimaxParams) ([]stages.Output, error) {
 	eps, epsRDP, eps2 := p.Epsilon, p.Epsilon, p.Epsilon
 	if p.DPSGD != nil {
 		var err error
@@ -86,9 +87,9 @@ func runMinimax(p minimaxParams) ([]Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	outs := []Output{
-		F64("minimax_epsilon", eps), F64("minimax_delta", p.Delta), F64("minimax_dp", dp),
-		F64("minimax_rdp_epsilon", epsRDP), F64("minimax_rdp", rdp),
+	outs := []stages.Output{
+		stages.F64("minimax_epsilon", eps), stages.F64("minimax_delta", p.Delta), stages.F64("minimax_dp", dp),
+		stages.F64("minimax_rdp_epsilon", epsRDP), stages.F64("minimax_rdp", rdp),
 	}
 	if p.DPSGD == nil {
 		// The paper reads ε as ε_L of metric DP for Theorems E.4 and 4.4;
@@ -97,7 +98,7 @@ func runMinimax(p minimaxParams) ([]Output, error) {
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, F64("minimax_mdp", mdp))
+		outs = append(outs, stages.F64("minimax_mdp", mdp))
 		if p.Dimension > 0 {
 			lo, hi, err := bounds.EffectiveDimension(p.Dimension)
 			if err != nil {
@@ -111,7 +112,7 @@ func runMinimax(p minimaxParams) ([]Output, error) {
 			if err != nil {
 				return nil, err
 			}
-			outs = append(outs, F64("minimax_high_dim", hd))
+			outs = append(outs, stages.F64("minimax_high_dim", hd))
 		}
 	}
 	if p.Dimension > 0 {
@@ -127,14 +128,14 @@ func runMinimax(p minimaxParams) ([]Output, error) {
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, F64("minimax_guo_total", guo), F64("minimax_guo_vacuity_epsilon", vacuous))
+		outs = append(outs, stages.F64("minimax_guo_total", guo), stages.F64("minimax_guo_vacuity_epsilon", vacuous))
 	}
 	return outs, nil
 }
 
 // runRDP is the order-α RDP (nats) of the whole DP-SGD run.
-func runRDP(d dpsgdParams, alpha float64) (float64, error) {
-	if d.noNoise() {
+func runRDP(d stages.Mechanism, alpha float64) (float64, error) {
+	if d.NoNoise() {
 		return math.Inf(1), nil
 	}
 	v, err := privacy.RDPSampledGaussian(d.SamplingRate, d.NoiseMultiplier, alpha)

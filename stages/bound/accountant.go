@@ -1,12 +1,11 @@
-package stages
+package bound
 
 import (
-	"context"
 	"fmt"
 
-	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // accountantVersion changes when the accountant stage computes differently.
@@ -26,11 +25,11 @@ type accountantParams struct {
 	Epsilon         float64 `json:"epsilon,omitempty"`      // also report δ(ε)
 }
 
-// accountantStage makes one node per requested accountant of a point; the
-// "stage" the summary sees is their union.
-func accountantStages(name string, pt spec.Point, b int, a *spec.AccountantBound) []pointStage {
-	d := pt.Exp.DPSGD
-	var out []pointStage
+// accountantCalcs makes one calc per requested accountant of an entry;
+// the summary sees their union.
+func accountantCalcs(exp *spec.Experiment, a *spec.AccountantBound) []stages.Calc {
+	d := exp.DPSGD
+	var out []stages.Calc
 	for _, acc := range a.Accountants {
 		p := accountantParams{
 			Accountant:      acc,
@@ -48,21 +47,15 @@ func accountantStages(name string, pt spec.Point, b int, a *spec.AccountantBound
 		case "best":
 			p.Conversion, p.PLDInterval, p.PLDMemory = a.Conversion, a.PLDInterval, a.PLDMemMiB<<20
 		}
-		node := &pipeline.Node{
+		out = append(out, stages.Calc{
 			Kind:    "accountant",
 			Version: accountantVersion,
 			Params:  p,
 			Label:   fmt.Sprintf("%s σ=%.4g q=%.4g T=%d δ=%.3g", acc, p.NoiseMultiplier, p.SamplingRate, p.Steps, p.Delta),
-			Slot:    fmt.Sprintf("%s/accountant/%d/%d/%s", name, pt.Index, b, acc),
-			Run: func(ctx context.Context, w *pipeline.Work) error {
-				outs, err := runAccountant(p)
-				if err != nil {
-					return err
-				}
-				return WriteValues(w.Dir, outs)
-			},
-		}
-		out = append(out, pointStage{node: node, columns: accountantColumns(p)})
+			Sub:     acc,
+			Columns: accountantColumns(p),
+			Compute: func() ([]stages.Output, error) { return runAccountant(p) },
+		})
 	}
 	return out
 }
@@ -92,31 +85,31 @@ func accountantOptions(p accountantParams) privacy.Options {
 }
 
 // runAccountant computes the outputs of one accountant node.
-func runAccountant(p accountantParams) ([]Output, error) {
+func runAccountant(p accountantParams) ([]stages.Output, error) {
 	acc := privacy.Accountant(p.Accountant)
 	m := privacy.SampledGaussian{NoiseMultiplier: p.NoiseMultiplier, SamplingRate: p.SamplingRate, Steps: p.Steps}
 	o := accountantOptions(p)
-	var outs []Output
+	var outs []stages.Output
 	if acc == privacy.AccountantRDP {
 		eps, order, err := privacy.RDPEpsilon(m, p.Delta, o)
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, Output{"epsilon_rdp", pipeline.Float64, eps}, Output{"rdp_order", pipeline.Float64, order})
+		outs = append(outs, stages.F64("epsilon_rdp", eps), stages.F64("rdp_order", order))
 	} else {
 		r, err := privacy.EpsilonDetail(acc, m, p.Delta, o)
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, Output{"epsilon_" + p.Accountant, pipeline.Float64, r.Value})
+		outs = append(outs, stages.F64("epsilon_"+p.Accountant, r.Value))
 		// The interval the PLD actually used: coarser than pld_interval
 		// where the requested grid would exceed 2^23 points.
 		switch acc {
 		case privacy.AccountantPLD:
-			outs = append(outs, Output{"pld_interval_used", pipeline.Float64, r.PLDInterval})
+			outs = append(outs, stages.F64("pld_interval_used", r.PLDInterval))
 		case privacy.AccountantBest:
-			outs = append(outs, Output{"best_accountant", pipeline.String, string(r.Accountant)},
-				Output{"best_pld_interval_used", pipeline.Float64, nonZero(r.PLDInterval)})
+			outs = append(outs, stages.Str("best_accountant", string(r.Accountant)),
+				stages.F64("best_pld_interval_used", nonZero(r.PLDInterval)))
 		}
 	}
 	if p.Epsilon > 0 {
@@ -124,7 +117,7 @@ func runAccountant(p accountantParams) ([]Output, error) {
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, Output{"delta_" + p.Accountant, pipeline.Float64, delta})
+		outs = append(outs, stages.F64("delta_"+p.Accountant, delta))
 	}
 	return outs, nil
 }
