@@ -6,23 +6,6 @@ import (
 
 // The games, while they still live in this package.
 
-var TrainGame = &Game{
-	Name:       "training",
-	AppliesTo:  func(exp *spec.Experiment) bool { return exp.Train != nil },
-	Compile:    compileTrain,
-	Kinds:      []string{"train_run", "train"},
-	Implements: map[string][]string{"train": {""}},
-}
-
-func compileTrain(b *Build) error {
-	st, err := trainStages(b.Name, b.Point, b.Env, b)
-	if err != nil {
-		return err
-	}
-	b.Row(st.node, st.columns)
-	return nil
-}
-
 var MembershipGame = &Game{
 	Name:         "membership",
 	AppliesTo:    func(exp *spec.Experiment) bool { return exp.Audit != nil },
@@ -82,4 +65,4 @@ func compileIdentify(b *Build) error {
 }
 
 // Games are the games of this package, in compile order.
-var Games = []*Game{TrainGame, MembershipGame, GLMGame, IdentifyGame}
+var Games = []*Game{MembershipGame, GLMGame, IdentifyGame}

@@ -1,4 +1,4 @@
-package stages
+package train
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"github.com/dpaudit/dpaudit/learn"
 	"github.com/dpaudit/dpaudit/rng"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // FIL accounting inside DP-SGD (train: {fil: …}): each training run also
@@ -74,7 +75,7 @@ type filRun struct {
 }
 
 // writeFIL stores a run's per-sample η̄² and returns its columns.
-func writeFIL(dir string, f *learn.FIL, trainSecs float64) ([]Output, error) {
+func writeFIL(dir string, f *learn.FIL, trainSecs float64) ([]stages.Output, error) {
 	b, err := json.Marshal(filRun{Eta2: f.Eta2, Seconds: f.Seconds})
 	if err != nil {
 		return nil, err
@@ -82,11 +83,11 @@ func writeFIL(dir string, f *learn.FIL, trainSecs float64) ([]Output, error) {
 	if err := os.WriteFile(filepath.Join(dir, filFile), b, 0o644); err != nil {
 		return nil, err
 	}
-	return []Output{F64("fil_seconds", f.Seconds), F64("fil_overhead", f.Seconds/math.Max(trainSecs-f.Seconds, 1e-9))}, nil
+	return []stages.Output{stages.F64("fil_seconds", f.Seconds), stages.F64("fil_overhead", f.Seconds/math.Max(trainSecs-f.Seconds, 1e-9))}, nil
 }
 
 // aggregateFIL averages η̄² per sample over the runs.
-func aggregateFIL(p trainAggParams, dirs []string, cols map[string][]float64) ([]Output, error) {
+func aggregateFIL(p trainAggParams, dirs []string, cols map[string][]float64) ([]stages.Output, error) {
 	_, kappa, eps, err := filScale(learn.DPSGD{NoiseMultiplier: p.NoiseMultiplier, SamplingRate: p.SamplingRate, ClipNorm: 1}, *p.FIL)
 	if err != nil {
 		return nil, err
@@ -111,10 +112,10 @@ func aggregateFIL(p trainAggParams, dirs []string, cols map[string][]float64) ([
 	mx, md := slices.Max(mean), audit.Median(mean)
 	inv := func(x float64) float64 { return 1 / x } // +Inf for a sample never sampled
 	avg := func(name string) float64 { m, _ := audit.MeanStd(cols[name]); return m }
-	return []Output{
-		F64("fil_kappa", kappa), F64("fil_step_epsilon", eps),
-		F64("fil_dfil_max", mx), F64("fil_dfil_median", md),
-		F64("fil_bound_max_dfil", inv(mx)), F64("fil_bound_median_dfil", inv(md)),
-		F64("fil_seconds", avg("fil_seconds")), F64("fil_overhead", avg("fil_overhead")),
+	return []stages.Output{
+		stages.F64("fil_kappa", kappa), stages.F64("fil_step_epsilon", eps),
+		stages.F64("fil_dfil_max", mx), stages.F64("fil_dfil_median", md),
+		stages.F64("fil_bound_max_dfil", inv(mx)), stages.F64("fil_bound_median_dfil", inv(md)),
+		stages.F64("fil_seconds", avg("fil_seconds")), stages.F64("fil_overhead", avg("fil_overhead")),
 	}, nil
 }

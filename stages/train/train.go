@@ -1,4 +1,10 @@
-package stages
+// Package train is the training game (a spec's train block): per point,
+// train.runs DP-SGD runs of the point's model on its data, each a node
+// (test and training accuracy and loss, time, and with train.fil each
+// training sample's dFIL), and one node that aggregates them into the
+// point's row (means, a Student-t interval of the test accuracy, the
+// accountant's ε).
+package train
 
 import (
 	"context"
@@ -16,6 +22,7 @@ import (
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/rng"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 const (
@@ -26,30 +33,40 @@ const (
 // trainRunParams is one training run. ClipNorm may be +Inf, which JSON
 // cannot hold, so it is encoded by MarshalJSON below.
 type trainRunParams struct {
-	Data  DataParams `json:"data"`
-	Arch  learn.Arch `json:"arch"`
-	DPSGD TrainDPSGD `json:"dpsgd"`
-	Run   int        `json:"run"`
-	Seed  uint64     `json:"seed"`
-	FIL   *filParams `json:"fil,omitempty"` // absent: the key of a run without FIL is unchanged
+	Data  stages.DataParams `json:"data"`
+	Arch  learn.Arch        `json:"arch"`
+	DPSGD stages.TrainDPSGD `json:"dpsgd"`
+	Run   int               `json:"run"`
+	Seed  uint64            `json:"seed"`
+	FIL   *filParams        `json:"fil,omitempty"` // absent: the key of a run without FIL is unchanged
 }
 
-// trainStages makes K run nodes and the per-point aggregate for a point.
-func trainStages(name string, pt spec.Point, env Env, b *Build) (pointStage, error) {
+// Game is the training game.
+var Game = &stages.Game{
+	Name:       "training",
+	AppliesTo:  func(exp *spec.Experiment) bool { return exp.Train != nil },
+	Compile:    compile,
+	Kinds:      []string{"train_run", "train"},
+	Implements: map[string][]string{"train": {""}},
+}
+
+// compile makes the point's K run nodes and their aggregate.
+func compile(b *stages.Build) error {
+	name, pt, env := b.Name, b.Point, b.Env
 	exp := pt.Exp
-	arch, data, err := TrainedModel(exp, env.DataDir)
+	arch, data, err := stages.TrainedModel(exp, env.DataDir)
 	if err != nil {
-		return pointStage{}, err
+		return err
 	}
 	d := exp.DPSGD
-	td := TrainConfig(d)
+	td := stages.TrainConfig(d)
 	// Runs are seeded from the spec seed and the training configuration,
 	// so equal configurations share runs and the streams never depend on
 	// the point's position in the sweep.
 	cfg, _ := json.Marshal(struct {
-		D DataParams
+		D stages.DataParams
 		A learn.Arch
-		T TrainDPSGD
+		T stages.TrainDPSGD
 	}{data, arch, td})
 	h := sha256.Sum256(cfg)
 	cfgID := hex.EncodeToString(h[:8])
@@ -67,7 +84,7 @@ func trainStages(name string, pt spec.Point, env Env, b *Build) (pointStage, err
 				if err != nil {
 					return err
 				}
-				return WriteValues(w.Dir, outs)
+				return stages.WriteValues(w.Dir, outs)
 			},
 		}
 		runs = append(runs, b.Add(n))
@@ -85,18 +102,19 @@ func trainStages(name string, pt spec.Point, env Env, b *Build) (pointStage, err
 			if err != nil {
 				return err
 			}
-			return WriteValues(w.Dir, outs)
+			return stages.WriteValues(w.Dir, outs)
 		},
 	}
 	cols := trainColumns
 	if ap.FIL != nil {
 		cols = append(slices.Clone(cols), filColumns...)
 	}
-	return pointStage{node: agg, columns: cols}, nil
+	b.Row(agg, cols)
+	return nil
 }
 
-func runTraining(ctx context.Context, p trainRunParams, dataDir string, w *pipeline.Work) ([]Output, error) {
-	split, err := LoadSplit(p.Data, dataDir)
+func runTraining(ctx context.Context, p trainRunParams, dataDir string, w *pipeline.Work) ([]stages.Output, error) {
+	split, err := stages.LoadSplit(p.Data, dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +145,7 @@ func runTraining(ctx context.Context, p trainRunParams, dataDir string, w *pipel
 		return nil, err
 	}
 	secs := time.Since(start).Seconds()
-	var filOuts []Output
+	var filOuts []stages.Output
 	if fil != nil {
 		if filOuts, err = writeFIL(w.Dir, fil, secs); err != nil {
 			return nil, err
@@ -152,14 +170,14 @@ func runTraining(ctx context.Context, p trainRunParams, dataDir string, w *pipel
 	if err != nil {
 		return nil, err
 	}
-	return append([]Output{
-		{"test_accuracy", pipeline.Float64, testAcc},
-		{"test_loss", pipeline.Float64, testLoss},
-		{"train_accuracy", pipeline.Float64, trainAcc},
-		{"train_loss", pipeline.Float64, trainLoss},
-		{"train_seconds", pipeline.Float64, secs},
-		{"mean_batch_size", pipeline.Float64, res.MeanBatchSize},
-		{"matches_accountant", pipeline.Bool, res.MatchesAccountant},
+	return append([]stages.Output{
+		stages.F64("test_accuracy", testAcc),
+		stages.F64("test_loss", testLoss),
+		stages.F64("train_accuracy", trainAcc),
+		stages.F64("train_loss", trainLoss),
+		stages.F64("train_seconds", secs),
+		stages.F64("mean_batch_size", res.MeanBatchSize),
+		stages.Bool("matches_accountant", res.MatchesAccountant),
 	}, filOuts...), nil
 }
 
@@ -179,11 +197,11 @@ var trainColumns = []string{
 
 // aggregateTraining summarises K runs: means, and a 95% Student-t interval
 // of the mean test accuracy over runs (null for a single run).
-func aggregateTraining(p trainAggParams, dirs []string) ([]Output, error) {
+func aggregateTraining(p trainAggParams, dirs []string) ([]stages.Output, error) {
 	cols := map[string][]float64{}
 	matches := true
 	for _, d := range dirs {
-		outs, err := ReadValues(d)
+		outs, err := stages.ReadValues(d)
 		if err != nil {
 			return nil, err
 		}
@@ -214,18 +232,18 @@ func aggregateTraining(p trainAggParams, dirs []string) ([]Output, error) {
 		}
 	}
 	avg := func(name string) float64 { m, _ := audit.MeanStd(cols[name]); return m }
-	outs := []Output{
-		{"runs", pipeline.Int64, int64(len(dirs))},
-		{"test_accuracy", pipeline.Float64, mean},
-		{"test_accuracy_lo", pipeline.Float64, lo},
-		{"test_accuracy_hi", pipeline.Float64, hi},
-		{"test_accuracy_std", pipeline.Float64, std},
-		{"test_loss", pipeline.Float64, avg("test_loss")},
-		{"train_accuracy", pipeline.Float64, avg("train_accuracy")},
-		{"train_loss", pipeline.Float64, avg("train_loss")},
-		{"train_seconds", pipeline.Float64, avg("train_seconds")},
-		{"epsilon", pipeline.Float64, eps},
-		{"matches_accountant", pipeline.Bool, matches},
+	outs := []stages.Output{
+		stages.Int("runs", int64(len(dirs))),
+		stages.F64("test_accuracy", mean),
+		stages.F64("test_accuracy_lo", lo),
+		stages.F64("test_accuracy_hi", hi),
+		stages.F64("test_accuracy_std", std),
+		stages.F64("test_loss", avg("test_loss")),
+		stages.F64("train_accuracy", avg("train_accuracy")),
+		stages.F64("train_loss", avg("train_loss")),
+		stages.F64("train_seconds", avg("train_seconds")),
+		stages.F64("epsilon", eps),
+		stages.Bool("matches_accountant", matches),
 	}
 	if p.FIL != nil {
 		fo, err := aggregateFIL(p, dirs, cols)
