@@ -46,23 +46,5 @@ func compileGLM(b *Build) error {
 	return nil
 }
 
-var IdentifyGame = &Game{
-	Name:       "identifiability",
-	AppliesTo:  func(exp *spec.Experiment) bool { return exp.Identifiability != nil },
-	Compile:    compileIdentify,
-	Kinds:      []string{"identify_craft", "identify_trials", "identify_estimate"},
-	Implements: map[string][]string{"identifiability": {""}},
-}
-
-func compileIdentify(b *Build) error {
-	st, shards, err := identifyStages(b.Name, b.Point, b.Env, b)
-	if err != nil {
-		return err
-	}
-	b.Row(st.node, st.columns)
-	b.Publish(b.Point.ID, shards)
-	return nil
-}
-
 // Games are the games of this package, in compile order.
-var Games = []*Game{MembershipGame, GLMGame, IdentifyGame}
+var Games = []*Game{MembershipGame, GLMGame}

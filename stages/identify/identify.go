@@ -1,4 +1,9 @@
-package stages
+// Package identify is the identifiability game of Bernau et al. (2021):
+// a craft node chooses the neighbouring dataset D′ (dataset sensitivity),
+// shards of repetitions train on D with the adversary A_DI following every
+// step, and an estimate node turns the final beliefs into the empirical
+// advantage, δ′ and ε′ beside ρ_β and ρ_α, and flags identify_violation.
+package identify
 
 import (
 	"context"
@@ -8,13 +13,14 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/dpaudit/dpaudit/attack/identify"
+	aidentify "github.com/dpaudit/dpaudit/attack/identify"
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/bounds"
 	"github.com/dpaudit/dpaudit/learn"
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/rng"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // An identifiability point (Bernau et al. 2021) becomes one craft node (the
@@ -32,31 +38,31 @@ const (
 
 // identCraftParams is what the choice of D′ depends on.
 type identCraftParams struct {
-	Data      DataParams `json:"data"`
-	Adjacency string     `json:"adjacency"`
-	Distance  string     `json:"distance"`
-	Choose    string     `json:"differing"`
-	Rank      int        `json:"rank"`
-	Index     int        `json:"index"`
-	Candidate int        `json:"candidate"`
-	Seed      uint64     `json:"seed"`
+	Data      stages.DataParams `json:"data"`
+	Adjacency string            `json:"adjacency"`
+	Distance  string            `json:"distance"`
+	Choose    string            `json:"differing"`
+	Rank      int               `json:"rank"`
+	Index     int               `json:"index"`
+	Candidate int               `json:"candidate"`
+	Seed      uint64            `json:"seed"`
 }
 
 // identGame is everything a repetition depends on besides the crafted pair.
 type identGame struct {
-	Data        DataParams `json:"data"`
-	Arch        learn.Arch `json:"arch"`
-	Adjacency   string     `json:"adjacency"`
-	Sensitivity string     `json:"sensitivity"`
-	Noise       float64    `json:"noise_multiplier"`
-	Steps       int        `json:"steps"`
-	ClipNorm    float64    `json:"clip_norm"`
-	LR          float64    `json:"learning_rate"`
-	Optimizer   string     `json:"optimizer"`
-	WorstCase   float64    `json:"worst_case_epsilon,omitempty"`
-	RandomInit  bool       `json:"random_init"`
-	Delta       float64    `json:"delta"`
-	Seed        int64      `json:"seed"`
+	Data        stages.DataParams `json:"data"`
+	Arch        learn.Arch        `json:"arch"`
+	Adjacency   string            `json:"adjacency"`
+	Sensitivity string            `json:"sensitivity"`
+	Noise       float64           `json:"noise_multiplier"`
+	Steps       int               `json:"steps"`
+	ClipNorm    float64           `json:"clip_norm"`
+	LR          float64           `json:"learning_rate"`
+	Optimizer   string            `json:"optimizer"`
+	WorstCase   float64           `json:"worst_case_epsilon,omitempty"`
+	RandomInit  bool              `json:"random_init"`
+	Delta       float64           `json:"delta"`
+	Seed        int64             `json:"seed"`
 }
 
 type identShardParams struct {
@@ -97,44 +103,57 @@ var identColumns = []string{
 	"identify_advantage_above_rho_alpha", "identify_violation",
 }
 
-// identifyStages builds the identifiability audit of one point.
-func identifyStages(name string, pt spec.Point, env Env, b *Build) (pointStage, []*pipeline.Node, error) {
+const gameName = "identifiability"
+
+// Game is the identifiability game.
+var Game = &stages.Game{
+	Name:       gameName,
+	AppliesTo:  func(exp *spec.Experiment) bool { return exp.Identifiability != nil },
+	Compile:    compile,
+	Kinds:      []string{"identify_craft", "identify_trials", "identify_estimate"},
+	Violations: violations,
+	Implements: map[string][]string{"identifiability": {""}},
+}
+
+// compile builds the identifiability audit of one point.
+func compile(b *stages.Build) error {
+	name, pt, env := b.Name, b.Point, b.Env
 	exp, id := pt.Exp, pt.Exp.Identifiability
-	arch, data, err := TrainedModel(exp, env.DataDir)
+	arch, data, err := stages.TrainedModel(exp, env.DataDir)
 	if err != nil {
-		return pointStage{}, nil, err
+		return err
 	}
-	split, err := LoadSplit(data, env.DataDir)
+	split, err := stages.LoadSplit(data, env.DataDir)
 	if err != nil {
-		return pointStage{}, nil, &PathError{"dataset", err}
+		return &stages.PathError{Path: "dataset", Err: err}
 	}
 	d := exp.DPSGD
 	cp := identCraftParams{Data: data, Adjacency: id.Adjacency, Distance: id.Distance, Choose: id.Differing,
 		Rank: id.Rank, Index: id.Index, Candidate: id.Candidate}
 	if cp.Distance == "auto" {
-		cp.Distance = identify.DistEuclidean
+		cp.Distance = aidentify.DistEuclidean
 		if len(split.Train.Shape) == 3 {
-			cp.Distance = identify.DistSSIM
+			cp.Distance = aidentify.DistSSIM
 		}
 	}
-	if cp.Distance == identify.DistSSIM && len(split.Train.Shape) != 3 {
-		return pointStage{}, nil, &PathError{"identifiability.distance", fmt.Errorf("ssim needs images of shape [C, H, W]; model %s takes flat records of shape %v (use a cnn, or a tabular distance)", exp.Model.Arch, split.Train.Shape)}
+	if cp.Distance == aidentify.DistSSIM && len(split.Train.Shape) != 3 {
+		return &stages.PathError{Path: "identifiability.distance", Err: fmt.Errorf("ssim needs images of shape [C, H, W]; model %s takes flat records of shape %v (use a cnn, or a tabular distance)", exp.Model.Arch, split.Train.Shape)}
 	}
-	probe := identify.CraftInput{X: split.Train.X, PoolX: split.Test.X, Dim: split.Train.D, Shape: split.Train.Shape,
+	probe := aidentify.CraftInput{X: split.Train.X, PoolX: split.Test.X, Dim: split.Train.D, Shape: split.Train.Shape,
 		Adjacency: cp.Adjacency, Distance: cp.Distance, Choose: cp.Choose, Rank: cp.Rank, Index: cp.Index, Candidate: cp.Candidate}
 	if err := probe.Validate(); err != nil {
 		path := "identifiability.adjacency"
 		switch {
-		case cp.Choose == identify.ChooseIndex:
+		case cp.Choose == aidentify.ChooseIndex:
 			path = "identifiability.index"
-		case cp.Choose == identify.ChooseMax || cp.Choose == identify.ChooseMin:
+		case cp.Choose == aidentify.ChooseMax || cp.Choose == aidentify.ChooseMin:
 			if split.Train.N >= 2 {
 				path = "identifiability.rank"
 			}
 		}
-		return pointStage{}, nil, &PathError{path, fmt.Errorf("%w (the training split has %d records, the pool %d)", err, split.Train.N, split.Test.N)}
+		return &stages.PathError{Path: path, Err: fmt.Errorf("%w (the training split has %d records, the pool %d)", err, split.Train.N, split.Test.N)}
 	}
-	ck := HashKey(cp)
+	ck := stages.HashKey(cp)
 	cp.Seed = rng.Seed(uint64(exp.Seed), "identify/craft", ck)
 	// The accounted ε of the run (full batch, the authors' order grid and
 	// classic conversion): ρ_β = logistic(ε) is δ′'s threshold.
@@ -144,7 +163,7 @@ func identifyStages(name string, pt spec.Point, env Env, b *Build) (pointStage, 
 	}
 	eps, _, err := bounds.FullBatchGaussianEpsilon(float64(d.Steps)/(claimed*claimed), d.Delta, nil)
 	if err != nil {
-		return pointStage{}, nil, &PathError{"dpsgd.noise_multiplier", err}
+		return &stages.PathError{Path: "dpsgd.noise_multiplier", Err: err}
 	}
 	game := identGame{Data: data, Arch: arch, Adjacency: id.Adjacency, Sensitivity: id.Sensitivity, Noise: d.NoiseMultiplier,
 		Steps: d.Steps, ClipNorm: d.ClipNorm, LR: d.LearningRate, Optimizer: id.Optimizer, RandomInit: id.RandomInit,
@@ -153,7 +172,7 @@ func identifyStages(name string, pt spec.Point, env Env, b *Build) (pointStage, 
 		game.WorstCase = eps
 	}
 	if err := game.config(split.Train.Shape, split.Train.Classes).Validate(); err != nil {
-		return pointStage{}, nil, &PathError{"dpsgd", err}
+		return &stages.PathError{Path: "dpsgd", Err: err}
 	}
 	craft := b.Add(&pipeline.Node{
 		Kind: "identify_craft", Version: identCraftVersion, Params: cp,
@@ -161,7 +180,7 @@ func identifyStages(name string, pt spec.Point, env Env, b *Build) (pointStage, 
 		Slot:  fmt.Sprintf("%s/identify_craft/%d", name, pt.Index),
 		Run:   func(ctx context.Context, w *pipeline.Work) error { return runIdentCraft(cp, env.DataDir, w) },
 	})
-	key := HashKey(game)
+	key := stages.HashKey(game)
 	label := fmt.Sprintf("A_DI %s/%s z=%.4g T=%d", id.Adjacency, id.Sensitivity, d.NoiseMultiplier, d.Steps)
 	size := id.ShardSize
 	if size == 0 {
@@ -190,14 +209,16 @@ func identifyStages(name string, pt spec.Point, env Env, b *Build) (pointStage, 
 			if err != nil {
 				return err
 			}
-			return WriteValues(w.Dir, outs)
+			return stages.WriteValues(w.Dir, outs)
 		},
 	}
-	return pointStage{node: est, columns: identColumns}, shards, nil
+	b.Row(est, identColumns)
+	b.Publish(pt.ID, shards)
+	return nil
 }
 
-func (p identGame) config(shape []int, classes int) identify.Config {
-	return identify.Config{
+func (p identGame) config(shape []int, classes int) aidentify.Config {
+	return aidentify.Config{
 		Arch: p.Arch, InShape: shape, Classes: classes, ClipNorm: p.ClipNorm, Steps: p.Steps,
 		LearningRate: p.LR, Optimizer: p.Optimizer, Sensitivity: p.Sensitivity, NoiseMultiplier: p.Noise,
 		WorstCaseEpsilon: p.WorstCase, RandomInit: p.RandomInit, Delta: p.Delta,
@@ -205,11 +226,11 @@ func (p identGame) config(shape []int, classes int) identify.Config {
 }
 
 func runIdentCraft(p identCraftParams, dataDir string, w *pipeline.Work) error {
-	split, err := LoadSplit(p.Data, dataDir)
+	split, err := stages.LoadSplit(p.Data, dataDir)
 	if err != nil {
 		return err
 	}
-	nb, err := identify.Craft(identify.CraftInput{X: split.Train.X, PoolX: split.Test.X, Dim: split.Train.D, Shape: split.Train.Shape,
+	nb, err := aidentify.Craft(aidentify.CraftInput{X: split.Train.X, PoolX: split.Test.X, Dim: split.Train.D, Shape: split.Train.Shape,
 		Adjacency: p.Adjacency, Distance: p.Distance, Choose: p.Choose, Rank: p.Rank, Index: p.Index, Candidate: p.Candidate,
 		Seed: p.Seed})
 	if err != nil {
@@ -222,8 +243,8 @@ func runIdentCraft(p identCraftParams, dataDir string, w *pipeline.Work) error {
 	return os.WriteFile(filepath.Join(w.Dir, identCraftFile), b, 0o644)
 }
 
-func readNeighbours(dir string) (identify.Neighbours, error) {
-	var nb identify.Neighbours
+func readNeighbours(dir string) (aidentify.Neighbours, error) {
+	var nb aidentify.Neighbours
 	b, err := os.ReadFile(filepath.Join(dir, identCraftFile))
 	if err == nil {
 		err = json.Unmarshal(b, &nb)
@@ -232,7 +253,7 @@ func readNeighbours(dir string) (identify.Neighbours, error) {
 }
 
 func runIdentShard(ctx context.Context, p identShardParams, dataDir string, w *pipeline.Work) error {
-	split, err := LoadSplit(p.Game.Data, dataDir)
+	split, err := stages.LoadSplit(p.Game.Data, dataDir)
 	if err != nil {
 		return err
 	}
@@ -243,7 +264,7 @@ func runIdentShard(ctx context.Context, p identShardParams, dataDir string, w *p
 	tr, te := split.Train, split.Test
 	cfg := p.Game.config(tr.Shape, tr.Classes)
 	cfg.X, cfg.Y, cfg.PoolX, cfg.PoolY, cfg.Pair = tr.X, tr.Y, te.X, te.Y, nb
-	game, err := identify.NewGame(cfg)
+	game, err := aidentify.NewGame(cfg)
 	if err != nil {
 		return err
 	}
@@ -267,7 +288,7 @@ func runIdentShard(ctx context.Context, p identShardParams, dataDir string, w *p
 			lsMin, lsMax, lsSum, sgSum = math.Min(lsMin, ls), math.Max(lsMax, ls), lsSum+ls, sgSum+r.Sigma[s]
 		}
 		T := float64(len(r.LS))
-		cols["repetition"][k], cols["log_odds"][k], cols["belief"][k], cols["guess_d"][k] = int64(i), r.LogOdds, identify.Logistic(r.LogOdds), r.GuessD
+		cols["repetition"][k], cols["log_odds"][k], cols["belief"][k], cols["guess_d"][k] = int64(i), r.LogOdds, aidentify.Logistic(r.LogOdds), r.GuessD
 		cols["ls_min"][k], cols["ls_mean"][k], cols["ls_max"][k], cols["sigma_mean"][k] = lsMin, lsSum/T, lsMax, sgSum/T
 		cols["epsilon_ls"][k], cols["train_accuracy"][k] = r.EpsilonLS, r.TrainAccuracy
 	}
@@ -284,10 +305,10 @@ func runIdentShard(ctx context.Context, p identShardParams, dataDir string, w *p
 			return err
 		}
 	}
-	return pipeline.WriteParquet(filepath.Join(w.Dir, TrialsFile), t)
+	return pipeline.WriteParquet(filepath.Join(w.Dir, stages.TrialsFile), t)
 }
 
-func runIdentEstimate(p identEstimateParams, craftDir string, dirs []string) ([]Output, error) {
+func runIdentEstimate(p identEstimateParams, craftDir string, dirs []string) ([]stages.Output, error) {
 	nb, err := readNeighbours(craftDir)
 	if err != nil {
 		return nil, err
@@ -295,7 +316,7 @@ func runIdentEstimate(p identEstimateParams, craftDir string, dirs []string) ([]
 	var logOdds, epsLS []float64
 	var lsSum, lsMax, accSum, belSum float64
 	for _, d := range dirs {
-		t, err := pipeline.ReadParquet(filepath.Join(d, TrialsFile))
+		t, err := pipeline.ReadParquet(filepath.Join(d, stages.TrialsFile))
 		if err != nil {
 			return nil, err
 		}
@@ -312,7 +333,7 @@ func runIdentEstimate(p identEstimateParams, craftDir string, dirs []string) ([]
 			lsSum += mc.Float(i)
 			lsMax = math.Max(lsMax, xc.Float(i))
 			accSum += ac.Float(i)
-			belSum += identify.Logistic(lc.Float(i))
+			belSum += aidentify.Logistic(lc.Float(i))
 		}
 	}
 	if len(logOdds) != p.Repetitions {
@@ -331,41 +352,59 @@ func runIdentEstimate(p identEstimateParams, craftDir string, dirs []string) ([]
 	if nb.Add >= 0 {
 		added = int64(nb.Add)
 	}
-	return []Output{
-		{"identify_repetitions", pipeline.Int64, int64(r.N)},
-		{"identify_adjacency", pipeline.String, p.Adjacency},
-		{"identify_sensitivity", pipeline.String, p.Sensitivity},
-		{"identify_removed", pipeline.Int64, int64(nb.Remove)},
-		{"identify_added", pipeline.Int64, added},
-		{"identify_distance", pipeline.String, nb.Distance},
-		F64("identify_ds_score", nb.Score),
-		F64("identify_epsilon", p.Epsilon),
-		F64("identify_delta", p.Delta),
-		F64("identify_rho_beta", r.RhoBeta),
-		F64("identify_rho_alpha", r.RhoAlpha),
-		F64("identify_rho_alpha_rdp", rdp),
-		{"identify_wins", pipeline.Int64, int64(r.Wins)},
-		F64("identify_advantage", r.Advantage),
-		F64("identify_advantage_lo", r.AdvantageLo),
-		F64("identify_advantage_hi", r.AdvantageHi),
-		{"identify_exceed", pipeline.Int64, int64(r.Exceed)},
-		F64("identify_delta_prime", r.DeltaPrime),
-		F64("identify_delta_prime_lo", r.DeltaPrimeLo),
-		F64("identify_delta_prime_hi", r.DeltaPrimeHi),
-		F64("identify_belief_mean", belSum/n),
-		F64("identify_belief_max", r.BeliefMax),
-		F64("identify_epsilon_ls", r.EpsilonLS),
-		F64("identify_epsilon_belief", r.EpsilonBelief),
-		F64("identify_epsilon_advantage", r.EpsilonAdvantage),
-		F64("identify_epsilon_advantage_lo", r.EpsilonAdvantageLo),
-		F64("identify_epsilon_advantage_hi", r.EpsilonAdvantageHi),
-		{"identify_epsilon_ls_assumes", pipeline.String, identAssumesLS},
-		{"identify_epsilon_belief_assumes", pipeline.String, identAssumesBelief},
-		{"identify_epsilon_advantage_assumes", pipeline.String, identAssumesAdvantage},
-		F64("identify_ls_mean", lsSum/n),
-		F64("identify_ls_max", lsMax),
-		F64("identify_train_accuracy", accSum/n),
-		{"identify_advantage_above_rho_alpha", pipeline.Bool, r.AdvantageAboveRhoAlpha},
-		{"identify_violation", pipeline.Bool, r.DeltaViolation},
+	return []stages.Output{
+		stages.Int("identify_repetitions", int64(r.N)),
+		stages.Str("identify_adjacency", p.Adjacency),
+		stages.Str("identify_sensitivity", p.Sensitivity),
+		stages.Int("identify_removed", int64(nb.Remove)),
+		stages.Int("identify_added", added),
+		stages.Str("identify_distance", nb.Distance),
+		stages.F64("identify_ds_score", nb.Score),
+		stages.F64("identify_epsilon", p.Epsilon),
+		stages.F64("identify_delta", p.Delta),
+		stages.F64("identify_rho_beta", r.RhoBeta),
+		stages.F64("identify_rho_alpha", r.RhoAlpha),
+		stages.F64("identify_rho_alpha_rdp", rdp),
+		stages.Int("identify_wins", int64(r.Wins)),
+		stages.F64("identify_advantage", r.Advantage),
+		stages.F64("identify_advantage_lo", r.AdvantageLo),
+		stages.F64("identify_advantage_hi", r.AdvantageHi),
+		stages.Int("identify_exceed", int64(r.Exceed)),
+		stages.F64("identify_delta_prime", r.DeltaPrime),
+		stages.F64("identify_delta_prime_lo", r.DeltaPrimeLo),
+		stages.F64("identify_delta_prime_hi", r.DeltaPrimeHi),
+		stages.F64("identify_belief_mean", belSum/n),
+		stages.F64("identify_belief_max", r.BeliefMax),
+		stages.F64("identify_epsilon_ls", r.EpsilonLS),
+		stages.F64("identify_epsilon_belief", r.EpsilonBelief),
+		stages.F64("identify_epsilon_advantage", r.EpsilonAdvantage),
+		stages.F64("identify_epsilon_advantage_lo", r.EpsilonAdvantageLo),
+		stages.F64("identify_epsilon_advantage_hi", r.EpsilonAdvantageHi),
+		stages.Str("identify_epsilon_ls_assumes", identAssumesLS),
+		stages.Str("identify_epsilon_belief_assumes", identAssumesBelief),
+		stages.Str("identify_epsilon_advantage_assumes", identAssumesAdvantage),
+		stages.F64("identify_ls_mean", lsSum/n),
+		stages.F64("identify_ls_max", lsMax),
+		stages.F64("identify_train_accuracy", accSum/n),
+		stages.Bool("identify_advantage_above_rho_alpha", r.AdvantageAboveRhoAlpha),
+		stages.Bool("identify_violation", r.DeltaViolation),
 	}, nil
+}
+
+// identifyAlarm is how an identifiability violation is worded.
+var identifyAlarm = stages.Alarm{
+	Title:    "PRIVACY VIOLATION",
+	Breaks:   "break their claimed guarantee",
+	Meaning:  "The identifiability bound β ≤ ρ_β fails more often than δ allows (Bernau et al. Theorem 1): the training leaks more than its (ε, δ).",
+	Evidence: "Repetitions",
+}
+
+// violations reads identify_violation: the lower confidence end of δ′,
+// the rate of beliefs above ρ_β, is above δ.
+func violations(sum *pipeline.Table) ([]stages.Violation, error) {
+	return stages.Flagged(sum, "identify_violation", gameName, identifyAlarm, func(r stages.Row, v *stages.Violation) {
+		v.Value, v.Limit, v.Confidence = r.Float("identify_delta_prime_lo"), r.Float("identify_delta"), math.NaN()
+		v.Message = fmt.Sprintf("the posterior belief exceeded ρ_β = %.4g in %d of %d repetitions: δ′ = %.4g, lower confidence end %.4g > δ = %.4g",
+			r.Float("identify_rho_beta"), r.Int("identify_exceed"), r.Int("identify_repetitions"), r.Float("identify_delta_prime"), v.Value, v.Limit)
+	}), nil
 }
