@@ -28,23 +28,5 @@ func compileMembership(b *Build) error {
 	return nil
 }
 
-var GLMGame = &Game{
-	Name:       "glm reconstruction",
-	AppliesTo:  func(exp *spec.Experiment) bool { return exp.Reconstruction != nil && exp.Reconstruction.GLM != nil },
-	Compile:    compileGLM,
-	Kinds:      []string{"glm_fit", "glm_recon"},
-	Implements: map[string][]string{"reconstruction": {"glm"}},
-}
-
-func compileGLM(b *Build) error {
-	st, shards, err := glmReconStages(b.Name, b.Point, b.Env, b)
-	if err != nil {
-		return err
-	}
-	b.Row(st.node, st.columns)
-	b.Publish(b.Point.ID, shards)
-	return nil
-}
-
 // Games are the games of this package, in compile order.
-var Games = []*Game{MembershipGame, GLMGame}
+var Games = []*Game{MembershipGame}

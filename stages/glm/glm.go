@@ -1,4 +1,9 @@
-package stages
+// Package glm is the GLM reconstruction game (reconstruction.attack glm):
+// an L2-regularised logistic regression released by output perturbation
+// or by projected noisy SGD, attacked target by target with the closed-form
+// GLM attack (Balle et al. 2022; Guo et al. 2022), beside the MSE bounds
+// of Guo et al. and of Mukherjee & Lokam.
+package glm
 
 import (
 	"context"
@@ -20,6 +25,7 @@ import (
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/rng"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // A GLM reconstruction point (reconstruction: {attack: glm}) becomes a
@@ -37,10 +43,10 @@ const (
 
 // glmDataParams is the training data as the learner sees it.
 type glmDataParams struct {
-	Data      DataParams `json:"data"`
-	Bias      bool       `json:"bias"`
-	Normalize string     `json:"normalize"`
-	NormBound float64    `json:"norm_bound,omitempty"` // only with l2_ball
+	Data      stages.DataParams `json:"data"`
+	Bias      bool              `json:"bias"`
+	Normalize string            `json:"normalize"`
+	NormBound float64           `json:"norm_bound,omitempty"` // only with l2_ball
 }
 
 type glmFitParams struct {
@@ -120,17 +126,29 @@ func glmLearnerOf(m *spec.Model) (glmLearner, glmDataParams, bool) {
 	return glmLearner{}, glmDataParams{}, false
 }
 
-// glmReconStages builds the GLM reconstruction of one point.
-func glmReconStages(name string, pt spec.Point, env Env, b *Build) (pointStage, []*pipeline.Node, error) {
+// Game is the GLM reconstruction game. It raises no violation: no MSE
+// bound is valid for this (biased) attack (see glmBounds), so
+// glm_mse_bound_violation is always null.
+var Game = &stages.Game{
+	Name:       "glm reconstruction",
+	AppliesTo:  func(exp *spec.Experiment) bool { return exp.Reconstruction != nil && exp.Reconstruction.GLM != nil },
+	Compile:    compile,
+	Kinds:      []string{"glm_fit", "glm_recon"},
+	Implements: map[string][]string{"reconstruction": {"glm"}},
+}
+
+// compile builds the GLM reconstruction of one point.
+func compile(b *stages.Build) error {
+	name, pt, env := b.Name, b.Point, b.Env
 	exp := pt.Exp
 	r := exp.Reconstruction.GLM
 	learner, dp, ok := glmLearnerOf(exp.Model)
 	if !ok {
-		return pointStage{}, nil, &PathError{"model.arch", fmt.Errorf("%w; model %q is not one (use output_perturbation or pnsgd)", aglm.ErrNotGLM, exp.Model.Arch)}
+		return &stages.PathError{Path: "model.arch", Err: fmt.Errorf("%w; model %q is not one (use output_perturbation or pnsgd)", aglm.ErrNotGLM, exp.Model.Arch)}
 	}
-	data, err := DatasetParams(exp.Dataset, exp.Seed, true)
+	data, err := stages.DatasetParams(exp.Dataset, exp.Seed, true)
 	if err != nil {
-		return pointStage{}, nil, &PathError{"dataset.source", err}
+		return &stages.PathError{Path: "dataset.source", Err: err}
 	}
 	dp.Data = data
 	if dp.Normalize == "l2_ball" {
@@ -139,10 +157,10 @@ func glmReconStages(name string, pt spec.Point, env Env, b *Build) (pointStage, 
 	// Load once now, so that bad data are positioned errors before anything runs.
 	tr, _, maxNorm, err := loadGLMData(dp, env.DataDir)
 	if err != nil {
-		return pointStage{}, nil, err
+		return err
 	}
 	if err := checkGLMLearner(learner, dp, tr, maxNorm); err != nil {
-		return pointStage{}, nil, err
+		return err
 	}
 	var inputs []*pipeline.Node
 	if learner.Kind == "output_perturbation" {
@@ -159,7 +177,7 @@ func glmReconStages(name string, pt spec.Point, env Env, b *Build) (pointStage, 
 		inputs = append(inputs, fit)
 	}
 	p := glmReconParams{Seed: exp.Seed, Data: dp, Learner: learner, Attack: *r}
-	p.Key = HashKey(struct {
+	p.Key = stages.HashKey(struct {
 		D glmDataParams
 		L glmLearner
 	}{dp, learner})
@@ -172,10 +190,12 @@ func glmReconStages(name string, pt spec.Point, env Env, b *Build) (pointStage, 
 			if err != nil {
 				return err
 			}
-			return WriteValues(w.Dir, outs)
+			return stages.WriteValues(w.Dir, outs)
 		},
 	})
-	return pointStage{node: node, columns: glmColumns}, []*pipeline.Node{node}, nil
+	b.Row(node, glmColumns)
+	b.Publish(pt.ID, []*pipeline.Node{node})
+	return nil
 }
 
 // glmDataCache keeps the last converted split: every point of a sweep
@@ -207,12 +227,12 @@ func loadGLMData(p glmDataParams, dataDir string) (*lglm.Data, *lglm.Data, float
 }
 
 func convertGLMData(p glmDataParams, dataDir string) (*lglm.Data, *lglm.Data, float64, error) {
-	split, err := LoadSplit(p.Data, dataDir)
+	split, err := stages.LoadSplit(p.Data, dataDir)
 	if err != nil {
-		return nil, nil, 0, &PathError{"dataset", err}
+		return nil, nil, 0, &stages.PathError{Path: "dataset", Err: err}
 	}
 	if split.Train.Classes != 2 {
-		return nil, nil, 0, &PathError{"dataset.classes", fmt.Errorf("logistic regression is binary; the data have %d classes (e.g. classes: [0, 1])", split.Train.Classes)}
+		return nil, nil, 0, &stages.PathError{Path: "dataset.classes", Err: fmt.Errorf("logistic regression is binary; the data have %d classes (e.g. classes: [0, 1])", split.Train.Classes)}
 	}
 	conv := func(d *datasets.Dataset) (*lglm.Data, error) {
 		x := d.X
@@ -236,11 +256,11 @@ func convertGLMData(p glmDataParams, dataDir string) (*lglm.Data, *lglm.Data, fl
 	}
 	tr, err := conv(split.Train)
 	if err != nil {
-		return nil, nil, 0, &PathError{"dataset", err}
+		return nil, nil, 0, &stages.PathError{Path: "dataset", Err: err}
 	}
 	te, err := conv(split.Test)
 	if err != nil {
-		return nil, nil, 0, &PathError{"dataset", err}
+		return nil, nil, 0, &stages.PathError{Path: "dataset", Err: err}
 	}
 	return tr, te, tr.MaxInputNorm(), nil
 }
@@ -260,12 +280,12 @@ func checkGLMLearner(l glmLearner, dp glmDataParams, tr *lglm.Data, maxNorm floa
 	needsBound := l.Kind == "pnsgd" || l.Noise == "laplace" || l.Noise == "laplace_mdp"
 	// float32 storage rounds a rescaled norm by ~1e-7.
 	if needsBound && maxNorm > l.NormBound*(1+1e-6) {
-		return &PathError{"model.norm_bound", fmt.Errorf("the %s privacy analysis assumes every input has ‖x‖₂ ≤ norm_bound = %g, but the data reach %.4g: set normalize: l2_ball to rescale them onto the ball, or raise norm_bound (which raises the noise)", l.Kind+" "+l.Noise, l.NormBound, maxNorm)}
+		return &stages.PathError{Path: "model.norm_bound", Err: fmt.Errorf("the %s privacy analysis assumes every input has ‖x‖₂ ≤ norm_bound = %g, but the data reach %.4g: set normalize: l2_ball to rescale them onto the ball, or raise norm_bound (which raises the noise)", l.Kind+" "+l.Noise, l.NormBound, maxNorm)}
 	}
 	if l.Kind == "pnsgd" {
 		beta := lglm.PNSGDSmoothness(normBoundTilde(l, dp.Bias), l.Lambda)
 		if l.LearningRate > 2/beta {
-			return &PathError{"model.learning_rate", fmt.Errorf("projected noisy SGD's analysis needs η ≤ 2/β = %.4g (β = R̃²/4 + λ), got %g", 2/beta, l.LearningRate)}
+			return &stages.PathError{Path: "model.learning_rate", Err: fmt.Errorf("projected noisy SGD's analysis needs η ≤ 2/β = %.4g (β = R̃²/4 + λ), got %g", 2/beta, l.LearningRate)}
 		}
 	}
 	return nil
@@ -359,7 +379,7 @@ func targetsOf(a spec.ReconGLM, n int, seed int64, key string, jn []float64) []i
 	return idx
 }
 
-func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipeline.Work) ([]Output, error) {
+func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipeline.Work) ([]stages.Output, error) {
 	tr, te, maxNorm, err := loadGLMData(p.Data, dataDir)
 	if err != nil {
 		return nil, err
@@ -382,9 +402,9 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 		return nil, fmt.Errorf("targets top_dfil needs the dFIL of output perturbation")
 	}
 	if a.Targets == "top_dfil" {
-		targets = targetsOf(a, tr.N, p.Seed, HashKey(p.Data), fit.JacobianNorms)
+		targets = targetsOf(a, tr.N, p.Seed, stages.HashKey(p.Data), fit.JacobianNorms)
 	} else {
-		targets = targetsOf(a, tr.N, p.Seed, HashKey(p.Data), nil)
+		targets = targetsOf(a, tr.N, p.Seed, stages.HashKey(p.Data), nil)
 	}
 	if a.Targets == "subset" {
 		sort.Ints(targets)
@@ -392,7 +412,7 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 	var att *aglm.Attack
 	if a.Releases > 0 {
 		if att, err = aglm.New(tr, l.Lambda, a.Guard); err != nil {
-			return nil, &PathError{"model.bias", err}
+			return nil, &stages.PathError{Path: "model.bias", Err: err}
 		}
 	}
 	nt, d := len(targets), tr.D
@@ -525,7 +545,7 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 			}
 		}
 	}
-	if err := rows.write(filepath.Join(w.Dir, TrialsFile), l.Kind == "pnsgd", fit != nil, a.Interval); err != nil {
+	if err := rows.write(filepath.Join(w.Dir, stages.TrialsFile), l.Kind == "pnsgd", fit != nil, a.Interval); err != nil {
 		return nil, err
 	}
 
@@ -540,20 +560,20 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 	if err != nil {
 		return nil, err
 	}
-	outs := []Output{
-		{"glm_learner", pipeline.String, learnerName(l)},
-		{"glm_options", pipeline.String, string(opts)},
-		F64("glm_noise_scale", mech.scale),
+	outs := []stages.Output{
+		stages.Str("glm_learner", learnerName(l)),
+		stages.Str("glm_options", string(opts)),
+		stages.F64("glm_noise_scale", mech.scale),
 	}
 	if fit != nil {
-		outs = append(outs, F64("glm_grad_norm", fit.GradNorm), Output{"glm_newton_steps", pipeline.Int64, int64(fit.Steps)},
-			F64("glm_fit_seconds", fit.FitSeconds), F64("glm_train_accuracy", fit.TrainAccuracy), F64("glm_test_accuracy", fit.TestAccuracy))
+		outs = append(outs, stages.F64("glm_grad_norm", fit.GradNorm), stages.Int("glm_newton_steps", int64(fit.Steps)),
+			stages.F64("glm_fit_seconds", fit.FitSeconds), stages.F64("glm_train_accuracy", fit.TrainAccuracy), stages.F64("glm_test_accuracy", fit.TestAccuracy))
 	}
 	relAcc, _ := audit.MeanStd(acc)
-	outs = append(outs, F64("glm_release_test_accuracy", OrNull(relAcc)), F64("glm_max_input_norm", maxNorm),
-		Output{"glm_targets", pipeline.Int64, int64(nt)}, Output{"glm_trials", pipeline.Int64, int64(nt * a.Releases)},
-		Output{"glm_releases", pipeline.Int64, int64(a.Releases * a.Average)},
-		Output{"glm_failed_trials", pipeline.Int64, int64(totalFailed)})
+	outs = append(outs, stages.F64("glm_release_test_accuracy", stages.OrNull(relAcc)), stages.F64("glm_max_input_norm", maxNorm),
+		stages.Int("glm_targets", int64(nt)), stages.Int("glm_trials", int64(nt*a.Releases)),
+		stages.Int("glm_releases", int64(a.Releases*a.Average)),
+		stages.Int("glm_failed_trials", int64(totalFailed)))
 	if len(trialMeans) > 0 {
 		m, sd := audit.MeanStd(trialMeans)
 		var tot float64
@@ -562,12 +582,12 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 				tot += sumTot[t] / float64(okCount[t])
 			}
 		}
-		outs = append(outs, F64("glm_mse", m))
+		outs = append(outs, stages.F64("glm_mse", m))
 		if k := len(trialMeans); k >= 2 {
 			lo, hi := audit.TInterval(m, sd, k, a.Confidence)
-			outs = append(outs, F64("glm_mse_lo", math.Max(0, lo)), F64("glm_mse_hi", hi))
+			outs = append(outs, stages.F64("glm_mse_lo", math.Max(0, lo)), stages.F64("glm_mse_hi", hi))
 		}
-		outs = append(outs, F64("glm_mse_median", audit.Median(trialMeans)), F64("glm_mse_total", tot/float64(len(mses))))
+		outs = append(outs, stages.F64("glm_mse_median", audit.Median(trialMeans)), stages.F64("glm_mse_total", tot/float64(len(mses))))
 	}
 	if fit != nil {
 		bnds := make([]float64, len(fit.JacobianNorms))
@@ -575,15 +595,15 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 			bnds[i] = 1 / (fisher * v)
 		}
 		sort.Float64s(bnds)
-		outs = append(outs, F64("glm_dfil_bound_min", bnds[0]), F64("glm_dfil_bound_median", audit.Median(bnds)),
-			F64("glm_dfil_bound_max", bnds[len(bnds)-1]), F64("glm_dfil_seconds", fit.DFILSeconds))
+		outs = append(outs, stages.F64("glm_dfil_bound_min", bnds[0]), stages.F64("glm_dfil_bound_median", audit.Median(bnds)),
+			stages.F64("glm_dfil_bound_max", bnds[len(bnds)-1]), stages.F64("glm_dfil_seconds", fit.DFILSeconds))
 		if respectedN > 0 {
-			outs = append(outs, F64("glm_fraction_respected", float64(respected)/float64(respectedN)))
+			outs = append(outs, stages.F64("glm_fraction_respected", float64(respected)/float64(respectedN)))
 		}
 		if le1N > 0 {
-			outs = append(outs, F64("glm_fraction_respected_pred_le1", float64(le1)/float64(le1N)))
+			outs = append(outs, stages.F64("glm_fraction_respected_pred_le1", float64(le1)/float64(le1N)))
 		}
-		outs = append(outs, Output{"glm_dfil_assumption", pipeline.String, "unbiased attacker (Cramér–Rao; Guo et al. Thm 2): the GLM attack is biased, so a sample below its bound is not a violation"})
+		outs = append(outs, stages.Str("glm_dfil_assumption", "unbiased attacker (Cramér–Rao; Guo et al. Thm 2): the GLM attack is biased, so a sample below its bound is not a violation"))
 	}
 	bo, err := glmBounds(l, mech, p.Data, a, tr, maxNorm)
 	if err != nil {
@@ -591,7 +611,7 @@ func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipel
 	}
 	outs = append(outs, bo...)
 	if reconstructions > 0 && attackSecs > 0 {
-		outs = append(outs, F64("glm_attack_seconds", attackSecs), F64("glm_reconstructions_per_second", float64(reconstructions)/attackSecs))
+		outs = append(outs, stages.F64("glm_attack_seconds", attackSecs), stages.F64("glm_reconstructions_per_second", float64(reconstructions)/attackSecs))
 	}
 	return outs, nil
 }
@@ -611,7 +631,7 @@ func learnerName(l glmLearner) string {
 // bounds are on the worst case over all of Z, which MSEs measured on
 // training samples cannot cross. The column is therefore null, never
 // false, for the GLM attack.
-func glmBounds(l glmLearner, m mechanism, dp glmDataParams, a spec.ReconGLM, tr *lglm.Data, maxNorm float64) ([]Output, error) {
+func glmBounds(l glmLearner, m mechanism, dp glmDataParams, a spec.ReconGLM, tr *lglm.Data, maxNorm float64) ([]stages.Output, error) {
 	d := float64(tr.D)
 	// Per-coordinate diameter and the ℓ2 diameter of Z.
 	diamI, diam := a.CoordinateRange, a.CoordinateRange*math.Sqrt(d)
@@ -655,16 +675,16 @@ func glmBounds(l glmLearner, m mechanism, dp glmDataParams, a spec.ReconGLM, tr 
 			rdpNote += fmt.Sprintf("; the formula assumes ‖x̃‖ ≤ 1, the data reach %.4g", rt)
 		}
 	}
-	outs := []Output{F64("glm_epsilon", eps), {"glm_epsilon_kind", pipeline.String, kind}}
+	outs := []stages.Output{stages.F64("glm_epsilon", eps), stages.Str("glm_epsilon_kind", kind)}
 	if delta > 0 {
-		outs = append(outs, F64("glm_delta", delta))
+		outs = append(outs, stages.F64("glm_delta", delta))
 	}
 	if eps2 > 0 {
 		g, err := bounds.GuoMSEBoundUniform(eps2, diamI)
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, F64("glm_rdp_epsilon", eps2), F64("glm_bound_rdp", g), Output{"glm_bound_rdp_assumption", pipeline.String, rdpNote})
+		outs = append(outs, stages.F64("glm_rdp_epsilon", eps2), stages.F64("glm_bound_rdp", g), stages.Str("glm_bound_rdp_assumption", rdpNote))
 	}
 	n := a.Average
 	mmNote := fmt.Sprintf("any attacker, worst case over Z (minimax; Mukherjee & Lokam), n = %d releases; %s; per coordinate (total / %d)", n, space, tr.D)
@@ -674,7 +694,7 @@ func glmBounds(l glmLearner, m mechanism, dp glmDataParams, a spec.ReconGLM, tr 
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, F64("glm_bound_minimax_dp", v/d), Output{"glm_bound_minimax_assumption", pipeline.String, "Thm 4.1: " + mmNote})
+		outs = append(outs, stages.F64("glm_bound_minimax_dp", v/d), stages.Str("glm_bound_minimax_assumption", "Thm 4.1: "+mmNote))
 	case "mdp", "mdp_delta_first_sample":
 		v, err := bounds.MinimaxMDP(eps, delta, n, bounds.MDPConstantPaper)
 		if err != nil {
@@ -688,10 +708,10 @@ func glmBounds(l glmLearner, m mechanism, dp glmDataParams, a spec.ReconGLM, tr 
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, F64("glm_bound_minimax_mdp", v/d), F64("glm_bound_minimax_high_dim", hd/d),
-			Output{"glm_bound_minimax_assumption", pipeline.String, "Thm E.4 (paper constant) and Thm 4.4 (explicit Eq. 44, d̃ = d·ln 2) for ε_L-metric DP in ‖x − x'‖₂: " + mmNote})
+		outs = append(outs, stages.F64("glm_bound_minimax_mdp", v/d), stages.F64("glm_bound_minimax_high_dim", hd/d),
+			stages.Str("glm_bound_minimax_assumption", "Thm E.4 (paper constant) and Thm 4.4 (explicit Eq. 44, d̃ = d·ln 2) for ε_L-metric DP in ‖x − x'‖₂: "+mmNote))
 	}
-	outs = append(outs, Output{"glm_mse_bound_violation", pipeline.Bool, nil})
+	outs = append(outs, stages.Bool("glm_mse_bound_violation", nil))
 	return outs, nil
 }
 
@@ -751,12 +771,12 @@ func (r *glmRows) write(path string, pnsgd, dfil, interval bool) error {
 	add("label", pipeline.Int64, col(func(g *glmRow) any { return g.label }))
 	add("trials", pipeline.Int64, col(func(g *glmRow) any { return g.trials }))
 	add("failed_trials", pipeline.Int64, col(func(g *glmRow) any { return g.failed }))
-	add("mse", pipeline.Float64, col(func(g *glmRow) any { return OrNull(g.mse) }))
+	add("mse", pipeline.Float64, col(func(g *glmRow) any { return stages.OrNull(g.mse) }))
 	if interval {
-		add("mse_lo", pipeline.Float64, col(func(g *glmRow) any { return OrNull(g.mseLo) }))
-		add("mse_hi", pipeline.Float64, col(func(g *glmRow) any { return OrNull(g.mseHi) }))
+		add("mse_lo", pipeline.Float64, col(func(g *glmRow) any { return stages.OrNull(g.mseLo) }))
+		add("mse_hi", pipeline.Float64, col(func(g *glmRow) any { return stages.OrNull(g.mseHi) }))
 	}
-	add("mse_total", pipeline.Float64, col(func(g *glmRow) any { return OrNull(g.mseTotal) }))
+	add("mse_total", pipeline.Float64, col(func(g *glmRow) any { return stages.OrNull(g.mseTotal) }))
 	if dfil {
 		add("dfil", pipeline.Float64, col(func(g *glmRow) any { return g.dfil }))
 		add("dfil_bound", pipeline.Float64, col(func(g *glmRow) any { return g.dfilBound }))
