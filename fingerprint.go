@@ -25,7 +25,7 @@ import (
 var codeSources embed.FS
 
 // fingerprintPackages are the module packages the embed above covers.
-var fingerprintPackages = []string{"stages", "stages/bound", "stages/rero", "stages/recon", "stages/figure", "audit", "attack", "bounds", "datasets", "learn", "learn/gemm", "learn/internal/chacha8", "learn/glm", "attack/glm", "attack/recon", "attack/identify", "report", "privacy", "rng"}
+var fingerprintPackages = []string{"stages", "stages/bound", "stages/rero", "stages/recon", "stages/figure", "stages/train", "stages/identify", "stages/glm", "stages/membership", "audit", "attack", "bounds", "datasets", "learn", "learn/gemm", "learn/internal/chacha8", "learn/glm", "attack/glm", "attack/recon", "attack/identify", "report", "privacy", "rng"}
 
 // CodeFingerprint is a hash of every non-test source file in codeSources
 // (the raw bytes: tokenising to ignore comments cost 60 ms per start, so a

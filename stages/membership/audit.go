@@ -1,4 +1,4 @@
-package stages
+package membership
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/rng"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // An audit point becomes: one craft node (the crafter's worlds, shared by
@@ -38,9 +39,9 @@ const (
 
 // auditGame is everything a trial depends on besides the crafted worlds.
 type auditGame struct {
-	Data          DataParams         `json:"data"`
+	Data          stages.DataParams  `json:"data"`
 	Arch          learn.Arch         `json:"arch"`
-	DPSGD         TrainDPSGD         `json:"dpsgd"` // what training really does (σ_actual)
+	DPSGD         stages.TrainDPSGD  `json:"dpsgd"` // what training really does (σ_actual)
 	Claimed       float64            `json:"claimed_noise_multiplier"`
 	Crafter       spec.Crafter       `json:"crafter"`
 	Distinguisher spec.Distinguisher `json:"distinguisher"`
@@ -52,12 +53,12 @@ type auditGame struct {
 // craftParams is what the crafter depends on: the adversary knows the
 // configuration as claimed.
 type craftParams struct {
-	Data    DataParams   `json:"data"`
-	Arch    learn.Arch   `json:"arch"`
-	DPSGD   TrainDPSGD   `json:"dpsgd"`
-	Crafter spec.Crafter `json:"crafter"`
-	Seed    uint64       `json:"seed"`
-	Init    uint64       `json:"init_seed"`
+	Data    stages.DataParams `json:"data"`
+	Arch    learn.Arch        `json:"arch"`
+	DPSGD   stages.TrainDPSGD `json:"dpsgd"`
+	Crafter spec.Crafter      `json:"crafter"`
+	Seed    uint64            `json:"seed"`
+	Init    uint64            `json:"init_seed"`
 	// WorstCase pre-trains θ_0 on Data's held-out records (absent: the
 	// key of a craft without it is unchanged).
 	WorstCase *spec.WorstCaseInit `json:"worst_case_init,omitempty"`
@@ -214,200 +215,14 @@ func claimOf(a *spec.Audit, trained mechanismConfig) mechanismConfig {
 	return c
 }
 
-// auditStages builds the audit of one point: per repeat its trial shards
-// (and, for a trained model, its craft node), then one estimate node over
-// every repeat's shards.
-func auditStages(name string, pt spec.Point, env Env, b *Build) (pointStage, []*pipeline.Node, error) {
-	exp, a := pt.Exp, pt.Exp.Audit
-	d := exp.DPSGD
-	// Every membership crafter of package attack declares add/remove
-	// adjacency (Crafted.Validate rejects a substitution that does not
-	// declare replace), and the ideal mechanism is the Poisson, hard-clip,
-	// add/remove game by construction.
-	trained := mechanismConfig{NoiseMultiplier: d.NoiseMultiplier, Sampling: d.Sampling, SamplingRate: d.SamplingRate,
-		Steps: d.Steps, Clip: d.Clip, Adjacency: string(attack.AddRemove)}
-	if exp.Model.Ideal != nil {
-		trained.Sampling, trained.Clip = "poisson", "hard"
-		if d.Sampling == "shuffle" {
-			// The shuffled game's pair is zero-out (see
-			// attack.IdealMechanism.Shuffle), accounted like add/remove.
-			trained.Sampling = "shuffle"
-		}
-	}
-	claim := claimOf(a, trained)
-	repeats := max(a.Repeats, 1)
-	if err := checkWorstCaseInit(exp); err != nil {
-		return pointStage{}, nil, err
-	}
-	ep := estimateParams{
-		Estimator: a.Estimator, Method: a.Threshold, SplitFraction: a.SplitFraction, Splits: a.Splits, Grid: a.BonferroniGrid, Confidence: a.Confidence,
-		Delta: d.Delta, Seed: exp.Seed, Trials: a.Trials, Claim: claim, Trained: trained, Familywise: a.Familywise,
-		Headline: a.Headline, MeasureCPU: a.MeasureCPU,
-	}
-	if a.Estimator == "one_run" {
-		o := spec.OneRun{}
-		if a.OneRun != nil {
-			o = *a.OneRun
-		}
-		ep.OneRun = &o
-	}
-	if a.Stop == "sequential" {
-		return sequentialAuditStages(name, pt, env, b, ep)
-	}
-	var shards []*pipeline.Node
-	var label string
-	var initCraft *pipeline.Node // the worst-case θ_0's craft node, if any
-	if exp.Model.Ideal != nil {
-		sp := idealShardParams{Seed: exp.Seed, Sampling: d.SamplingRate, Steps: d.Steps, Sigma: d.NoiseMultiplier,
-			SigmaD: claim.NoiseMultiplier, RandomWorld: a.Estimator == "one_run", Shuffle: trained.Sampling == "shuffle"}
-		form := "llr"
-		if exp.Distinguisher != nil && exp.Distinguisher.Watermark != nil {
-			form = exp.Distinguisher.Watermark.Form
-		}
-		sp.Key = HashKey(sp)
-		ep.Key, ep.Score = sp.Key, form
-		label = fmt.Sprintf("ideal σ=%.4g q=%.4g T=%d", d.NoiseMultiplier, d.SamplingRate, d.Steps)
-		size := a.ShardSize
-		if size == 0 {
-			size = defaultIdealShard
-		}
-		for r := range repeats {
-			rk := RepeatKey(sp.Key, r)
-			ep.RepeatKeys = append(ep.RepeatKeys, rk)
-			for first, k := 0, 0; first < a.Trials; first, k = first+size, k+1 {
-				p := sp
-				p.Key, p.Repeat = rk, r
-				p.First, p.Count = first, min(size, a.Trials-first)
-				shards = append(shards, b.Add(&pipeline.Node{
-					Kind: "trials", Version: trialsVersion, Params: p,
-					Label: fmt.Sprintf("%s%s trials %d–%d", label, RepeatLabel(r, repeats), p.First, p.First+p.Count-1),
-					Slot:  fmt.Sprintf("%s/trials/%d/%d%s", name, pt.Index, k, RepeatSlot(r)),
-					Run:   func(ctx context.Context, w *pipeline.Work) error { return runIdealShard(ctx, p, w) },
-				}))
-			}
-		}
-	} else if a.Estimator == "per_step" {
-		base, keys, nodes, err := perStepTrainedStages(name, pt, env, repeats, b)
-		if err != nil {
-			return pointStage{}, nil, err
-		}
-		ep.Key, ep.Score, ep.RepeatKeys, shards = base, "projection", keys, nodes
-		ep.Runs = max(a.Runs, 1)
-		ep.TrainingRuns = ep.Runs * repeats
-		ep.Samples = -1 // the rows depend on the inclusion draws
-		label = fmt.Sprintf("per step %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
-	} else if a.Estimator == "one_run" && a.Canaries == "input" {
-		base, keys, nodes, err := oneRunInputStages(name, pt, env, repeats, b)
-		if err != nil {
-			return pointStage{}, nil, err
-		}
-		score := "loss"
-		if i := exp.Distinguisher.Intermediate; i != nil {
-			score = i.Reduce + "_loss" // max_loss or mean_loss
-		}
-		ep.Key, ep.Score, ep.LowerWorld1, ep.RepeatKeys, shards = base, score, true, keys, nodes
-		ep.Canaries = "input: " + inputCanaryName(exp.Crafter)
-		ep.TrainingRuns = repeats
-		label = fmt.Sprintf("one run %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
-	} else if a.Estimator == "one_run" {
-		base, keys, nodes, err := oneRunTrainedStages(name, pt, env, claim.NoiseMultiplier, repeats, b)
-		if err != nil {
-			return pointStage{}, nil, err
-		}
-		ep.Key, ep.Score, ep.RepeatKeys, shards = base, "llr", keys, nodes
-		ep.Canaries = "gradient (dirac)"
-		ep.TrainingRuns = repeats
-		label = fmt.Sprintf("one run %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)
-	} else {
-		dist, err := distinguisherFor(exp.Distinguisher)
-		if err != nil {
-			return pointStage{}, nil, &PathError{"distinguisher", err}
-		}
-		label = fmt.Sprintf("%s/%s σ=%.4g q=%.4g T=%d", exp.Crafter.Kind, exp.Distinguisher.Kind, d.NoiseMultiplier, d.SamplingRate, d.Steps)
-		size := a.ShardSize
-		if size == 0 {
-			size = defaultShard
-		}
-		ep.TrainingRuns = a.Trials * repeats
-		for r := range repeats {
-			game, craft, err := auditGameFor(name, pt, env, claim.NoiseMultiplier, r, b)
-			if err != nil {
-				return pointStage{}, nil, err
-			}
-			key := RepeatKey(HashKey(game), r)
-			if r == 0 {
-				ep.Key, ep.Score, ep.LowerWorld1 = key, dist.ScoreNames()[0], dist.LowerMeansWorld1()
-				if wc := exp.Audit.WorstCaseInit; wc != nil {
-					ep.WorstCase = &worstCaseDiag{Init: *wc, Data: game.Data, Arch: game.Arch}
-					initCraft = craft
-				}
-			}
-			ep.RepeatKeys = append(ep.RepeatKeys, key)
-			for first, k := 0, 0; first < a.Trials; first, k = first+size, k+1 {
-				p := shardParams{Key: key, Game: game, First: first, Count: min(size, a.Trials-first), Repeat: r}
-				shards = append(shards, b.Add(&pipeline.Node{
-					Kind: "trials", Version: trialsVersion, Params: p, Inputs: []*pipeline.Node{craft},
-					Label: fmt.Sprintf("%s%s trials %d–%d", label, RepeatLabel(r, repeats), p.First, p.First+p.Count-1),
-					Slot:  fmt.Sprintf("%s/trials/%d/%d%s", name, pt.Index, k, RepeatSlot(r)),
-					Run: func(ctx context.Context, w *pipeline.Work) error {
-						return runTrialShard(ctx, p, env.DataDir, w)
-					},
-				}))
-			}
-		}
-	}
-	ep.Shards = len(shards) / repeats
-	if repeats == 1 {
-		ep.RepeatKeys = nil // the key of an audit without repeats
-	}
-	method := a.Threshold
-	if a.Estimator == "one_run" || a.Estimator == "per_step" {
-		method = a.Estimator
-	}
-	inputs := shards
-	if initCraft != nil {
-		inputs = append(slices.Clip(shards), initCraft)
-	}
-	est := &pipeline.Node{
-		Kind: "estimate", Version: estimateVersion, Params: ep, Inputs: inputs,
-		SameCodeInputs: true, // never one estimate over shards of two builds
-		Label:          fmt.Sprintf("%s (%d trials, %s%s)", label, a.Trials, method, RepeatLabel(repeats-1, repeats)),
-		Slot:           fmt.Sprintf("%s/estimate/%d", name, pt.Index),
-		Run: func(ctx context.Context, w *pipeline.Work) error {
-			dirs := w.Inputs
-			var diag []Output
-			if ep.WorstCase != nil {
-				var err error
-				if diag, err = ep.WorstCase.outputs(dirs[len(dirs)-1], env.DataDir); err != nil {
-					return err
-				}
-				dirs = dirs[:len(dirs)-1]
-			}
-			outs, err := runEstimate(ep, dirs)
-			if err != nil {
-				return err
-			}
-			outs = append(outs, diag...)
-			if ep.MeasureCPU {
-				outs = append(outs, Output{"audit_cpu_seconds", pipeline.Float64, w.UpstreamCPUSeconds()})
-			}
-			return WriteValues(w.Dir, outs)
-		},
-	}
-	cols := estimateColumns(ep)
-	if ep.WorstCase != nil {
-		cols = append(cols, worstCaseColumns...)
-	}
-	return pointStage{node: est, columns: cols}, shards, nil
-}
-
 // auditGameFor checks the game of a trained model at compile time (threat
 // model, data, model) and adds its craft node.
 // Repeat r > 0 crafts again with seeds derived from r (the whole audit is
 // repeated); repeat 0 keeps the seeds of an audit without repeats.
-func auditGameFor(name string, pt spec.Point, env Env, claimed float64, repeat int, b *Build) (auditGame, *pipeline.Node, error) {
+func auditGameFor(b *stages.Build, claimed float64, repeat int) (auditGame, *pipeline.Node, error) {
+	name, pt, env := b.Name, b.Point, b.Env
 	exp := pt.Exp
-	arch, data, err := TrainedModel(exp, env.DataDir)
+	arch, data, err := stages.TrainedModel(exp, env.DataDir)
 	if err != nil {
 		return auditGame{}, nil, err
 	}
@@ -416,20 +231,20 @@ func auditGameFor(name string, pt spec.Point, env Env, claimed float64, repeat i
 		err = crafter.Validate()
 	}
 	if err != nil {
-		return auditGame{}, nil, &PathError{"crafter", err}
+		return auditGame{}, nil, &stages.PathError{Path: "crafter", Err: err}
 	}
 	dist, err := distinguisherFor(exp.Distinguisher)
 	if err == nil {
 		err = dist.Validate()
 	}
 	if err != nil {
-		return auditGame{}, nil, &PathError{"distinguisher", err}
+		return auditGame{}, nil, &stages.PathError{Path: "distinguisher", Err: err}
 	}
 	if err := attack.CheckPair(crafter, dist, attack.ThreatModels[exp.Audit.ThreatModel]); err != nil {
-		return auditGame{}, nil, &PathError{"audit.threat_model", err}
+		return auditGame{}, nil, &stages.PathError{Path: "audit.threat_model", Err: err}
 	}
 	d := exp.DPSGD
-	td := TrainConfig(d)
+	td := stages.TrainConfig(d)
 	game := auditGame{Data: data, Arch: arch, DPSGD: td, Claimed: claimed, Crafter: *exp.Crafter,
 		Distinguisher: *exp.Distinguisher, Threat: exp.Audit.ThreatModel, RandomInit: exp.Audit.RandomInit, Seed: exp.Seed}
 	known := td
@@ -442,20 +257,20 @@ func auditGameFor(name string, pt spec.Point, env Env, claimed float64, repeat i
 		w := *wc
 		cp.WorstCase = &w
 	}
-	ck := HashKey(cp)
-	cp.Seed = rng.Seed(uint64(exp.Seed), "craft", RepeatKey(ck, repeat))
-	cp.Init = rng.Seed(uint64(exp.Seed), "init", RepeatKey(ck, repeat))
+	ck := stages.HashKey(cp)
+	cp.Seed = rng.Seed(uint64(exp.Seed), "craft", stages.RepeatKey(ck, repeat))
+	cp.Init = rng.Seed(uint64(exp.Seed), "init", stages.RepeatKey(ck, repeat))
 	craft := b.Add(&pipeline.Node{
 		Kind: "craft", Version: craftVersion, Params: cp,
 		Label: fmt.Sprintf("%s on %s %s", exp.Crafter.Kind, data.Source.Name, arch.Kind),
-		Slot:  fmt.Sprintf("%s/craft/%d%s", name, pt.Index, RepeatSlot(repeat)),
+		Slot:  fmt.Sprintf("%s/craft/%d%s", name, pt.Index, stages.RepeatSlot(repeat)),
 		Run:   func(ctx context.Context, w *pipeline.Work) error { return runCraft(cp, env.DataDir, w) },
 	})
 	return game, craft, nil
 }
 
 func runCraft(p craftParams, dataDir string, w *pipeline.Work) error {
-	split, err := LoadSplit(p.Data, dataDir)
+	split, err := stages.LoadSplit(p.Data, dataDir)
 	if err != nil {
 		return err
 	}
@@ -485,7 +300,7 @@ func runCraft(p craftParams, dataDir string, w *pipeline.Work) error {
 }
 
 func runTrialShard(ctx context.Context, p shardParams, dataDir string, w *pipeline.Work) error {
-	split, err := LoadSplit(p.Game.Data, dataDir)
+	split, err := stages.LoadSplit(p.Game.Data, dataDir)
 	if err != nil {
 		return err
 	}
@@ -560,7 +375,7 @@ func runTrialShard(ctx context.Context, p shardParams, dataDir string, w *pipeli
 	t.Add("target_steps", pipeline.Int64, target)
 	t.Add("empty_batches", pipeline.Int64, empty)
 	t.Add("mean_batch_size", pipeline.Float64, batch)
-	return pipeline.WriteParquet(filepath.Join(w.Dir, TrialsFile), t)
+	return pipeline.WriteParquet(filepath.Join(w.Dir, stages.TrialsFile), t)
 }
 
 func runIdealShard(ctx context.Context, p idealShardParams, w *pipeline.Work) error {
@@ -603,7 +418,7 @@ func runIdealShard(ctx context.Context, p idealShardParams, w *pipeline.Work) er
 	for _, c := range []string{"projection", "watermark", "llr"} {
 		t.Add(c, pipeline.Float64, cols[c])
 	}
-	return pipeline.WriteParquet(filepath.Join(w.Dir, TrialsFile), t)
+	return pipeline.WriteParquet(filepath.Join(w.Dir, stages.TrialsFile), t)
 }
 
 func repeatColumn(r, n int) []any {
@@ -617,7 +432,7 @@ func repeatColumn(r, n int) []any {
 // canaryResidual reads the canary_residual of a trial shard (nil when the
 // game has no gradient canary).
 func canaryResidual(dir string) (any, error) {
-	t, err := pipeline.ReadParquet(filepath.Join(dir, TrialsFile))
+	t, err := pipeline.ReadParquet(filepath.Join(dir, stages.TrialsFile))
 	if err != nil {
 		return nil, err
 	}
@@ -635,7 +450,7 @@ func readTrials(dirs []string, score string, total int) ([]float64, []bool, erro
 	scores := make([]float64, 0, max(total, 0))
 	worlds := make([]bool, 0, max(total, 0))
 	for _, d := range dirs {
-		t, err := pipeline.ReadParquet(filepath.Join(d, TrialsFile))
+		t, err := pipeline.ReadParquet(filepath.Join(d, stages.TrialsFile))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -707,7 +522,7 @@ func claimEpsilon(c mechanismConfig, delta float64) (float64, error) {
 // estimator, its ε lower bound and the p-value of the claim (NaN when the
 // estimate is not valid).
 type repeatEstimate struct {
-	outs      []Output
+	outs      []stages.Output
 	family    string
 	valid     bool
 	epsLB     float64
@@ -717,7 +532,7 @@ type repeatEstimate struct {
 	violation bool
 	// extra: further bounds whose median over repeats is reported
 	// (column name → value), in column order.
-	extra []Output
+	extra []stages.Output
 }
 
 func estimateRepeat(p estimateParams, key string, scores []float64, worlds []bool, epsAcc float64) (repeatEstimate, error) {
@@ -737,38 +552,38 @@ func estimateRepeat(p estimateParams, key string, scores []float64, worlds []boo
 	if err != nil {
 		return repeatEstimate{}, err
 	}
-	var extra []Output
+	var extra []stages.Output
 	if p.WorstCase != nil {
 		// The last-iterate paper's number: its seed spread over repeats.
-		extra = []Output{{"epsilon_gdp_estimate_lo", pipeline.Float64, r.GDP.EpsilonLower}}
+		extra = []stages.Output{stages.F64("epsilon_gdp_estimate_lo", r.GDP.EpsilonLower)}
 	}
 	return repeatEstimate{
 		extra: extra,
-		outs: []Output{
-			{"epsilon_point", pipeline.Float64, r.EpsilonPoint},
-			{"threshold", pipeline.Float64, r.Threshold},
-			{"fpr", pipeline.Float64, r.FPR},
-			{"fnr", pipeline.Float64, r.FNR},
-			{"fpr_upper", pipeline.Float64, r.FPRUpper},
-			{"fnr_upper", pipeline.Float64, r.FNRUpper},
-			{"attack_accuracy", pipeline.Float64, r.Accuracy},
-			{"max_accuracy", pipeline.Float64, r.MaxAccuracy},
-			{"auc", pipeline.Float64, r.AUC},
-			{"tpr_at_fpr_0_1pct", pipeline.Float64, r.TPRAtFPR1e3},
-			{"tpr_at_fpr_1pct", pipeline.Float64, r.TPRAtFPR1e2},
-			{"gdp_mu", pipeline.Float64, r.GDP.Mu},
-			{"gdp_mu_lo", pipeline.Float64, r.GDP.MuLower},
-			{"gdp_mu_hi", pipeline.Float64, r.GDP.MuUpper},
-			{"epsilon_gdp_estimate", pipeline.Float64, r.GDP.Epsilon},
-			{"epsilon_gdp_estimate_lo", pipeline.Float64, r.GDP.EpsilonLower},
-			{"epsilon_gdp_estimate_hi", pipeline.Float64, r.GDP.EpsilonUpper},
+		outs: []stages.Output{
+			stages.F64("epsilon_point", r.EpsilonPoint),
+			stages.F64("threshold", r.Threshold),
+			stages.F64("fpr", r.FPR),
+			stages.F64("fnr", r.FNR),
+			stages.F64("fpr_upper", r.FPRUpper),
+			stages.F64("fnr_upper", r.FNRUpper),
+			stages.F64("attack_accuracy", r.Accuracy),
+			stages.F64("max_accuracy", r.MaxAccuracy),
+			stages.F64("auc", r.AUC),
+			stages.F64("tpr_at_fpr_0_1pct", r.TPRAtFPR1e3),
+			stages.F64("tpr_at_fpr_1pct", r.TPRAtFPR1e2),
+			stages.F64("gdp_mu", r.GDP.Mu),
+			stages.F64("gdp_mu_lo", r.GDP.MuLower),
+			stages.F64("gdp_mu_hi", r.GDP.MuUpper),
+			stages.F64("epsilon_gdp_estimate", r.GDP.Epsilon),
+			stages.F64("epsilon_gdp_estimate_lo", r.GDP.EpsilonLower),
+			stages.F64("epsilon_gdp_estimate_hi", r.GDP.EpsilonUpper),
 		},
 		family: r.Family, valid: r.Valid, epsLB: r.EpsilonLB, conf: r.Confidence, method: r.Method,
 		pValue: r.PValue(epsAcc), violation: r.ViolatesClaim(epsAcc),
 	}, nil
 }
 
-func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
+func runEstimate(p estimateParams, dirs []string) ([]stages.Output, error) {
 	epsAcc, err := claimEpsilon(p.Claim, p.Delta)
 	if err != nil {
 		return nil, err
@@ -817,19 +632,19 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 			violation = pv < 1-p.Confidence
 		}
 	}
-	outs := []Output{
-		{"audit_trials", pipeline.Int64, int64(p.Trials)},
-		{"audit_score", pipeline.String, p.Score},
-		{"threshold_method", pipeline.String, first.method},
-		{"epsilon_lb", pipeline.Float64, first.epsLB},
-		{"estimate_family", pipeline.String, first.family},
-		{"estimate_valid", pipeline.Bool, first.valid},
-		{"epsilon_lb_confidence", pipeline.Float64, first.conf},
-		{"audit_repeats", pipeline.Int64, int64(len(reps))},
-		{"epsilon_lb_median", pipeline.Float64, audit.Median(lbs)},
-		{"epsilon_lb_min", pipeline.Float64, sorted[0]},
-		{"epsilon_lb_max", pipeline.Float64, sorted[len(sorted)-1]},
-		{"epsilon_lb_repeats", pipeline.String, string(list)},
+	outs := []stages.Output{
+		stages.Int("audit_trials", int64(p.Trials)),
+		stages.Str("audit_score", p.Score),
+		stages.Str("threshold_method", first.method),
+		stages.F64("epsilon_lb", first.epsLB),
+		stages.Str("estimate_family", first.family),
+		stages.Bool("estimate_valid", first.valid),
+		stages.F64("epsilon_lb_confidence", first.conf),
+		stages.Int("audit_repeats", int64(len(reps))),
+		stages.F64("epsilon_lb_median", audit.Median(lbs)),
+		stages.F64("epsilon_lb_min", sorted[0]),
+		stages.F64("epsilon_lb_max", sorted[len(sorted)-1]),
+		stages.Str("epsilon_lb_repeats", string(list)),
 	}
 	outs = append(outs, first.outs...)
 	for i, x := range first.extra {
@@ -841,8 +656,8 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 		if !slices.ContainsFunc(vals, math.IsNaN) {
 			lo, hi = slices.Min(vals), slices.Max(vals)
 		}
-		outs = append(outs, Output{x.Name + "_median", pipeline.Float64, audit.Median(vals)},
-			Output{x.Name + "_min", pipeline.Float64, lo}, Output{x.Name + "_max", pipeline.Float64, hi})
+		outs = append(outs, stages.F64(x.Name+"_median", audit.Median(vals)),
+			stages.F64(x.Name+"_min", lo), stages.F64(x.Name+"_max", hi))
 	}
 	tail, err := claimColumns(p, epsAcc, pv, violation, dirs[0])
 	if err != nil {
@@ -854,55 +669,55 @@ func runEstimate(p estimateParams, dirs []string) ([]Output, error) {
 // mechanismOutputs are the columns <prefix>_noise_multiplier …
 // <prefix>_adjacency describing one DP-SGD configuration (the claim's or
 // the trained one).
-func mechanismOutputs(prefix string, m mechanismConfig) []Output {
-	return []Output{
-		{prefix + "_noise_multiplier", pipeline.Float64, m.NoiseMultiplier},
-		{prefix + "_sampling", pipeline.String, m.Sampling},
-		{prefix + "_sampling_rate", pipeline.Float64, m.SamplingRate},
-		{prefix + "_steps", pipeline.Int64, int64(m.Steps)},
-		{prefix + "_clip", pipeline.String, m.Clip},
-		{prefix + "_adjacency", pipeline.String, m.Adjacency},
+func mechanismOutputs(prefix string, m mechanismConfig) []stages.Output {
+	return []stages.Output{
+		stages.F64(prefix+"_noise_multiplier", m.NoiseMultiplier),
+		stages.Str(prefix+"_sampling", m.Sampling),
+		stages.F64(prefix+"_sampling_rate", m.SamplingRate),
+		stages.Int(prefix+"_steps", int64(m.Steps)),
+		stages.Str(prefix+"_clip", m.Clip),
+		stages.Str(prefix+"_adjacency", m.Adjacency),
 	}
 }
 
 // claimColumns are the last columns of every audit's row: the claim, what
 // was trained, the violation test's p-value and verdict, and the canary
 // residual of the first trial shard.
-func claimColumns(p estimateParams, epsAcc, pv float64, violation bool, firstShard string) ([]Output, error) {
+func claimColumns(p estimateParams, epsAcc, pv float64, violation bool, firstShard string) ([]stages.Output, error) {
 	c, t := p.Claim, p.Trained
 	shuffleLB, err := shuffleEpsilonLB(p.Trained, p.Delta)
 	if err != nil {
 		return nil, err
 	}
-	var outs []Output
+	var outs []stages.Output
 	outs = append(outs,
-		Output{"epsilon_accountant", pipeline.Float64, epsAcc},
-		Output{"epsilon_shuffle_lb", pipeline.Float64, shuffleLB},
-		Output{"shuffle_accounted_as_poisson", pipeline.Bool, p.Trained.Sampling == "shuffle" && p.Claim.Sampling == "poisson"},
-		Output{"claim_accountant", pipeline.String, c.Accountant},
+		stages.F64("epsilon_accountant", epsAcc),
+		stages.F64("epsilon_shuffle_lb", shuffleLB),
+		stages.Bool("shuffle_accounted_as_poisson", p.Trained.Sampling == "shuffle" && p.Claim.Sampling == "poisson"),
+		stages.Str("claim_accountant", c.Accountant),
 	)
 	outs = append(outs, mechanismOutputs("claim", c)...)
 	outs = append(outs, mechanismOutputs("trained", t)...)
 	outs = append(outs,
-		Output{"claim_matches_training", pipeline.Bool, c.sameMechanism(t)},
-		Output{"claim_config", pipeline.String, c.String()},
-		Output{"trained_config", pipeline.String, t.String()},
-		Output{"violation_p_value", pipeline.Float64, pv},
-		Output{"violation_uncorrected", pipeline.Bool, violation},
-		Output{"familywise", pipeline.String, p.Familywise},
+		stages.Bool("claim_matches_training", c.sameMechanism(t)),
+		stages.Str("claim_config", c.String()),
+		stages.Str("trained_config", t.String()),
+		stages.F64("violation_p_value", pv),
+		stages.Bool("violation_uncorrected", violation),
+		stages.Str("familywise", p.Familywise),
 	)
 	residual, err := canaryResidual(firstShard)
 	if err != nil {
 		return nil, err
 	}
-	outs = append(outs, Output{"canary_residual", pipeline.Float64, residual})
-	outs = append(outs, Output{"audit_training_runs", pipeline.Int64, int64(p.TrainingRuns)})
+	outs = append(outs, stages.F64("canary_residual", residual))
+	outs = append(outs, stages.Int("audit_training_runs", int64(p.TrainingRuns)))
 	return outs, nil
 }
 
 // withHeadline appends the headline_* columns (audit.headline), copied
 // from the estimate's whole row.
-func withHeadline(p estimateParams, outs []Output) ([]Output, error) {
+func withHeadline(p estimateParams, outs []stages.Output) ([]stages.Output, error) {
 	if p.Headline == "" {
 		return outs, nil
 	}

@@ -1,4 +1,4 @@
-package stages
+package membership
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"github.com/dpaudit/dpaudit/attack"
 	"github.com/dpaudit/dpaudit/datasets"
 	"github.com/dpaudit/dpaudit/learn"
-	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/rng"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // Last-iterate black-box audits with worst-case initial parameters
@@ -41,35 +41,35 @@ func checkWorstCaseInit(exp *spec.Experiment) error {
 	}
 	switch {
 	case exp.Model.Ideal != nil:
-		return &PathError{"audit.worst_case_init", fmt.Errorf("the ideal mechanism has no parameters to initialise; use a trained model")}
+		return &stages.PathError{Path: "audit.worst_case_init", Err: fmt.Errorf("the ideal mechanism has no parameters to initialise; use a trained model")}
 	case a.Stop == "sequential":
-		return &PathError{"audit.worst_case_init", fmt.Errorf("with stop: sequential is not implemented yet; use stop: fixed")}
+		return &stages.PathError{Path: "audit.worst_case_init", Err: fmt.Errorf("with stop: sequential is not implemented yet; use stop: fixed")}
 	case a.Estimator != "clopper_pearson":
-		return &PathError{"audit.worst_case_init", fmt.Errorf("with estimator %s is not implemented yet (the last-iterate audit is the trial game of estimator clopper_pearson)", a.Estimator)}
+		return &stages.PathError{Path: "audit.worst_case_init", Err: fmt.Errorf("with estimator %s is not implemented yet (the last-iterate audit is the trial game of estimator clopper_pearson)", a.Estimator)}
 	}
 	return nil
 }
 
 // worstCaseData checks the spec's worst_case_init against the point and
 // returns the craft's data parameters with the held-out records asked for.
-// Bad input is a PathError (a positioned spec error, exit 2).
-func worstCaseData(exp *spec.Experiment, data DataParams, dataDir string) (DataParams, error) {
+// Bad input is a stages.PathError (a positioned spec error, exit 2).
+func worstCaseData(exp *spec.Experiment, data stages.DataParams, dataDir string) (stages.DataParams, error) {
 	a := exp.Audit
 	wc := a.WorstCaseInit
 	switch {
 	case a.RandomInit:
-		return data, &PathError{"audit.random_init", fmt.Errorf("a fresh θ_0 per trial contradicts worst_case_init, which fixes the pre-trained θ_0")}
+		return data, &stages.PathError{Path: "audit.random_init", Err: fmt.Errorf("a fresh θ_0 per trial contradicts worst_case_init, which fixes the pre-trained θ_0")}
 	case !worstCaseCrafters[exp.Crafter.Kind]:
-		return data, &PathError{"crafter.kind", fmt.Errorf("%s with worst_case_init is not implemented yet (the crafter would have to see the pre-trained θ_0); use constant_input, noise_input, mislabeled_record or random_record", exp.Crafter.Kind)}
+		return data, &stages.PathError{Path: "crafter.kind", Err: fmt.Errorf("%s with worst_case_init is not implemented yet (the crafter would have to see the pre-trained θ_0); use constant_input, noise_input, mislabeled_record or random_record", exp.Crafter.Kind)}
 	case wc.HeldOut < 1:
-		return data, &PathError{"audit.worst_case_init.held_out", fmt.Errorf("must be ≥ 1: the worst-case θ_0 is pre-trained on held-out records, got %d", wc.HeldOut)}
+		return data, &stages.PathError{Path: "audit.worst_case_init.held_out", Err: fmt.Errorf("must be ≥ 1: the worst-case θ_0 is pre-trained on held-out records, got %d", wc.HeldOut)}
 	}
 	data.Options.HeldOut = wc.HeldOut
-	if _, err := LoadSplit(data, dataDir); err != nil {
+	if _, err := stages.LoadSplit(data, dataDir); err != nil {
 		if datasets.IsBadInput(err) {
-			return data, &PathError{"audit.worst_case_init.held_out", err}
+			return data, &stages.PathError{Path: "audit.worst_case_init.held_out", Err: err}
 		}
-		return data, &PathError{"dataset", err}
+		return data, &stages.PathError{Path: "dataset", Err: err}
 	}
 	return data, nil
 }
@@ -122,7 +122,7 @@ func worstCaseInit(c *attack.Crafted, p craftParams, split *datasets.Split) erro
 // evaluate θ_0 on (read from the craft node).
 type worstCaseDiag struct {
 	Init spec.WorstCaseInit `json:"init"`
-	Data DataParams         `json:"data"`
+	Data stages.DataParams  `json:"data"`
 	Arch learn.Arch         `json:"arch"`
 }
 
@@ -135,7 +135,7 @@ var worstCaseColumns = []string{"epsilon_gdp_estimate_lo_median", "epsilon_gdp_e
 // outputs evaluates the crafted θ_0 of craftDir: the training records' mean
 // loss (small: the records barely move θ) and the target's (large: its
 // clipped gradient stays at full norm).
-func (d *worstCaseDiag) outputs(craftDir, dataDir string) ([]Output, error) {
+func (d *worstCaseDiag) outputs(craftDir, dataDir string) ([]stages.Output, error) {
 	b, err := os.ReadFile(filepath.Join(craftDir, craftFile))
 	if err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ func (d *worstCaseDiag) outputs(craftDir, dataDir string) ([]Output, error) {
 	if c.Init == nil || c.Target == nil {
 		return nil, fmt.Errorf("worst-case init: the craft holds no θ_0 or no target")
 	}
-	split, err := LoadSplit(d.Data, dataDir)
+	split, err := stages.LoadSplit(d.Data, dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -168,11 +168,11 @@ func (d *worstCaseDiag) outputs(craftDir, dataDir string) ([]Output, error) {
 		return nil, err
 	}
 	w := d.Init
-	return []Output{
-		{"initial_model", pipeline.String, fmt.Sprintf("worst_case: pre-trained on %d held-out records (%d epochs, batch %d, lr %g), fixed for every trial", w.HeldOut, w.Epochs, w.BatchSize, w.LearningRate)},
-		{"init_held_out", pipeline.Int64, int64(w.HeldOut)},
-		{"init_train_loss", pipeline.Float64, lossTrain},
-		{"init_target_loss", pipeline.Float64, lossTarget},
-		{"init_target_label", pipeline.Int64, int64(c.Target.Y)},
+	return []stages.Output{
+		stages.Str("initial_model", fmt.Sprintf("worst_case: pre-trained on %d held-out records (%d epochs, batch %d, lr %g), fixed for every trial", w.HeldOut, w.Epochs, w.BatchSize, w.LearningRate)),
+		stages.Int("init_held_out", int64(w.HeldOut)),
+		stages.F64("init_train_loss", lossTrain),
+		stages.F64("init_target_loss", lossTarget),
+		stages.Int("init_target_label", int64(c.Target.Y)),
 	}, nil
 }

@@ -1,4 +1,4 @@
-package stages
+package membership
 
 import (
 	"cmp"
@@ -12,7 +12,7 @@ import (
 	"github.com/dpaudit/dpaudit/learn"
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/rng"
-	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // One-run audit of a trained model (Steinke, Nasr & Jagielski 2023, §6:
@@ -31,39 +31,40 @@ import (
 const oneRunTrainVersion = 1
 
 type oneRunTrainParams struct {
-	Key      string     `json:"point_key"`
-	Data     DataParams `json:"data"`
-	Arch     learn.Arch `json:"arch"`
-	DPSGD    TrainDPSGD `json:"dpsgd"`
-	Claimed  float64    `json:"claimed_noise_multiplier"`
-	Canaries int        `json:"canaries"`
-	Seed     int64      `json:"seed"`
-	Repeat   int        `json:"repeat,omitempty"`
+	Key      string            `json:"point_key"`
+	Data     stages.DataParams `json:"data"`
+	Arch     learn.Arch        `json:"arch"`
+	DPSGD    stages.TrainDPSGD `json:"dpsgd"`
+	Claimed  float64           `json:"claimed_noise_multiplier"`
+	Canaries int               `json:"canaries"`
+	Seed     int64             `json:"seed"`
+	Repeat   int               `json:"repeat,omitempty"`
 }
 
 // oneRunTrainedStages adds one training node per repeat.
-func oneRunTrainedStages(name string, pt spec.Point, env Env, claimed float64, repeats int, b *Build) (string, []string, []*pipeline.Node, error) {
+func oneRunTrainedStages(b *stages.Build, claimed float64, repeats int) (string, []string, []*pipeline.Node, error) {
+	name, pt, env := b.Name, b.Point, b.Env
 	exp := pt.Exp
-	arch, data, err := TrainedModel(exp, env.DataDir)
+	arch, data, err := stages.TrainedModel(exp, env.DataDir)
 	if err != nil {
 		return "", nil, nil, err
 	}
 	if err := checkGradientCanaries(data, arch, env.DataDir, "one-run", exp.Audit.Trials); err != nil {
 		return "", nil, nil, err
 	}
-	p := oneRunTrainParams{Data: data, Arch: arch, DPSGD: TrainConfig(exp.DPSGD), Claimed: claimed, Canaries: exp.Audit.Trials, Seed: exp.Seed}
-	base := HashKey(p)
+	p := oneRunTrainParams{Data: data, Arch: arch, DPSGD: stages.TrainConfig(exp.DPSGD), Claimed: claimed, Canaries: exp.Audit.Trials, Seed: exp.Seed}
+	base := stages.HashKey(p)
 	var keys []string
 	var nodes []*pipeline.Node
 	for r := range repeats {
 		q := p
-		q.Key, q.Repeat = RepeatKey(base, r), r
+		q.Key, q.Repeat = stages.RepeatKey(base, r), r
 		keys = append(keys, q.Key)
 		nodes = append(nodes, b.Add(&pipeline.Node{
 			Kind: "onerun_train", Version: oneRunTrainVersion, Params: q,
 			Label: fmt.Sprintf("one run, %d gradient canaries, %s %s σ=%.4g q=%.4g T=%d%s", q.Canaries, data.Source.Name, arch.Kind,
-				q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, RepeatLabel(r, repeats)),
-			Slot: fmt.Sprintf("%s/onerun/%d%s", name, pt.Index, RepeatSlot(r)),
+				q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, stages.RepeatLabel(r, repeats)),
+			Slot: fmt.Sprintf("%s/onerun/%d%s", name, pt.Index, stages.RepeatSlot(r)),
 			Run:  func(ctx context.Context, w *pipeline.Work) error { return runOneRunTrain(ctx, q, env.DataDir, w) },
 		}))
 	}
@@ -135,34 +136,34 @@ func runOneRunTrain(ctx context.Context, p oneRunTrainParams, dataDir string, w 
 	t.Add("llr", pipeline.Float64, cl)
 	t.Add("projection", pipeline.Float64, cp)
 	t.Add("canary_residual", pipeline.Float64, cr)
-	return pipeline.WriteParquet(filepath.Join(w.Dir, TrialsFile), t)
+	return pipeline.WriteParquet(filepath.Join(w.Dir, stages.TrialsFile), t)
 }
 
 // checkGradientCanaries refuses, at compile time, more Dirac gradient
 // canaries than the model has parameters (each canary needs its own).
-func checkGradientCanaries(data DataParams, arch learn.Arch, dataDir, what string, n int) error {
-	split, err := LoadSplit(data, dataDir)
+func checkGradientCanaries(data stages.DataParams, arch learn.Arch, dataDir, what string, n int) error {
+	split, err := stages.LoadSplit(data, dataDir)
 	if err != nil {
-		return &PathError{"dataset", err}
+		return &stages.PathError{Path: "dataset", Err: err}
 	}
 	m, err := learn.NewModel(arch, split.Train.Shape, split.Train.Classes, 0)
 	if err != nil {
-		return &PathError{"model", err}
+		return &stages.PathError{Path: "model", Err: err}
 	}
 	if n > m.NumParams() {
 		hint := "fewer canaries or a larger model"
 		if what == "one-run" {
 			hint += ", or canary records (audit.canaries: input)"
 		}
-		return &PathError{"audit.trials", fmt.Errorf("the %s audit's %d gradient canaries need as many parameters, the model has %d (%s)", what, n, m.NumParams(), hint)}
+		return &stages.PathError{Path: "audit.trials", Err: fmt.Errorf("the %s audit's %d gradient canaries need as many parameters, the model has %d (%s)", what, n, m.NumParams(), hint)}
 	}
 	return nil
 }
 
 // canaryModel loads the training split and θ_0 of a canary audit (one-run
 // or per-step) and picks the n quietest parameters for its canaries.
-func canaryModel(ctx context.Context, data DataParams, dataDir string, arch learn.Arch, cfg learn.DPSGD, seed uint64, game, what, key string, n int) (*datasets.Split, *learn.Model, []int, error) {
-	split, err := LoadSplit(data, dataDir)
+func canaryModel(ctx context.Context, data stages.DataParams, dataDir string, arch learn.Arch, cfg learn.DPSGD, seed uint64, game, what, key string, n int) (*datasets.Split, *learn.Model, []int, error) {
+	split, err := stages.LoadSplit(data, dataDir)
 	if err != nil {
 		return nil, nil, nil, err
 	}

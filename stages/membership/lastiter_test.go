@@ -1,4 +1,4 @@
-package stages
+package membership
 
 import (
 	"slices"
@@ -8,6 +8,7 @@ import (
 	"github.com/dpaudit/dpaudit/datasets"
 	"github.com/dpaudit/dpaudit/learn"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // gradNorms returns the per-example gradient norms of (X, Y) at m.
@@ -35,9 +36,9 @@ func medianNorm(xs []float64) float64 {
 // pre-training (c.Init unset, or θ_0 = the random model) every check fails.
 func TestWorstCaseInitShrinksOtherGradients(t *testing.T) {
 	arch := learn.Arch{Kind: "mlp", Hidden: []int{16}}
-	data := DataParams{Source: datasets.Source{Name: "digits"},
+	data := stages.DataParams{Source: datasets.Source{Name: "digits"},
 		Options: datasets.Options{TrainSize: 100, Flatten: true, HeldOut: 1000, Seed: 7}}
-	split, err := LoadSplit(data, "")
+	split, err := stages.LoadSplit(data, "")
 	if err != nil {
 		t.Fatal(err)
 	}

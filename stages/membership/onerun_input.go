@@ -1,4 +1,4 @@
-package stages
+package membership
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/rng"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // One-run audit of a trained model with INPUT canaries (Steinke, Nasr &
@@ -33,14 +34,14 @@ import (
 const oneRunInputVersion = 1
 
 type oneRunInputParams struct {
-	Key      string       `json:"point_key"`
-	Data     DataParams   `json:"data"`
-	Arch     learn.Arch   `json:"arch"`
-	DPSGD    TrainDPSGD   `json:"dpsgd"`
-	Crafter  spec.Crafter `json:"crafter"`
-	Canaries int          `json:"canaries"`
-	Seed     int64        `json:"seed"`
-	Repeat   int          `json:"repeat,omitempty"`
+	Key      string            `json:"point_key"`
+	Data     stages.DataParams `json:"data"`
+	Arch     learn.Arch        `json:"arch"`
+	DPSGD    stages.TrainDPSGD `json:"dpsgd"`
+	Crafter  spec.Crafter      `json:"crafter"`
+	Canaries int               `json:"canaries"`
+	Seed     int64             `json:"seed"`
+	Repeat   int               `json:"repeat,omitempty"`
 	// Intermediate: also score every canary on every intermediate model
 	// (distinguisher intermediate_loss; absent keeps the key of a
 	// final-loss audit).
@@ -50,9 +51,10 @@ type oneRunInputParams struct {
 // oneRunInputStages checks the game at compile time (the threat model
 // grants the crafter and distinguisher; the data holds the canaries) and
 // adds one training node per repeat.
-func oneRunInputStages(name string, pt spec.Point, env Env, repeats int, b *Build) (string, []string, []*pipeline.Node, error) {
+func oneRunInputStages(b *stages.Build, repeats int) (string, []string, []*pipeline.Node, error) {
+	name, pt, env := b.Name, b.Point, b.Env
 	exp := pt.Exp
-	arch, data, err := TrainedModel(exp, env.DataDir)
+	arch, data, err := stages.TrainedModel(exp, env.DataDir)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -61,44 +63,44 @@ func oneRunInputStages(name string, pt spec.Point, env Env, repeats int, b *Buil
 		err = crafter.Validate()
 	}
 	if err != nil {
-		return "", nil, nil, &PathError{"crafter", err}
+		return "", nil, nil, &stages.PathError{Path: "crafter", Err: err}
 	}
 	dist, err := distinguisherFor(exp.Distinguisher)
 	if err != nil {
-		return "", nil, nil, &PathError{"distinguisher", err}
+		return "", nil, nil, &stages.PathError{Path: "distinguisher", Err: err}
 	}
 	if err := attack.CheckPair(crafter, dist, attack.ThreatModels[exp.Audit.ThreatModel]); err != nil {
-		return "", nil, nil, &PathError{"audit.threat_model", err}
+		return "", nil, nil, &stages.PathError{Path: "audit.threat_model", Err: err}
 	}
-	split, err := LoadSplit(data, env.DataDir)
+	split, err := stages.LoadSplit(data, env.DataDir)
 	if err != nil {
-		return "", nil, nil, &PathError{"dataset", err}
+		return "", nil, nil, &stages.PathError{Path: "dataset", Err: err}
 	}
 	m := exp.Audit.Trials
 	limit, what, err := attack.MaxInputCanaries(crafter, split.Train.N, split.Test.N)
 	if err != nil {
-		return "", nil, nil, &PathError{"crafter", err}
+		return "", nil, nil, &stages.PathError{Path: "crafter", Err: err}
 	}
 	if limit >= 0 && m > limit {
-		return "", nil, nil, &PathError{"audit.trials", fmt.Errorf("%d input canaries, but %s gives %d %s", m, exp.Crafter.Kind, limit, what)}
+		return "", nil, nil, &stages.PathError{Path: "audit.trials", Err: fmt.Errorf("%d input canaries, but %s gives %d %s", m, exp.Crafter.Kind, limit, what)}
 	}
 	if exp.Crafter.Noise != nil && exp.Crafter.Noise.Label >= split.Train.Classes {
-		return "", nil, nil, &PathError{"crafter.label", fmt.Errorf("label %d, the data has %d classes", exp.Crafter.Noise.Label, split.Train.Classes)}
+		return "", nil, nil, &stages.PathError{Path: "crafter.label", Err: fmt.Errorf("label %d, the data has %d classes", exp.Crafter.Noise.Label, split.Train.Classes)}
 	}
-	p := oneRunInputParams{Data: data, Arch: arch, DPSGD: TrainConfig(exp.DPSGD), Crafter: *exp.Crafter, Canaries: m, Seed: exp.Seed,
+	p := oneRunInputParams{Data: data, Arch: arch, DPSGD: stages.TrainConfig(exp.DPSGD), Crafter: *exp.Crafter, Canaries: m, Seed: exp.Seed,
 		Intermediate: exp.Distinguisher.Intermediate != nil}
-	base := HashKey(p)
+	base := stages.HashKey(p)
 	var keys []string
 	var nodes []*pipeline.Node
 	for r := range repeats {
 		q := p
-		q.Key, q.Repeat = RepeatKey(base, r), r
+		q.Key, q.Repeat = stages.RepeatKey(base, r), r
 		keys = append(keys, q.Key)
 		nodes = append(nodes, b.Add(&pipeline.Node{
 			Kind: "onerun_input_train", Version: oneRunInputVersion, Params: q,
 			Label: fmt.Sprintf("one run, %d %s canaries, %s %s σ=%.4g q=%.4g T=%d%s", m, exp.Crafter.Kind, data.Source.Name, arch.Kind,
-				q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, RepeatLabel(r, repeats)),
-			Slot: fmt.Sprintf("%s/onerun/%d%s", name, pt.Index, RepeatSlot(r)),
+				q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, stages.RepeatLabel(r, repeats)),
+			Slot: fmt.Sprintf("%s/onerun/%d%s", name, pt.Index, stages.RepeatSlot(r)),
 			Run:  func(ctx context.Context, w *pipeline.Work) error { return runOneRunInput(ctx, q, env.DataDir, w) },
 		}))
 	}
@@ -106,7 +108,7 @@ func oneRunInputStages(name string, pt spec.Point, env Env, repeats int, b *Buil
 }
 
 func runOneRunInput(ctx context.Context, p oneRunInputParams, dataDir string, w *pipeline.Work) error {
-	split, err := LoadSplit(p.Data, dataDir)
+	split, err := stages.LoadSplit(p.Data, dataDir)
 	if err != nil {
 		return err
 	}
@@ -236,7 +238,7 @@ func runOneRunInput(ctx context.Context, p oneRunInputParams, dataDir string, w 
 	t.Add("canary_index", pipeline.Int64, idx)
 	t.Add("test_accuracy", pipeline.Float64, ta)
 	t.Add("canary_residual", pipeline.Float64, cr)
-	return pipeline.WriteParquet(filepath.Join(w.Dir, TrialsFile), t)
+	return pipeline.WriteParquet(filepath.Join(w.Dir, stages.TrialsFile), t)
 }
 
 // testAccuracy is the model's accuracy on the test records that are not

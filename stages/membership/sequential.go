@@ -1,4 +1,4 @@
-package stages
+package membership
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // A sequential audit (audit.stop: sequential, audit/sequential.go) is a
@@ -79,107 +80,151 @@ func seqOf(a *spec.Audit) seqParams {
 	return s
 }
 
-// sequentialAuditStages builds the shards, looks and estimate of a
-// sequential audit; ep is the point's estimate parameters as auditStages
-// set them (claim, trained, confidence, δ).
-func sequentialAuditStages(name string, pt spec.Point, env Env, b *Build, ep estimateParams) (pointStage, []*pipeline.Node, error) {
-	exp, a := pt.Exp, pt.Exp.Audit
-	d := exp.DPSGD
+// sequentialAudit builds the shards, looks and estimate of a sequential
+// audit; ep is the point's estimate parameters as setup made them (claim,
+// trained, confidence, δ).
+func sequentialAudit(b *stages.Build, ep estimateParams) error {
+	a := b.Point.Exp.Audit
 	seq := seqOf(a)
 	ep.Sequential = &seq
-	// One segment's shards, gated on the previous look (nil for the
-	// first segment).
-	var segment func(first, count int, gate *pipeline.Node, note string) []*pipeline.Node
-	var label string
-	k := 0 // shard number, for slots
-	if exp.Model.Ideal != nil {
-		sp := idealShardParams{Seed: exp.Seed, Sampling: d.SamplingRate, Steps: d.Steps, Sigma: d.NoiseMultiplier,
-			SigmaD: ep.Claim.NoiseMultiplier, Shuffle: ep.Trained.Sampling == "shuffle"}
-		form := "llr"
-		if exp.Distinguisher != nil && exp.Distinguisher.Watermark != nil {
-			form = exp.Distinguisher.Watermark.Form
-		}
-		// The same key as the fixed audit's: trial i is the same trial.
-		sp.Key = HashKey(sp)
-		ep.Key, ep.Score = sp.Key, form
-		label = fmt.Sprintf("ideal σ=%.4g q=%.4g T=%d", d.NoiseMultiplier, d.SamplingRate, d.Steps)
-		size := a.ShardSize
-		if size == 0 {
-			size = defaultIdealShard
-		}
-		segment = func(first, count int, gate *pipeline.Node, note string) []*pipeline.Node {
-			var out []*pipeline.Node
-			for f := first; f < first+count; f += size {
-				p := sp
-				p.First, p.Count = f, min(size, first+count-f)
-				n := &pipeline.Node{
-					Kind: "trials", Version: trialsVersion, Params: p,
-					Label: fmt.Sprintf("%s trials %d–%d%s", label, p.First, p.First+p.Count-1, note),
-					Slot:  fmt.Sprintf("%s/trials/%d/%d", name, pt.Index, k),
-					Run: func(ctx context.Context, w *pipeline.Work) error {
-						q := p
-						if stopped, err := gateStopped(w); err != nil {
-							return err
-						} else if stopped {
-							q.Count = 0
-						}
-						return runIdealShard(ctx, q, w)
-					},
-				}
-				if gate != nil {
-					n.Inputs = []*pipeline.Node{gate}
-				}
-				out = append(out, b.Add(n))
-				k++
-			}
-			return out
-		}
+	var sg *segmenter
+	if b.Point.Exp.Model.Ideal != nil {
+		sg = idealSegmenter(b, &ep)
 	} else {
-		dist, err := distinguisherFor(exp.Distinguisher)
-		if err != nil {
-			return pointStage{}, nil, &PathError{"distinguisher", err}
-		}
-		label = fmt.Sprintf("%s/%s σ=%.4g q=%.4g T=%d", exp.Crafter.Kind, exp.Distinguisher.Kind, d.NoiseMultiplier, d.SamplingRate, d.Steps)
-		size := a.ShardSize
-		if size == 0 {
-			size = defaultShard
-		}
-		game, craft, err := auditGameFor(name, pt, env, ep.Claim.NoiseMultiplier, 0, b)
-		if err != nil {
-			return pointStage{}, nil, err
-		}
-		key := HashKey(game)
-		ep.Key, ep.Score, ep.LowerWorld1 = key, dist.ScoreNames()[0], dist.LowerMeansWorld1()
-		// One training per trial: audit_training_runs is the trials used,
-		// known when the audit stops (runSequentialEstimate).
-		ep.TrainingRuns = 1
-		segment = func(first, count int, gate *pipeline.Node, note string) []*pipeline.Node {
-			var out []*pipeline.Node
-			for f := first; f < first+count; f += size {
-				p := shardParams{Key: key, Game: game, First: f, Count: min(size, first+count-f)}
-				n := &pipeline.Node{
-					Kind: "trials", Version: trialsVersion, Params: p, Inputs: []*pipeline.Node{craft},
-					Label: fmt.Sprintf("%s trials %d–%d%s", label, p.First, p.First+p.Count-1, note),
-					Slot:  fmt.Sprintf("%s/trials/%d/%d", name, pt.Index, k),
-					Run: func(ctx context.Context, w *pipeline.Work) error {
-						q := p
-						if stopped, err := gateStopped(w); err != nil {
-							return err
-						} else if stopped {
-							q.Count = 0
-						}
-						return runTrialShard(ctx, q, env.DataDir, w)
-					},
-				}
-				if gate != nil {
-					n.Inputs = append(n.Inputs, gate)
-				}
-				out = append(out, b.Add(n))
-				k++
-			}
-			return out
+		var err error
+		if sg, err = trainedSegmenter(b, &ep); err != nil {
+			return err
 		}
 	}
+	shards, last := looks(b, ep, seq, sg)
+	ep.Shards = len(shards)
+	est := &pipeline.Node{
+		Kind: "estimate", Version: estimateVersion, Params: ep, Inputs: []*pipeline.Node{last, shards[0]},
+		SameCodeInputs: true,
+		Label:          fmt.Sprintf("%s (sequential, ≤ %d trials, %s test)", sg.label, a.Trials, seq.Test),
+		Slot:           fmt.Sprintf("%s/estimate/%d", b.Name, b.Point.Index),
+		Run: func(ctx context.Context, w *pipeline.Work) error {
+			outs, err := runSequentialEstimate(ep, w.Input(0), w.Input(1))
+			if err != nil {
+				return err
+			}
+			if ep.MeasureCPU {
+				outs = append(outs, stages.F64("audit_cpu_seconds", w.UpstreamCPUSeconds()))
+			}
+			return stages.WriteValues(w.Dir, outs)
+		},
+	}
+	b.Row(est, sequentialColumns(ep))
+	b.Publish(b.Point.ID, shards)
+	return nil
+}
+
+// segmenter adds a sequential audit's shards one segment at a time.
+type segmenter struct {
+	b     *stages.Build
+	label string
+	size  int
+	k     int // shards so far, for slots
+	// node is a shard of count trials from first, before its gate; its
+	// Run computes nothing once the gate (its last input) has stopped.
+	node func(first, count int) *pipeline.Node
+}
+
+// segment adds the shards of trials [first, first+count), cut at the
+// shard size, each gated on the previous look (nil for the first
+// segment); note ends their labels.
+func (s *segmenter) segment(first, count int, gate *pipeline.Node, note string) []*pipeline.Node {
+	var out []*pipeline.Node
+	for f := first; f < first+count; f += s.size {
+		c := min(s.size, first+count-f)
+		n := s.node(f, c)
+		n.Label = fmt.Sprintf("%s trials %d–%d%s", s.label, f, f+c-1, note)
+		n.Slot = fmt.Sprintf("%s/trials/%d/%d", s.b.Name, s.b.Point.Index, s.k)
+		if gate != nil {
+			n.Inputs = append(n.Inputs, gate)
+		}
+		out = append(out, s.b.Add(n))
+		s.k++
+	}
+	return out
+}
+
+// idealSegmenter makes the ideal mechanism's shards; ep gets their key and
+// score (the fixed audit's: trial i is the same trial).
+func idealSegmenter(b *stages.Build, ep *estimateParams) *segmenter {
+	exp, a, d := b.Point.Exp, b.Point.Exp.Audit, b.Point.Exp.DPSGD
+	sp := idealShardParams{Seed: exp.Seed, Sampling: d.SamplingRate, Steps: d.Steps, Sigma: d.NoiseMultiplier,
+		SigmaD: ep.Claim.NoiseMultiplier, Shuffle: ep.Trained.Sampling == "shuffle"}
+	form := "llr"
+	if exp.Distinguisher != nil && exp.Distinguisher.Watermark != nil {
+		form = exp.Distinguisher.Watermark.Form
+	}
+	sp.Key = stages.HashKey(sp)
+	ep.Key, ep.Score = sp.Key, form
+	size := a.ShardSize
+	if size == 0 {
+		size = defaultIdealShard
+	}
+	return &segmenter{b: b, size: size, label: fmt.Sprintf("ideal σ=%.4g q=%.4g T=%d", d.NoiseMultiplier, d.SamplingRate, d.Steps),
+		node: func(first, count int) *pipeline.Node {
+			p := sp
+			p.First, p.Count = first, count
+			return &pipeline.Node{Kind: "trials", Version: trialsVersion, Params: p,
+				Run: func(ctx context.Context, w *pipeline.Work) error {
+					q := p
+					if stopped, err := gateStopped(w); err != nil {
+						return err
+					} else if stopped {
+						q.Count = 0
+					}
+					return runIdealShard(ctx, q, w)
+				}}
+		}}
+}
+
+// trainedSegmenter makes a trained model's shards over one craft node; ep
+// gets their key and score.
+func trainedSegmenter(b *stages.Build, ep *estimateParams) (*segmenter, error) {
+	exp, a, d := b.Point.Exp, b.Point.Exp.Audit, b.Point.Exp.DPSGD
+	dist, err := distinguisherFor(exp.Distinguisher)
+	if err != nil {
+		return nil, &stages.PathError{Path: "distinguisher", Err: err}
+	}
+	label := fmt.Sprintf("%s/%s σ=%.4g q=%.4g T=%d", exp.Crafter.Kind, exp.Distinguisher.Kind, d.NoiseMultiplier, d.SamplingRate, d.Steps)
+	size := a.ShardSize
+	if size == 0 {
+		size = defaultShard
+	}
+	game, craft, err := auditGameFor(b, ep.Claim.NoiseMultiplier, 0)
+	if err != nil {
+		return nil, err
+	}
+	key := stages.HashKey(game)
+	ep.Key, ep.Score, ep.LowerWorld1 = key, dist.ScoreNames()[0], dist.LowerMeansWorld1()
+	// One training per trial: audit_training_runs is the trials used,
+	// known when the audit stops (runSequentialEstimate).
+	ep.TrainingRuns = 1
+	dataDir := b.Env.DataDir
+	return &segmenter{b: b, size: size, label: label,
+		node: func(first, count int) *pipeline.Node {
+			p := shardParams{Key: key, Game: game, First: first, Count: count}
+			return &pipeline.Node{Kind: "trials", Version: trialsVersion, Params: p, Inputs: []*pipeline.Node{craft},
+				Run: func(ctx context.Context, w *pipeline.Work) error {
+					q := p
+					if stopped, err := gateStopped(w); err != nil {
+						return err
+					} else if stopped {
+						q.Count = 0
+					}
+					return runTrialShard(ctx, q, dataDir, w)
+				}}
+		}}, nil
+}
+
+// looks adds the schedule's segments and looks: look k reads every shard
+// so far and the previous look; the segment after it is gated on it. It
+// returns the shards and the last look.
+func looks(b *stages.Build, ep estimateParams, seq seqParams, sg *segmenter) ([]*pipeline.Node, *pipeline.Node) {
 	var shards []*pipeline.Node
 	var prev *pipeline.Node
 	done := 0
@@ -189,7 +234,7 @@ func sequentialAuditStages(name string, pt spec.Point, env Env, b *Build, ep est
 		if prev != nil {
 			note = fmt.Sprintf(" (none if look %d stopped)", i)
 		}
-		shards = append(shards, segment(done, n-done, prev, note)...)
+		shards = append(shards, sg.segment(done, n-done, prev, note)...)
 		done = n
 		lp := lookParams{Key: ep.Key, Look: i + 1, Trials: n, Seq: seq, Confidence: ep.Confidence, Delta: ep.Delta,
 			Claim: ep.Claim, Score: ep.Score, LowerWorld1: ep.LowerWorld1}
@@ -199,10 +244,10 @@ func sequentialAuditStages(name string, pt spec.Point, env Env, b *Build, ep est
 		}
 		inputs = append(inputs, shards...)
 		first := prev == nil
-		look := &pipeline.Node{
+		prev = b.Add(&pipeline.Node{
 			Kind: "look", Version: lookVersion, Params: lp, Inputs: inputs, SameCodeInputs: true,
-			Label: fmt.Sprintf("%s look %d of %d (%d trials)", label, i+1, len(sched), n),
-			Slot:  fmt.Sprintf("%s/look/%d/%d", name, pt.Index, i+1),
+			Label: fmt.Sprintf("%s look %d of %d (%d trials)", sg.label, i+1, len(sched), n),
+			Slot:  fmt.Sprintf("%s/look/%d/%d", b.Name, b.Point.Index, i+1),
 			Run: func(ctx context.Context, w *pipeline.Work) error {
 				var prevDir string
 				dirs := w.Inputs
@@ -211,27 +256,9 @@ func sequentialAuditStages(name string, pt spec.Point, env Env, b *Build, ep est
 				}
 				return runLook(lp, prevDir, dirs, w.Dir)
 			},
-		}
-		prev = b.Add(look)
+		})
 	}
-	ep.Shards = len(shards)
-	est := &pipeline.Node{
-		Kind: "estimate", Version: estimateVersion, Params: ep, Inputs: []*pipeline.Node{prev, shards[0]},
-		SameCodeInputs: true,
-		Label:          fmt.Sprintf("%s (sequential, ≤ %d trials, %s test)", label, a.Trials, seq.Test),
-		Slot:           fmt.Sprintf("%s/estimate/%d", name, pt.Index),
-		Run: func(ctx context.Context, w *pipeline.Work) error {
-			outs, err := runSequentialEstimate(ep, w.Input(0), w.Input(1))
-			if err != nil {
-				return err
-			}
-			if ep.MeasureCPU {
-				outs = append(outs, Output{"audit_cpu_seconds", pipeline.Float64, w.UpstreamCPUSeconds()})
-			}
-			return WriteValues(w.Dir, outs)
-		},
-	}
-	return pointStage{node: est, columns: sequentialColumns(ep)}, shards, nil
+	return shards, prev
 }
 
 // gateStopped reports whether a gated shard's previous look (its last
@@ -338,7 +365,7 @@ func sequentialColumns(ep estimateParams) []string {
 	return out
 }
 
-func runSequentialEstimate(p estimateParams, lookDir, shardDir string) ([]Output, error) {
+func runSequentialEstimate(p estimateParams, lookDir, shardDir string) ([]stages.Output, error) {
 	st, err := readLook(lookDir)
 	if err != nil {
 		return nil, err
@@ -364,35 +391,35 @@ func runSequentialEstimate(p estimateParams, lookDir, shardDir string) ([]Output
 				l.K, l.Trials, l.ProfileEpsilon, l.ProfileDeltaLB, l.ProfileDeltaClaim, p.Delta, l.EpsilonLB, st.EpsClaim)
 		}
 	}
-	outs := []Output{
-		{"audit_trials", pipeline.Int64, int64(p.Trials)},
-		{"audit_score", pipeline.String, p.Score},
-		{"threshold_method", pipeline.String, "sequential split"},
-		{"epsilon_lb", pipeline.Float64, r.EpsilonLB},
-		{"estimate_family", pipeline.String, audit.FamilySequential},
-		{"estimate_valid", pipeline.Bool, true},
-		{"epsilon_lb_confidence", pipeline.Float64, p.Confidence},
-		{"audit_repeats", pipeline.Int64, int64(1)},
-		{"epsilon_lb_median", pipeline.Float64, r.EpsilonLB},
-		{"epsilon_lb_min", pipeline.Float64, r.EpsilonLB},
-		{"epsilon_lb_max", pipeline.Float64, r.EpsilonLB},
-		{"epsilon_lb_repeats", pipeline.String, string(lbJSON)},
-		{"sequential_test", pipeline.String, p.Sequential.Test},
-		{"sequential_trials_used", pipeline.Int64, int64(r.TrialsUsed)},
-		{"sequential_looks", pipeline.Int64, int64(len(st.Looks))},
-		{"sequential_stopped", pipeline.String, r.Stopped},
-		{"sequential_look_trials", pipeline.String, string(nsJSON)},
-		{"sequential_look_alpha", pipeline.Float64, l.Alpha},
-		{"sequential_epsilon_lb_max", pipeline.Float64, r.EpsilonLBMax},
-		{"threshold", pipeline.Float64, l.Threshold},
-		{"fpr", pipeline.Float64, l.Counts.FPR()},
-		{"fnr", pipeline.Float64, l.Counts.FNR()},
-		{"fpr_upper", pipeline.Float64, l.FPRUpper},
-		{"fnr_upper", pipeline.Float64, l.FNRUpper},
-		{"profile_epsilon", pipeline.Float64, l.ProfileEpsilon},
-		{"profile_delta_lb", pipeline.Float64, l.ProfileDeltaLB},
-		{"profile_delta_claim", pipeline.Float64, l.ProfileDeltaClaim},
-		{"violation_detail", pipeline.String, detail},
+	outs := []stages.Output{
+		stages.Int("audit_trials", int64(p.Trials)),
+		stages.Str("audit_score", p.Score),
+		stages.Str("threshold_method", "sequential split"),
+		stages.F64("epsilon_lb", r.EpsilonLB),
+		stages.Str("estimate_family", audit.FamilySequential),
+		stages.Bool("estimate_valid", true),
+		stages.F64("epsilon_lb_confidence", p.Confidence),
+		stages.Int("audit_repeats", int64(1)),
+		stages.F64("epsilon_lb_median", r.EpsilonLB),
+		stages.F64("epsilon_lb_min", r.EpsilonLB),
+		stages.F64("epsilon_lb_max", r.EpsilonLB),
+		stages.Str("epsilon_lb_repeats", string(lbJSON)),
+		stages.Str("sequential_test", p.Sequential.Test),
+		stages.Int("sequential_trials_used", int64(r.TrialsUsed)),
+		stages.Int("sequential_looks", int64(len(st.Looks))),
+		stages.Str("sequential_stopped", r.Stopped),
+		stages.Str("sequential_look_trials", string(nsJSON)),
+		stages.F64("sequential_look_alpha", l.Alpha),
+		stages.F64("sequential_epsilon_lb_max", r.EpsilonLBMax),
+		stages.F64("threshold", l.Threshold),
+		stages.F64("fpr", l.Counts.FPR()),
+		stages.F64("fnr", l.Counts.FNR()),
+		stages.F64("fpr_upper", l.FPRUpper),
+		stages.F64("fnr_upper", l.FNRUpper),
+		stages.F64("profile_epsilon", l.ProfileEpsilon),
+		stages.F64("profile_delta_lb", l.ProfileDeltaLB),
+		stages.F64("profile_delta_claim", l.ProfileDeltaClaim),
+		stages.Str("violation_detail", detail),
 	}
 	if p.TrainingRuns > 0 { // a trained model: one training per trial used
 		p.TrainingRuns = r.TrialsUsed

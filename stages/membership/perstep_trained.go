@@ -1,4 +1,4 @@
-package stages
+package membership
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/rng"
-	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // Per-step white-box audit of a trained model (Nasr, Hayes, Steinke,
@@ -39,35 +39,36 @@ var perStepColumns = []string{"per_step_runs", "per_step_samples", "per_step_thr
 	"per_step_cp_epsilon_lb", "per_step_claim_step_epsilon"}
 
 type perStepTrainParams struct {
-	Key      string     `json:"point_key"`
-	Data     DataParams `json:"data"`
-	Arch     learn.Arch `json:"arch"`
-	DPSGD    TrainDPSGD `json:"dpsgd"`
-	Canaries int        `json:"canaries"`
-	Seed     int64      `json:"seed"`
-	Repeat   int        `json:"repeat,omitempty"`
-	Run      int        `json:"run,omitempty"`
+	Key      string            `json:"point_key"`
+	Data     stages.DataParams `json:"data"`
+	Arch     learn.Arch        `json:"arch"`
+	DPSGD    stages.TrainDPSGD `json:"dpsgd"`
+	Canaries int               `json:"canaries"`
+	Seed     int64             `json:"seed"`
+	Repeat   int               `json:"repeat,omitempty"`
+	Run      int               `json:"run,omitempty"`
 }
 
 // perStepTrainedStages adds audit.runs training nodes per repeat, repeat
 // by repeat; run 0 of repeat 0 has the point's key, run k > 0 its own
 // derived key (its own θ_0, canary parameters and streams).
-func perStepTrainedStages(name string, pt spec.Point, env Env, repeats int, b *Build) (string, []string, []*pipeline.Node, error) {
+func perStepTrainedStages(b *stages.Build, repeats int) (string, []string, []*pipeline.Node, error) {
+	name, pt, env := b.Name, b.Point, b.Env
 	exp := pt.Exp
-	arch, data, err := TrainedModel(exp, env.DataDir)
+	arch, data, err := stages.TrainedModel(exp, env.DataDir)
 	if err != nil {
 		return "", nil, nil, err
 	}
 	if err := checkGradientCanaries(data, arch, env.DataDir, "per-step", exp.Audit.Trials); err != nil {
 		return "", nil, nil, err
 	}
-	p := perStepTrainParams{Data: data, Arch: arch, DPSGD: TrainConfig(exp.DPSGD), Canaries: exp.Audit.Trials, Seed: exp.Seed}
-	base := HashKey(p)
+	p := perStepTrainParams{Data: data, Arch: arch, DPSGD: stages.TrainConfig(exp.DPSGD), Canaries: exp.Audit.Trials, Seed: exp.Seed}
+	base := stages.HashKey(p)
 	var keys []string
 	var nodes []*pipeline.Node
 	runs := max(exp.Audit.Runs, 1)
 	for r := range repeats {
-		rk := RepeatKey(base, r)
+		rk := stages.RepeatKey(base, r)
 		keys = append(keys, rk)
 		for k := range runs {
 			q := p
@@ -78,8 +79,8 @@ func perStepTrainedStages(name string, pt spec.Point, env Env, repeats int, b *B
 			nodes = append(nodes, b.Add(&pipeline.Node{
 				Kind: "perstep_train", Version: perStepTrainVersion, Params: q,
 				Label: fmt.Sprintf("per-step audit, %d Dirac canaries, %s %s σ=%.4g q=%.4g T=%d, run %d/%d%s", q.Canaries, data.Source.Name, arch.Kind,
-					q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, k+1, runs, RepeatLabel(r, repeats)),
-				Slot: fmt.Sprintf("%s/perstep/%d/%d%s", name, pt.Index, k, RepeatSlot(r)),
+					q.DPSGD.NoiseMultiplier, q.DPSGD.SamplingRate, q.DPSGD.Steps, k+1, runs, stages.RepeatLabel(r, repeats)),
+				Slot: fmt.Sprintf("%s/perstep/%d/%d%s", name, pt.Index, k, stages.RepeatSlot(r)),
 				Run:  func(ctx context.Context, w *pipeline.Work) error { return runPerStepTrain(ctx, q, env.DataDir, w) },
 			}))
 		}
@@ -160,7 +161,7 @@ func runPerStepTrain(ctx context.Context, p perStepTrainParams, dataDir string, 
 	t.Add("trial", pipeline.Int64, trial)
 	t.Add("world", pipeline.Int64, world)
 	t.Add("projection", pipeline.Float64, proj)
-	return pipeline.WriteParquet(filepath.Join(w.Dir, TrialsFile), t)
+	return pipeline.WriteParquet(filepath.Join(w.Dir, stages.TrialsFile), t)
 }
 
 // perStepEstimate bounds the per-step Gaussian μ (the samples are
@@ -235,23 +236,23 @@ func perStepEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc f
 	}
 	pv := audit.PerStepPValue(r, claimMu)
 	return repeatEstimate{
-		outs: []Output{
-			{"per_step_runs", pipeline.Int64, int64(max(p.Runs, 1))},
-			{"per_step_samples", pipeline.Int64, int64(len(scores))},
-			{"per_step_threshold", pipeline.Float64, r.Threshold},
-			{"per_step_fpr_upper", pipeline.Float64, r.FPRUpper},
-			{"per_step_fnr_upper", pipeline.Float64, r.FNRUpper},
-			{"per_step_mu_lb", pipeline.Float64, r.MuLower},
-			{"per_step_mu_ub", pipeline.Float64, r.MuUpper},
-			{"per_step_mu_point", pipeline.Float64, r.MuPoint},
-			{"per_step_claim_mu", pipeline.Float64, claimMu},
-			{"per_step_sampling_rate", pipeline.Float64, q},
-			{"per_step_composition", pipeline.String, composition},
-			{"per_step_claim", pipeline.String, claim},
-			{"epsilon_per_step_point", pipeline.Float64, point},
-			{"epsilon_per_step_ub", pipeline.Float64, ub},
-			{"per_step_cp_epsilon_lb", pipeline.Float64, r.EpsilonStepLB},
-			{"per_step_claim_step_epsilon", pipeline.Float64, stepEps},
+		outs: []stages.Output{
+			stages.Int("per_step_runs", int64(max(p.Runs, 1))),
+			stages.Int("per_step_samples", int64(len(scores))),
+			stages.F64("per_step_threshold", r.Threshold),
+			stages.F64("per_step_fpr_upper", r.FPRUpper),
+			stages.F64("per_step_fnr_upper", r.FNRUpper),
+			stages.F64("per_step_mu_lb", r.MuLower),
+			stages.F64("per_step_mu_ub", r.MuUpper),
+			stages.F64("per_step_mu_point", r.MuPoint),
+			stages.F64("per_step_claim_mu", claimMu),
+			stages.F64("per_step_sampling_rate", q),
+			stages.Str("per_step_composition", composition),
+			stages.Str("per_step_claim", claim),
+			stages.F64("epsilon_per_step_point", point),
+			stages.F64("epsilon_per_step_ub", ub),
+			stages.F64("per_step_cp_epsilon_lb", r.EpsilonStepLB),
+			stages.F64("per_step_claim_step_epsilon", stepEps),
 		},
 		family: audit.FamilyPerStepGDP, valid: true, epsLB: lb, conf: r.Confidence, method: "per_step",
 		pValue: pv, violation: pv < 1-p.Confidence,

@@ -1,13 +1,13 @@
-package stages
+package membership
 
 import (
 	"fmt"
 	"math"
 
 	"github.com/dpaudit/dpaudit/audit"
-	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // oneRunColumns are the estimator-specific summary columns of a one-run
@@ -91,30 +91,30 @@ func oneRunEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc fl
 	if err != nil {
 		return repeatEstimate{}, err
 	}
-	outs := []Output{
-		{"one_run_canaries", pipeline.String, canaries},
-		{"one_run_guesses", pipeline.Int64, int64(r.Guesses)},
-		{"one_run_correct", pipeline.Int64, int64(r.Correct)},
-		{"one_run_fdp_epsilon_lb", pipeline.Float64, fdp.EpsilonLB},
-		{"one_run_fdp_mu", pipeline.Float64, fdpMu},
-		{"one_run_fdp_guesses", pipeline.Int64, int64(fdp.Guesses)},
-		{"one_run_fdp_correct", pipeline.Int64, int64(fdp.Correct)},
-		{"one_run_fdp_family", pipeline.String, audit.FamilyOneRunFDP},
-		{"one_run_fdp_claim", pipeline.String, "gaussian (mu-GDP)"},
+	outs := []stages.Output{
+		stages.Str("one_run_canaries", canaries),
+		stages.Int("one_run_guesses", int64(r.Guesses)),
+		stages.Int("one_run_correct", int64(r.Correct)),
+		stages.F64("one_run_fdp_epsilon_lb", fdp.EpsilonLB),
+		stages.F64("one_run_fdp_mu", fdpMu),
+		stages.Int("one_run_fdp_guesses", int64(fdp.Guesses)),
+		stages.Int("one_run_fdp_correct", int64(fdp.Correct)),
+		stages.Str("one_run_fdp_family", audit.FamilyOneRunFDP),
+		stages.Str("one_run_fdp_claim", "gaussian (mu-GDP)"),
 	}
 	osEps := math.NaN()
 	fam, claimMu, ok := osFamilyOf(p.Claim)
 	if !ok {
 		outs = append(outs,
-			Output{"one_run_os_epsilon_lb", pipeline.Float64, math.NaN()},
-			Output{"one_run_os_mu", pipeline.Float64, math.NaN()},
-			Output{"one_run_os_guesses", pipeline.Int64, int64(0)},
-			Output{"one_run_os_mistakes", pipeline.Int64, int64(0)},
-			Output{"one_run_os_family", pipeline.String, audit.FamilyOneRunOrderStats},
-			Output{"one_run_os_claim", pipeline.String, "none (no order-statistics family for T > 1 steps with q < 1)"},
-			Output{"one_run_os_claim_mu", pipeline.Float64, math.NaN()},
-			Output{"one_run_os_claim_p_value", pipeline.Float64, math.NaN()},
-			Output{"one_run_os_at_range_end", pipeline.Bool, false},
+			stages.F64("one_run_os_epsilon_lb", math.NaN()),
+			stages.F64("one_run_os_mu", math.NaN()),
+			stages.Int("one_run_os_guesses", int64(0)),
+			stages.Int("one_run_os_mistakes", int64(0)),
+			stages.Str("one_run_os_family", audit.FamilyOneRunOrderStats),
+			stages.Str("one_run_os_claim", "none (no order-statistics family for T > 1 steps with q < 1)"),
+			stages.F64("one_run_os_claim_mu", math.NaN()),
+			stages.F64("one_run_os_claim_p_value", math.NaN()),
+			stages.Bool("one_run_os_at_range_end", false),
 		)
 	} else {
 		rr := o.OrderStatsGuesses
@@ -133,24 +133,24 @@ func oneRunEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc fl
 		}
 		osEps = os.EpsilonLB
 		outs = append(outs,
-			Output{"one_run_os_epsilon_lb", pipeline.Float64, os.EpsilonLB},
-			Output{"one_run_os_mu", pipeline.Float64, os.Mu},
-			Output{"one_run_os_guesses", pipeline.Int64, int64(os.Guesses)},
-			Output{"one_run_os_mistakes", pipeline.Int64, int64(os.Mistakes)},
-			Output{"one_run_os_family", pipeline.String, audit.FamilyOneRunOrderStats},
-			Output{"one_run_os_claim", pipeline.String, fam.Name()},
-			Output{"one_run_os_claim_mu", pipeline.Float64, claimMu},
-			Output{"one_run_os_claim_p_value", pipeline.Float64, cpv},
-			Output{"one_run_os_at_range_end", pipeline.Bool, os.AtRangeEnd},
+			stages.F64("one_run_os_epsilon_lb", os.EpsilonLB),
+			stages.F64("one_run_os_mu", os.Mu),
+			stages.Int("one_run_os_guesses", int64(os.Guesses)),
+			stages.Int("one_run_os_mistakes", int64(os.Mistakes)),
+			stages.Str("one_run_os_family", audit.FamilyOneRunOrderStats),
+			stages.Str("one_run_os_claim", fam.Name()),
+			stages.F64("one_run_os_claim_mu", claimMu),
+			stages.F64("one_run_os_claim_p_value", cpv),
+			stages.Bool("one_run_os_at_range_end", os.AtRangeEnd),
 		)
 	}
 	return repeatEstimate{
 		outs:   outs,
 		family: audit.FamilyOneRun, valid: true, epsLB: r.EpsilonLB, conf: r.Confidence, method: "one_run",
 		pValue: pv, violation: r.EpsilonLB > epsAcc,
-		extra: []Output{
-			{"one_run_fdp_epsilon_lb", pipeline.Float64, fdp.EpsilonLB},
-			{"one_run_os_epsilon_lb", pipeline.Float64, osEps},
+		extra: []stages.Output{
+			stages.F64("one_run_fdp_epsilon_lb", fdp.EpsilonLB),
+			stages.F64("one_run_os_epsilon_lb", osEps),
 		},
 	}, nil
 }

@@ -1,10 +1,10 @@
-package stages
+package membership
 
 import (
 	"fmt"
 	"math"
 
-	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // headlineColumns hold one of an audit's estimates (audit.headline) in
@@ -24,7 +24,7 @@ const (
 // confidence, the point estimate and the upper end of its interval where
 // the family has them (NaN otherwise), whether a proof covers the lower
 // bound for the claim it names, and the bound over the claim's ε.
-func headlineOutputs(h string, outs []Output) ([]Output, error) {
+func headlineOutputs(h string, outs []stages.Output) ([]stages.Output, error) {
 	get := func(name string) any {
 		for _, o := range outs {
 			if o.Name == name {
@@ -72,13 +72,13 @@ func headlineOutputs(h string, outs []Output) ([]Output, error) {
 	default:
 		return nil, fmt.Errorf("unknown headline estimate %q", h)
 	}
-	return []Output{
-		{"headline_family", pipeline.String, h},
-		{"headline_claim", pipeline.String, claim},
-		{"headline_valid", pipeline.Bool, valid},
-		{"headline_epsilon_lb", pipeline.Float64, lb},
-		{"headline_epsilon_point", pipeline.Float64, point},
-		{"headline_epsilon_hi", pipeline.Float64, hi},
-		{"headline_ratio", pipeline.Float64, lb / f("epsilon_accountant")},
+	return []stages.Output{
+		stages.Str("headline_family", h),
+		stages.Str("headline_claim", claim),
+		stages.Bool("headline_valid", valid),
+		stages.F64("headline_epsilon_lb", lb),
+		stages.F64("headline_epsilon_point", point),
+		stages.F64("headline_epsilon_hi", hi),
+		stages.F64("headline_ratio", lb/f("epsilon_accountant")),
 	}, nil
 }
