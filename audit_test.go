@@ -105,8 +105,9 @@ func TestFindABugExampleIsFlagged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vs) != 1 || !(vs[0].EpsilonLB > vs[0].EpsilonAccountant) || vs[0].Method != "split" ||
-		!strings.Contains(vs[0].Claim, "σ=1.627") || !strings.Contains(vs[0].Trained, "σ=0.6") || !strings.HasPrefix(vs[0].Familywise, "holm") {
+	if len(vs) != 1 || vs[0].Game != "membership" || vs[0].Column != "violation" || !(vs[0].Value > vs[0].Limit) ||
+		!strings.Contains(vs[0].Message, "split thresholds") || !strings.Contains(vs[0].Claimed, "σ=1.627") || !strings.Contains(vs[0].Trained, "σ=0.6") ||
+		len(vs[0].Notes) != 1 || !strings.HasPrefix(vs[0].Notes[0], "family-wise correction: holm") {
 		t.Fatalf("violations %+v", vs)
 	}
 	// Without the bug there is none.

@@ -123,17 +123,17 @@ func TestIdentifiabilityViolation(t *testing.T) {
 	body := strings.Replace(fmt.Sprintf(identSpec, "claimed_noise_multiplier: 8.38\n  sensitivity: global"), `"=bernau_noise(0.9, dpsgd.delta, dpsgd.steps)"`, "0.5", 1)
 	path := writeSpec(t, dir, "bug.yaml", body)
 	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
-	vs, err := IdentifiabilityViolations(res.Summary)
+	vs, err := Violations(res.Summary)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vs) != 1 || !(vs[0].DeltaPrimeLo > vs[0].Delta) {
+	if len(vs) != 1 || vs[0].Game != "identifiability" || !(vs[0].Value > vs[0].Limit) || !strings.Contains(vs[0].Message, "exceeded ρ_β") {
 		t.Fatalf("violations %+v", vs)
 	}
 	// The honest configuration is not flagged.
 	path = writeSpec(t, dir, "ok.yaml", fmt.Sprintf(identSpec, ""))
 	_, res = runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results-ok")})
-	if vs, _ := IdentifiabilityViolations(res.Summary); len(vs) != 0 {
+	if vs, _ := Violations(res.Summary); len(vs) != 0 {
 		t.Fatalf("honest run flagged: %+v", vs)
 	}
 }

@@ -272,7 +272,9 @@ func writeReportPage(dir string) (string, error) {
 		}
 		pg.Figures = append(pg.Figures, pf)
 	}
-	pg.Banner = violationLines(sum, m)
+	if pg.Banner, err = violationLines(sum, m); err != nil {
+		return "", err
+	}
 	if len(pg.Banner) > 0 {
 		pg.BannerTitle = fmt.Sprintf("PRIVACY VIOLATION: %d of %d point(s) break their claimed guarantee", len(pg.Banner), sum.Rows())
 	}
@@ -285,17 +287,15 @@ func writeReportPage(dir string) (string, error) {
 	return out, writeFileAtomic(out, buf.Bytes())
 }
 
-// violationLines lists every row that a violation column flags: the
-// membership audit's `violation`, and any `<game>_violation` column the
-// other games write (reconstruction, δ′), with the point's parameters.
-func violationLines(sum *pipeline.Table, m *Manifest) []string {
-	var flags []*pipeline.Column
-	for _, c := range sum.Columns {
-		if c.Type == pipeline.Bool && (c.Name == "violation" || strings.HasSuffix(c.Name, "_violation")) {
-			flags = append(flags, c)
-		}
+// violationLines lists every violation the registered games read from the
+// summary, with the point's parameters, what was measured against what,
+// and what was claimed and what was trained.
+func violationLines(sum *pipeline.Table, m *Manifest) ([]string, error) {
+	vs, err := stages.Violations(games, sum)
+	if err != nil || len(vs) == 0 {
+		return nil, err
 	}
-	params := map[int]string{}
+	params := map[int64]string{}
 	for _, pt := range m.Points {
 		var keys []string
 		for k := range pt.Values {
@@ -306,33 +306,17 @@ func violationLines(sum *pipeline.Table, m *Manifest) []string {
 		for _, k := range keys {
 			kv = append(kv, fmt.Sprintf("%s=%v", k, pt.Values[k]))
 		}
-		params[pt.Index] = strings.Join(kv, " ")
+		params[int64(pt.Index)] = strings.Join(kv, " ")
 	}
 	var out []string
-	idx := sum.Col("point_index")
-	for i := 0; i < sum.Rows(); i++ {
-		for _, f := range flags {
-			if f.Values[i] != true {
-				continue
-			}
-			pi := -1
-			if idx != nil {
-				if v, ok := idx.Values[i].(int64); ok {
-					pi = int(v)
-				}
-			}
-			line := fmt.Sprintf("point %d [%s] %s", pi, f.Name, params[pi])
-			if f.Name == "violation" {
-				if dc := sum.Col("violation_detail"); dc != nil && dc.Values[i] != nil && dc.Values[i] != "" {
-					line += fmt.Sprintf(": %v", dc.Values[i])
-				} else if lb, acc := sum.Col("epsilon_lb"), sum.Col("epsilon_accountant"); lb != nil && acc != nil {
-					line += fmt.Sprintf(": ε lower bound %.4g > accountant ε %.4g", lb.Float(i), acc.Float(i))
-				}
-			}
-			out = append(out, line)
+	for _, v := range vs {
+		line := fmt.Sprintf("point %d [%s] %s: %s", v.PointIndex, v.Column, params[v.PointIndex], v.Message)
+		if v.Claimed != "" {
+			line += fmt.Sprintf("; claimed: %s; trained: %s", v.Claimed, v.Trained)
 		}
+		out = append(out, line)
 	}
-	return out
+	return out, nil
 }
 
 func provenance(m *Manifest) [][2]string {

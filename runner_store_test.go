@@ -250,10 +250,11 @@ func TestResultsAreCopiesNotLinks(t *testing.T) {
 	}
 }
 
-// Reproduces issue 15 (4): keys followed hand-bumped versions only. The
-// code fingerprint is in every key; plan says "code changed".
+// Keys do not follow hand-bumped versions only: the code fingerprint is in
+// every key, a change of every package's code changes every key, and plan
+// says "code changed"; --reuse-across-versions reuses the old nodes.
 func TestCodeChangeInvalidatesKeys(t *testing.T) {
-	defer pipeline.SetCodeFingerprint(CodeFingerprint())
+	defer func(old func(string) string) { codeOf = old }(codeOf)
 	dir := t.TempDir()
 	path := writeSpec(t, dir, "small.yaml", smallAudit)
 	o := Options{Store: filepath.Join(dir, "s"), Results: filepath.Join(dir, "r"), Jobs: 2}
@@ -261,7 +262,8 @@ func TestCodeChangeInvalidatesKeys(t *testing.T) {
 	if len(CodeFingerprint()) != 16 || pipeline.CodeFingerprint() != CodeFingerprint() {
 		t.Fatalf("fingerprint %q", CodeFingerprint())
 	}
-	pipeline.SetCodeFingerprint("a-numerics-change")
+	old := codeOf
+	codeOf = func(pkg string) string { return old(pkg) + " numerics=changed" }
 	p2, err := Load(path, o)
 	if err != nil {
 		t.Fatal(err)

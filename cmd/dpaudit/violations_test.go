@@ -28,3 +28,23 @@ reconstruction: {attack: prior_aware, prior_size: 10, trials: 2000, claimed_nois
 		t.Fatalf("--fail-on-violation: exit %d, want %d", code, exitViolation)
 	}
 }
+
+// A membership violation names what was measured against the claim, what
+// was claimed and what was trained, and the family-wise correction.
+func TestRunReportsMembershipViolation(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "bug.yaml")
+	os.WriteFile(spec, []byte(`name: bug
+seed: 1
+model: {arch: ideal}
+dpsgd: {noise_multiplier: 0.6, sampling_rate: 1, steps: 4}
+audit: {threat_model: gradient, trials: 2000, claimed_noise_multiplier: 6}
+`), 0o644)
+	code, _, errs := cli(t, "run", spec, "--store", filepath.Join(dir, "s"), "--results", filepath.Join(dir, "r"))
+	for _, want := range []string{"PRIVACY VIOLATION: 1 of 1 point(s) of bug break their claimed guarantee", "empirical ε lower bound",
+		"    claimed: ", "σ=6,", "    trained: σ=0.6,", "family-wise correction: ", "Trials: "} {
+		if code != 0 || !strings.Contains(errs, want) {
+			t.Errorf("exit %d, stderr lacks %q:\n%s", code, want, errs)
+		}
+	}
+}
