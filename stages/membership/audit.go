@@ -629,7 +629,7 @@ func runEstimate(p estimateParams, dirs []string) ([]stages.Output, error) {
 		pv = math.Min(1, pv*float64(len(reps)))
 		violation = first.violation
 		if len(reps) > 1 {
-			violation = pv < 1-p.Confidence
+			violation = audit.Below(pv, 1-p.Confidence, audit.ClaimTolerance)
 		}
 	}
 	outs := []stages.Output{

@@ -147,7 +147,7 @@ func oneRunEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc fl
 	return repeatEstimate{
 		outs:   outs,
 		family: audit.FamilyOneRun, valid: true, epsLB: r.EpsilonLB, conf: r.Confidence, method: "one_run",
-		pValue: pv, violation: r.EpsilonLB > epsAcc,
+		pValue: pv, violation: audit.Exceeds(r.EpsilonLB, epsAcc, audit.ClaimTolerance),
 		extra: []stages.Output{
 			stages.F64("one_run_fdp_epsilon_lb", fdp.EpsilonLB),
 			stages.F64("one_run_os_epsilon_lb", osEps),

@@ -255,6 +255,6 @@ func perStepEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc f
 			stages.F64("per_step_claim_step_epsilon", stepEps),
 		},
 		family: audit.FamilyPerStepGDP, valid: true, epsLB: lb, conf: r.Confidence, method: "per_step",
-		pValue: pv, violation: pv < 1-p.Confidence,
+		pValue: pv, violation: audit.Below(pv, 1-p.Confidence, audit.ClaimTolerance),
 	}, nil
 }

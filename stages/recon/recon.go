@@ -571,7 +571,7 @@ func runReconEstimate(p reconEstimateParams, shards []string, boundDir string) (
 		stages.F64("recon_mean_target_steps", stepSum/float64(total)),
 		stages.F64("recon_mean_clipped_grad_norm", stages.OrNull(meanNorm)),
 		stages.F64("recon_mean_inversion_mse", stages.OrNull(meanMSE)),
-		stages.Bool("rero_violation", lo > gammaHi),
+		stages.Bool("rero_violation", audit.Exceeds(lo, gammaHi, audit.ClaimTolerance)),
 	}, nil
 }
 
