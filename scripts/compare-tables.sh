@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs example specs with two dpaudit builds, each into its own store and
 # results root, and compares every published table byte for byte (cmp):
-# summary.parquet and every trials part. A restructuring that keeps node
+# summary.parquet, every trials part, and the figures drawn from them. A restructuring that keeps node
 # kinds, parameters and columns must leave every table identical.
 #
 #   scripts/compare-tables.sh OLD NEW [SPEC ...]
@@ -123,6 +123,12 @@ for spec in "${specs[@]}"; do
     else
       differ+=("$t")
     fi
+  done
+  # Figures are drawn from the tables by the figure nodes: the same bytes.
+  figs=$(cd "$a" && find . -path './figures/*' -type f | sort)
+  for f in $figs; do
+    n=$((n + 1))
+    cmp -s "$a/$f" "$b/$f" || differ+=("$f")
   done
   same="$((n - reordered - ${#differ[@]})) byte-identical"
   [ $reordered = 0 ] || same="$same, $reordered equal cell for cell (footer encoding-statistics order)"

@@ -21,7 +21,7 @@ type accountantParams struct {
 	Delta           float64 `json:"delta"`
 	Conversion      string  `json:"conversion,omitempty"`   // rdp only
 	PLDInterval     float64 `json:"pld_interval,omitempty"` // pld only
-	PLDMemory       int64   `json:"pld_memory,omitempty"`   // pld only: bytes (0: a quarter of RAM)
+	PLDMemory       int64   `json:"pld_memory,omitempty"`   // pld and best only: bytes (pldMemory)
 	Epsilon         float64 `json:"epsilon,omitempty"`      // also report δ(ε)
 }
 
@@ -43,9 +43,9 @@ func accountantCalcs(exp *spec.Experiment, a *spec.AccountantBound) []stages.Cal
 		case "rdp":
 			p.Conversion = a.Conversion
 		case "pld":
-			p.PLDInterval, p.PLDMemory = a.PLDInterval, a.PLDMemMiB<<20
+			p.PLDInterval, p.PLDMemory = a.PLDInterval, pldMemory(a)
 		case "best":
-			p.Conversion, p.PLDInterval, p.PLDMemory = a.Conversion, a.PLDInterval, a.PLDMemMiB<<20
+			p.Conversion, p.PLDInterval, p.PLDMemory = a.Conversion, a.PLDInterval, pldMemory(a)
 		}
 		out = append(out, stages.Calc{
 			Kind:    "accountant",
@@ -58,6 +58,19 @@ func accountantCalcs(exp *spec.Experiment, a *spec.AccountantBound) []stages.Cal
 		})
 	}
 	return out
+}
+
+// pldMemory is the memory cap in bytes the PLD of an entry runs under: the
+// spec's pld_memory_mib, else this machine's default (a quarter of its
+// RAM). The interval the PLD coarsens to, and so its ε, depends on the
+// cap, so the node keys on the cap it uses: machines with different RAM
+// sharing a store compute their own nodes instead of storing different
+// values under one key.
+func pldMemory(a *spec.AccountantBound) int64 {
+	if a.PLDMemMiB > 0 {
+		return a.PLDMemMiB << 20
+	}
+	return privacy.DefaultPLDMemory()
 }
 
 func accountantColumns(p accountantParams) []string {
