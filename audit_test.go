@@ -123,7 +123,7 @@ func TestFindABugExampleIsFlagged(t *testing.T) {
 
 // The six adversaries of Nasr et al. on a small trained model at ε = 8 (a
 // large ε so that 1000 trials separate the strong adversaries), checked
-// for their wiring (issue 11): each adversary's AUC is above ½ at 95%
+// for their wiring: each adversary's AUC is above ½ at 95%
 // (one-sided, Hanley–McNeil) and its ε lower bound reaches a minimum, and
 // the same check on the same trials with the distinguisher's direction
 // flipped fails (so a flipped loss or watermark direction cannot pass
@@ -325,7 +325,7 @@ audit: {threat_model: malicious_dataset, trials: 4000, threshold: bonferroni, bo
 	}
 }
 
-// audit.splits: k runs the split estimate over k seeded splits (issue 12),
+// audit.splits: k runs the split estimate over k seeded splits,
 // labelled so and still valid.
 func TestSplitsFromSpec(t *testing.T) {
 	dir := t.TempDir()

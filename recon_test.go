@@ -134,7 +134,7 @@ sweep:
 }
 
 // A point with a membership audit and a reconstruction audit reports both
-// in one summary row with both bounds (issue 8 item 7); the trained game
+// in one summary row with both bounds; the trained game
 // runs end to end with the spec's own rero entry (no duplicate columns);
 // the rows of both games are published.
 func TestReconAndMembershipOneRow(t *testing.T) {

@@ -154,44 +154,9 @@ func Report(target string, o Options) (*ReportResult, error) {
 	} else if rep, err = decodeReport(dir, m.Report); err != nil {
 		return nil, &InputError{fmt.Errorf("%s: the report block recorded in manifest.json: %w", dir, err)}
 	}
-	tables, err := report.FindTables(dir)
-	if err != nil {
-		return nil, &InputError{err}
-	}
-	sum, err := pipeline.ReadParquet(tables.Summary)
+	res, files, err := redrawFigures(dir, rep, m)
 	if err != nil {
 		return nil, err
-	}
-	if rep != nil {
-		// Check the figures against the tables as they are.
-		avail := report.Available{}
-		for _, c := range sum.Columns {
-			avail.Summary = append(avail.Summary, c.Name)
-		}
-		if len(tables.Trials) > 0 {
-			avail.Trials = m.trialColumns(tables.Trials[0].Path)
-		}
-		if probs := report.Check(rep, avail); len(probs) > 0 {
-			var msgs []string
-			for _, p := range probs {
-				msgs = append(msgs, p.Path+": "+p.Msg)
-			}
-			return nil, &InputError{fmt.Errorf("%s: the figures do not fit the tables:\n  %s", dir, strings.Join(msgs, "\n  "))}
-		}
-	}
-	res := &ReportResult{Dir: dir}
-	files := map[string][]byte{}
-	if rep != nil {
-		for i := range rep.Figures {
-			info, fs, err := figure.Draw(&rep.Figures[i], sum, tables.Trials)
-			if err != nil {
-				return nil, err
-			}
-			for k, v := range fs {
-				files[k] = v
-			}
-			res.Figures = append(res.Figures, *info)
-		}
 	}
 	err = replaceDir(filepath.Join(dir, "figures"), func(tmp string) error {
 		for name, b := range files {
@@ -216,6 +181,51 @@ func Report(target string, o Options) (*ReportResult, error) {
 		return nil, &InputError{fmt.Errorf("cannot write the report page: %w", errUnwrap(err))}
 	}
 	return res, nil
+}
+
+// redrawFigures draws the report block's figures from the tables of the
+// results folder dir, after checking them against the tables' columns:
+// the files by name, and what Report returns.
+func redrawFigures(dir string, rep *spec.Report, m *Manifest) (*ReportResult, map[string][]byte, error) {
+	tables, err := report.FindTables(dir)
+	if err != nil {
+		return nil, nil, &InputError{err}
+	}
+	sum, err := pipeline.ReadParquet(tables.Summary)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &ReportResult{Dir: dir}
+	files := map[string][]byte{}
+	if rep == nil {
+		return res, files, nil
+	}
+	// Check the figures against the tables as they are.
+	avail := report.Available{}
+	for _, c := range sum.Columns {
+		avail.Summary = append(avail.Summary, c.Name)
+	}
+	if len(tables.Trials) > 0 {
+		avail.Trials = m.trialColumns(tables.Trials[0].Path)
+	}
+	if probs := report.Check(rep, avail); len(probs) > 0 {
+		var msgs []string
+		for _, p := range probs {
+			msgs = append(msgs, p.Path+": "+p.Msg)
+		}
+		return nil, nil, &InputError{fmt.Errorf("%s: the figures do not fit the tables:\n  %s", dir, strings.Join(msgs, "\n  "))}
+	}
+	for i := range rep.Figures {
+		info, fs, err := figure.Draw(&rep.Figures[i], sum, tables.Trials)
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, v := range fs {
+			files[k] = v
+		}
+		res.Figures = append(res.Figures, *info)
+	}
+	return res, files, nil
 }
 
 func errUnwrap(err error) error {

@@ -59,3 +59,19 @@ func TInterval(mean, sd float64, n int, confidence float64) (lo, hi float64) {
 	half := t * sd / math.Sqrt(float64(n))
 	return mean - half, mean + half
 }
+
+// FractionAtLeast is the fraction of measurements x[i] that respect their
+// lower bounds, x[i] ≥ bound[i] (NaN for none): how often, e.g., a
+// reconstruction's MSE stays above its Cramér–Rao bound.
+func FractionAtLeast(x, bound []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	k := 0
+	for i, v := range x {
+		if v >= bound[i] {
+			k++
+		}
+	}
+	return float64(k) / float64(len(x))
+}

@@ -56,3 +56,30 @@ func TestTInterval(t *testing.T) {
 		t.Errorf("one measurement: [%v, %v]", lo, hi)
 	}
 }
+
+func TestBonferroniPValue(t *testing.T) {
+	for i, c := range []struct {
+		ps   []float64
+		want float64
+	}{
+		{[]float64{0.2}, 0.2},
+		{[]float64{0.2, 0.01, 0.5}, 0.03},
+		{[]float64{0.6, 0.9}, 1},
+	} {
+		if got := BonferroniPValue(c.ps); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("Case %d: BonferroniPValue(%v) = %v, want %v", i, c.ps, got, c.want)
+		}
+	}
+	if !math.IsNaN(BonferroniPValue([]float64{0.1, math.NaN()})) {
+		t.Error("an invalid test's NaN is ignored")
+	}
+}
+
+func TestFractionAtLeast(t *testing.T) {
+	if got := FractionAtLeast([]float64{1, 2, 3, 4}, []float64{1, 3, 2, 5}); got != 0.5 {
+		t.Errorf("FractionAtLeast = %v, want 0.5 (equality respects the bound)", got)
+	}
+	if !math.IsNaN(FractionAtLeast(nil, nil)) {
+		t.Error("no measurement is not NaN")
+	}
+}

@@ -21,7 +21,7 @@ func TestAccountantNoNoiseIsInfinite(t *testing.T) {
 	}
 }
 
-// TestAccountantColumnsRecordHowTheyWereComputed (issue 15): the PLD
+// The accountant's columns record how they were computed: the PLD
 // column comes with the interval actually used (coarsened past 2^23 grid
 // points: MNIST's T = 14063 at pld_interval 1e-6 needs ~9.9M, so 1.6e-5),
 // and best with which accountant won (RDP at σ = 18.89, q = 0.000667,
@@ -35,8 +35,8 @@ func TestAccountantColumnsRecordHowTheyWereComputed(t *testing.T) {
 		return m
 	}
 	// pld_memory_mib: 1024 (6.7M points at 160 bytes per point, below the
-	// old cap of 2^23) keeps this 9.9M-point grid coarsened to 1.6e-5, as
-	// before issue 12 (by default it would run at 1e-6 in ~1.3 GB).
+	// old fixed cap of 2^23 points) keeps this 9.9M-point grid coarsened to
+	// 1.6e-5, as that cap did (by default it would run at 1e-6 in ~1.3 GB).
 	outs, err := runAccountant(accountantParams{Accountant: "pld", NoiseMultiplier: 1.1, SamplingRate: 256.0 / 60000, Steps: 14063, Delta: 1e-5, PLDInterval: 1e-6, PLDMemory: 1024 << 20})
 	if err != nil {
 		t.Fatal(err)

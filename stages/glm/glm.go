@@ -18,7 +18,6 @@ import (
 	"time"
 
 	aglm "github.com/dpaudit/dpaudit/attack/glm"
-	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/bounds"
 	"github.com/dpaudit/dpaudit/datasets"
 	lglm "github.com/dpaudit/dpaudit/learn/glm"
@@ -379,243 +378,6 @@ func targetsOf(a spec.ReconGLM, n int, seed int64, key string, jn []float64) []i
 	return idx
 }
 
-func runGLMRecon(ctx context.Context, p glmReconParams, dataDir string, w *pipeline.Work) ([]stages.Output, error) {
-	tr, te, maxNorm, err := loadGLMData(p.Data, dataDir)
-	if err != nil {
-		return nil, err
-	}
-	l, a := p.Learner, p.Attack
-	mech := mechanismOf(l, p.Data.Bias, tr.N)
-	var fit *glmFit
-	if l.Kind == "output_perturbation" {
-		b, err := os.ReadFile(filepath.Join(w.Inputs[0], glmFitFile))
-		if err != nil {
-			return nil, err
-		}
-		fit = &glmFit{}
-		if err := json.Unmarshal(b, fit); err != nil {
-			return nil, err
-		}
-	}
-	var targets []int
-	if a.Targets == "top_dfil" && fit == nil {
-		return nil, fmt.Errorf("targets top_dfil needs the dFIL of output perturbation")
-	}
-	if a.Targets == "top_dfil" {
-		targets = targetsOf(a, tr.N, p.Seed, stages.HashKey(p.Data), fit.JacobianNorms)
-	} else {
-		targets = targetsOf(a, tr.N, p.Seed, stages.HashKey(p.Data), nil)
-	}
-	if a.Targets == "subset" {
-		sort.Ints(targets)
-	}
-	var att *aglm.Attack
-	if a.Releases > 0 {
-		if att, err = aglm.New(tr, l.Lambda, a.Guard); err != nil {
-			return nil, &stages.PathError{Path: "model.bias", Err: err}
-		}
-	}
-	nt, d := len(targets), tr.D
-	sum, sumSq := make([]float64, nt), make([]float64, nt)
-	sumTot := make([]float64, nt)
-	okCount, failed := make([]int, nt), make([]int, nt)
-	var acc []float64
-	var avg [][]float64 // per target x̂ sums when averaging releases
-	if a.Average > 1 {
-		avg = make([][]float64, nt)
-		for t := range avg {
-			avg[t] = make([]float64, d)
-		}
-	}
-	trialFailed := make([]bool, nt)
-	trialErr := make([]float64, nt)
-	var trialMeans []float64 // per trial: mean per-coordinate MSE over its targets
-	theta := make([]float64, tr.P)
-	xhat := make([]float64, d)
-	x := make([]float64, d)
-	start := time.Now()
-	reconstructions := 0
-	for k := 0; k < a.Releases; k++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		clear(trialFailed)
-		for t := range avg {
-			clear(avg[t])
-		}
-		for m := 0; m < a.Average; m++ {
-			rel := k*a.Average + m
-			src := rng.New(uint64(p.Seed), "glm-release", p.Key, rel)
-			if l.Kind == "pnsgd" {
-				theta = mech.pnsgd.Run(tr, src, theta)
-			} else {
-				theta = mech.op.Release(fit.Theta, src, theta)
-			}
-			acc = append(acc, lglm.Accuracy(te, theta))
-			att.Prepare(theta)
-			for t, i := range targets {
-				xh, _, ok := att.Reconstruct(i, xhat)
-				reconstructions++
-				if !ok {
-					trialFailed[t] = true
-					continue
-				}
-				if a.Average == 1 {
-					trialErr[t] = sqDist(xh, tr.Input(i, x))
-					continue
-				}
-				for c, v := range xh {
-					avg[t][c] += v / float64(a.Average)
-				}
-			}
-		}
-		// Fold the trial in: per target, and the trial's mean over its
-		// targets (the releases are the independent units of the
-		// point's interval; the targets of one trial share a release).
-		var trialSum float64
-		trialN := 0
-		for t, i := range targets {
-			if trialFailed[t] {
-				failed[t]++
-				continue
-			}
-			e := trialErr[t]
-			if a.Average > 1 {
-				e = sqDist(avg[t], tr.Input(i, x))
-			}
-			pc := e / float64(d)
-			sum[t] += pc
-			sumSq[t] += pc * pc
-			sumTot[t] += e
-			okCount[t]++
-			trialSum += pc
-			trialN++
-		}
-		if trialN > 0 {
-			trialMeans = append(trialMeans, trialSum/float64(trialN))
-		}
-	}
-	attackSecs := time.Since(start).Seconds()
-
-	// Per-sample rows.
-	var fisher float64
-	if fit != nil {
-		fisher = mech.op.FisherScale(tr.P)
-	}
-	rows := newGLMRows(nt)
-	var mses []float64
-	respected, respectedN, le1, le1N := 0, 0, 0, 0
-	totalFailed := 0
-	for t, i := range targets {
-		r := rows.row(t)
-		r.index, r.label = int64(i), int64(tr.Y[i])
-		r.trials, r.failed = int64(okCount[t]+failed[t]), int64(failed[t])
-		totalFailed += failed[t]
-		if l.Kind == "pnsgd" {
-			r.epsilon = lglm.PNSGDEpsilon(mech.lipschtz, mech.scale, tr.N, i+1, l.Delta)
-		}
-		if fit != nil {
-			eta := fisher * fit.JacobianNorms[i]
-			r.dfil, r.dfilBound = eta, 1/eta
-		}
-		if okCount[t] == 0 {
-			continue
-		}
-		c := float64(okCount[t])
-		mean := sum[t] / c
-		r.mse, r.mseTotal = mean, sumTot[t]/c
-		mses = append(mses, mean)
-		if a.Interval && okCount[t] >= 2 {
-			sd := math.Sqrt(math.Max(0, (sumSq[t]-c*mean*mean)/(c-1)))
-			lo, hi := audit.TInterval(mean, sd, okCount[t], a.Confidence)
-			r.mseLo, r.mseHi = math.Max(0, lo), hi
-		}
-		if fit != nil {
-			ok := mean >= r.dfilBound
-			r.respected = &ok
-			respectedN++
-			if ok {
-				respected++
-			}
-			if r.dfilBound <= 1 {
-				le1N++
-				if ok {
-					le1++
-				}
-			}
-		}
-	}
-	if err := rows.write(filepath.Join(w.Dir, stages.TrialsFile), l.Kind == "pnsgd", fit != nil, a.Interval); err != nil {
-		return nil, err
-	}
-
-	// Per-point columns.
-	// Every option the papers leave open, defaults included, as resolved
-	// for this point (the spec file alone does not show the defaults).
-	opts, err := json.Marshal(struct {
-		Learner glmLearner    `json:"learner"`
-		Data    glmDataParams `json:"data"`
-		Attack  spec.ReconGLM `json:"attack"`
-	}{l, p.Data, a})
-	if err != nil {
-		return nil, err
-	}
-	outs := []stages.Output{
-		stages.Str("glm_learner", learnerName(l)),
-		stages.Str("glm_options", string(opts)),
-		stages.F64("glm_noise_scale", mech.scale),
-	}
-	if fit != nil {
-		outs = append(outs, stages.F64("glm_grad_norm", fit.GradNorm), stages.Int("glm_newton_steps", int64(fit.Steps)),
-			stages.F64("glm_fit_seconds", fit.FitSeconds), stages.F64("glm_train_accuracy", fit.TrainAccuracy), stages.F64("glm_test_accuracy", fit.TestAccuracy))
-	}
-	relAcc, _ := audit.MeanStd(acc)
-	outs = append(outs, stages.F64("glm_release_test_accuracy", stages.OrNull(relAcc)), stages.F64("glm_max_input_norm", maxNorm),
-		stages.Int("glm_targets", int64(nt)), stages.Int("glm_trials", int64(nt*a.Releases)),
-		stages.Int("glm_releases", int64(a.Releases*a.Average)),
-		stages.Int("glm_failed_trials", int64(totalFailed)))
-	if len(trialMeans) > 0 {
-		m, sd := audit.MeanStd(trialMeans)
-		var tot float64
-		for t := range targets {
-			if okCount[t] > 0 {
-				tot += sumTot[t] / float64(okCount[t])
-			}
-		}
-		outs = append(outs, stages.F64("glm_mse", m))
-		if k := len(trialMeans); k >= 2 {
-			lo, hi := audit.TInterval(m, sd, k, a.Confidence)
-			outs = append(outs, stages.F64("glm_mse_lo", math.Max(0, lo)), stages.F64("glm_mse_hi", hi))
-		}
-		outs = append(outs, stages.F64("glm_mse_median", audit.Median(trialMeans)), stages.F64("glm_mse_total", tot/float64(len(mses))))
-	}
-	if fit != nil {
-		bnds := make([]float64, len(fit.JacobianNorms))
-		for i, v := range fit.JacobianNorms {
-			bnds[i] = 1 / (fisher * v)
-		}
-		sort.Float64s(bnds)
-		outs = append(outs, stages.F64("glm_dfil_bound_min", bnds[0]), stages.F64("glm_dfil_bound_median", audit.Median(bnds)),
-			stages.F64("glm_dfil_bound_max", bnds[len(bnds)-1]), stages.F64("glm_dfil_seconds", fit.DFILSeconds))
-		if respectedN > 0 {
-			outs = append(outs, stages.F64("glm_fraction_respected", float64(respected)/float64(respectedN)))
-		}
-		if le1N > 0 {
-			outs = append(outs, stages.F64("glm_fraction_respected_pred_le1", float64(le1)/float64(le1N)))
-		}
-		outs = append(outs, stages.Str("glm_dfil_assumption", "unbiased attacker (Cramér–Rao; Guo et al. Thm 2): the GLM attack is biased, so a sample below its bound is not a violation"))
-	}
-	bo, err := glmBounds(l, mech, p.Data, a, tr, maxNorm)
-	if err != nil {
-		return nil, err
-	}
-	outs = append(outs, bo...)
-	if reconstructions > 0 && attackSecs > 0 {
-		outs = append(outs, stages.F64("glm_attack_seconds", attackSecs), stages.F64("glm_reconstructions_per_second", float64(reconstructions)/attackSecs))
-	}
-	return outs, nil
-}
-
 func learnerName(l glmLearner) string {
 	if l.Kind == "pnsgd" {
 		return "pnsgd/" + l.Privacy
@@ -640,41 +402,12 @@ func glmBounds(l glmLearner, m mechanism, dp glmDataParams, a spec.ReconGLM, tr 
 		diamI, diam = 2*l.NormBound, 2*l.NormBound
 		space = fmt.Sprintf("Z = ℓ2 ball of radius %g", l.NormBound)
 	}
-	var eps, eps2, delta float64
-	var kind string
-	rdpNote := "unbiased attacker (Guo et al. Thm 1); " + space
-	switch {
-	case l.Kind == "pnsgd" && l.Privacy == "mdp":
-		eps = lglm.PNSGDEpsilon(m.lipschtz, m.scale, tr.N, 1, l.Delta)
-		delta, kind = l.Delta, "mdp_delta_first_sample"
-	case l.Kind == "pnsgd":
-		eps = lglm.PNSGDEpsilon(m.lipschtz, m.scale, tr.N, 1, l.Delta)
-		delta, kind = l.Delta, "dp_delta_first_sample"
-		// Feldman et al. Thm 23 at α = 2: 2a, a = 2G²/(σ²N).
-		eps2 = 2 * 2 * m.lipschtz * m.lipschtz / (m.scale * m.scale * float64(tr.N))
-		rdpNote += "; ε₂ of the first sample (Feldman et al. Thm 23 at α = 2)"
-	case l.Noise == "laplace":
-		eps, eps2, kind = l.Epsilon, l.Epsilon, "dp"
-		rdpNote += "; ε-DP implies (2, ε)-RDP"
-	case l.Noise == "laplace_mdp":
-		eps, kind = l.Epsilon, "mdp"
-	default:
-		f := bounds.OutputPerturbationPaper
-		if l.RDPFormula == "corrected" {
-			f = bounds.OutputPerturbationCorrected
-		}
-		var err error
-		if eps2, err = bounds.OutputPerturbationEpsilon(tr.N, l.Lambda, l.Sigma, f); err != nil {
-			return nil, err
-		}
-		eps, kind = eps2, "rdp2_"+l.RDPFormula
-		if l.RDPFormula == "paper_v1" {
-			rdpNote += "; ε₂ = 2/(Nλσ) as printed (paper_v1), not the Gaussian's order-2 RDP 4/(Nλσ)²"
-		}
-		if rt := math.Sqrt(maxNorm*maxNorm + b2f(dp.Bias)); rt > 1 {
-			rdpNote += fmt.Sprintf("; the formula assumes ‖x̃‖ ≤ 1, the data reach %.4g", rt)
-		}
+	pr, err := learnerPrivacy(l, m, dp, tr, maxNorm)
+	if err != nil {
+		return nil, err
 	}
+	eps, eps2, delta, kind := pr.eps, pr.eps2, pr.delta, pr.kind
+	rdpNote := "unbiased attacker (Guo et al. Thm 1); " + space + pr.rdpNote
 	outs := []stages.Output{stages.F64("glm_epsilon", eps), stages.Str("glm_epsilon_kind", kind)}
 	if delta > 0 {
 		outs = append(outs, stages.F64("glm_delta", delta))
@@ -791,4 +524,50 @@ func (r *glmRows) write(path string, pnsgd, dfil, interval bool) error {
 		add("epsilon", pipeline.Float64, col(func(g *glmRow) any { return g.epsilon }))
 	}
 	return pipeline.WriteParquet(path, t)
+}
+
+// privacyOf is what a learner guarantees: ε of its kind (dp, metric DP or
+// order-2 RDP; PNSGD's for the first sample, the most exposed), δ, ε₂ (the
+// order-2 RDP Guo et al.'s bound takes; 0: none) and notes on the RDP
+// bound's assumptions.
+type privacyOf struct {
+	eps, eps2, delta float64
+	kind, rdpNote    string
+}
+
+func learnerPrivacy(l glmLearner, m mechanism, dp glmDataParams, tr *lglm.Data, maxNorm float64) (privacyOf, error) {
+	var g privacyOf
+	switch {
+	case l.Kind == "pnsgd" && l.Privacy == "mdp":
+		g.eps = lglm.PNSGDEpsilon(m.lipschtz, m.scale, tr.N, 1, l.Delta)
+		g.delta, g.kind = l.Delta, "mdp_delta_first_sample"
+	case l.Kind == "pnsgd":
+		g.eps = lglm.PNSGDEpsilon(m.lipschtz, m.scale, tr.N, 1, l.Delta)
+		g.delta, g.kind = l.Delta, "dp_delta_first_sample"
+		// Feldman et al. Thm 23 at α = 2: 2a, a = 2G²/(σ²N).
+		g.eps2 = 2 * 2 * m.lipschtz * m.lipschtz / (m.scale * m.scale * float64(tr.N))
+		g.rdpNote = "; ε₂ of the first sample (Feldman et al. Thm 23 at α = 2)"
+	case l.Noise == "laplace":
+		g.eps, g.eps2, g.kind = l.Epsilon, l.Epsilon, "dp"
+		g.rdpNote = "; ε-DP implies (2, ε)-RDP"
+	case l.Noise == "laplace_mdp":
+		g.eps, g.kind = l.Epsilon, "mdp"
+	default:
+		f := bounds.OutputPerturbationPaper
+		if l.RDPFormula == "corrected" {
+			f = bounds.OutputPerturbationCorrected
+		}
+		var err error
+		if g.eps2, err = bounds.OutputPerturbationEpsilon(tr.N, l.Lambda, l.Sigma, f); err != nil {
+			return g, err
+		}
+		g.eps, g.kind = g.eps2, "rdp2_"+l.RDPFormula
+		if l.RDPFormula == "paper_v1" {
+			g.rdpNote += "; ε₂ = 2/(Nλσ) as printed (paper_v1), not the Gaussian's order-2 RDP 4/(Nλσ)²"
+		}
+		if rt := math.Sqrt(maxNorm*maxNorm + b2f(dp.Bias)); rt > 1 {
+			g.rdpNote += fmt.Sprintf("; the formula assumes ‖x̃‖ ≤ 1, the data reach %.4g", rt)
+		}
+	}
+	return g, nil
 }

@@ -16,6 +16,7 @@ import (
 	aidentify "github.com/dpaudit/dpaudit/attack/identify"
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/bounds"
+	"github.com/dpaudit/dpaudit/datasets"
 	"github.com/dpaudit/dpaudit/learn"
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/rng"
@@ -127,53 +128,15 @@ func compile(b *stages.Build) error {
 	if err != nil {
 		return &stages.PathError{Path: "dataset", Err: err}
 	}
-	d := exp.DPSGD
-	cp := identCraftParams{Data: data, Adjacency: id.Adjacency, Distance: id.Distance, Choose: id.Differing,
-		Rank: id.Rank, Index: id.Index, Candidate: id.Candidate}
-	if cp.Distance == "auto" {
-		cp.Distance = aidentify.DistEuclidean
-		if len(split.Train.Shape) == 3 {
-			cp.Distance = aidentify.DistSSIM
-		}
-	}
-	if cp.Distance == aidentify.DistSSIM && len(split.Train.Shape) != 3 {
-		return &stages.PathError{Path: "identifiability.distance", Err: fmt.Errorf("ssim needs images of shape [C, H, W]; model %s takes flat records of shape %v (use a cnn, or a tabular distance)", exp.Model.Arch, split.Train.Shape)}
-	}
-	probe := aidentify.CraftInput{X: split.Train.X, PoolX: split.Test.X, Dim: split.Train.D, Shape: split.Train.Shape,
-		Adjacency: cp.Adjacency, Distance: cp.Distance, Choose: cp.Choose, Rank: cp.Rank, Index: cp.Index, Candidate: cp.Candidate}
-	if err := probe.Validate(); err != nil {
-		path := "identifiability.adjacency"
-		switch {
-		case cp.Choose == aidentify.ChooseIndex:
-			path = "identifiability.index"
-		case cp.Choose == aidentify.ChooseMax || cp.Choose == aidentify.ChooseMin:
-			if split.Train.N >= 2 {
-				path = "identifiability.rank"
-			}
-		}
-		return &stages.PathError{Path: path, Err: fmt.Errorf("%w (the training split has %d records, the pool %d)", err, split.Train.N, split.Test.N)}
-	}
-	ck := stages.HashKey(cp)
-	cp.Seed = rng.Seed(uint64(exp.Seed), "identify/craft", ck)
-	// The accounted ε of the run (full batch, the authors' order grid and
-	// classic conversion): ρ_β = logistic(ε) is δ′'s threshold.
-	claimed := id.ClaimedNoiseMultiplier
-	if claimed == 0 {
-		claimed = d.NoiseMultiplier
-	}
-	eps, _, err := bounds.FullBatchGaussianEpsilon(float64(d.Steps)/(claimed*claimed), d.Delta, nil)
+	cp, err := craftParamsOf(exp, data, split)
 	if err != nil {
-		return &stages.PathError{Path: "dpsgd.noise_multiplier", Err: err}
+		return err
 	}
-	game := identGame{Data: data, Arch: arch, Adjacency: id.Adjacency, Sensitivity: id.Sensitivity, Noise: d.NoiseMultiplier,
-		Steps: d.Steps, ClipNorm: d.ClipNorm, LR: d.LearningRate, Optimizer: id.Optimizer, RandomInit: id.RandomInit,
-		Delta: d.Delta, Seed: exp.Seed}
-	if id.Output == "worst_case" {
-		game.WorstCase = eps
+	game, eps, claimed, err := gameOf(exp, data, arch, split)
+	if err != nil {
+		return err
 	}
-	if err := game.config(split.Train.Shape, split.Train.Classes).Validate(); err != nil {
-		return &stages.PathError{Path: "dpsgd", Err: err}
-	}
+	d := exp.DPSGD
 	craft := b.Add(&pipeline.Node{
 		Kind: "identify_craft", Version: identCraftVersion, Params: cp,
 		Label: fmt.Sprintf("%s %s D′ (%s, %s) on %s", id.Adjacency, id.Differing, cp.Distance, id.Sensitivity, data.Source.Name),
@@ -200,7 +163,7 @@ func compile(b *stages.Build) error {
 	}
 	ep := identEstimateParams{Key: key, Repetitions: id.Repetitions, Epsilon: eps, Noise: claimed, Steps: d.Steps,
 		Delta: d.Delta, Confidence: id.Confidence, Adjacency: id.Adjacency, Sensitivity: id.Sensitivity}
-	est := &pipeline.Node{
+	b.Row(&pipeline.Node{
 		Kind: "identify_estimate", Version: identEstimateVersion, Params: ep, Inputs: append([]*pipeline.Node{craft}, shards...),
 		Label: fmt.Sprintf("%s (%d repetitions)", label, id.Repetitions),
 		Slot:  fmt.Sprintf("%s/identify_estimate/%d", name, pt.Index),
@@ -211,10 +174,69 @@ func compile(b *stages.Build) error {
 			}
 			return stages.WriteValues(w.Dir, outs)
 		},
-	}
-	b.Row(est, identColumns)
+	}, identColumns)
 	b.Publish(pt.ID, shards)
 	return nil
+}
+
+// craftParamsOf is the choice of D′ of the point, checked against the
+// data (positioned errors); its seed derives from the spec seed and the
+// choice.
+func craftParamsOf(exp *spec.Experiment, data stages.DataParams, split *datasets.Split) (identCraftParams, error) {
+	id := exp.Identifiability
+	cp := identCraftParams{Data: data, Adjacency: id.Adjacency, Distance: id.Distance, Choose: id.Differing,
+		Rank: id.Rank, Index: id.Index, Candidate: id.Candidate}
+	if cp.Distance == "auto" {
+		cp.Distance = aidentify.DistEuclidean
+		if len(split.Train.Shape) == 3 {
+			cp.Distance = aidentify.DistSSIM
+		}
+	}
+	if cp.Distance == aidentify.DistSSIM && len(split.Train.Shape) != 3 {
+		return cp, &stages.PathError{Path: "identifiability.distance", Err: fmt.Errorf("ssim needs images of shape [C, H, W]; model %s takes flat records of shape %v (use a cnn, or a tabular distance)", exp.Model.Arch, split.Train.Shape)}
+	}
+	probe := aidentify.CraftInput{X: split.Train.X, PoolX: split.Test.X, Dim: split.Train.D, Shape: split.Train.Shape,
+		Adjacency: cp.Adjacency, Distance: cp.Distance, Choose: cp.Choose, Rank: cp.Rank, Index: cp.Index, Candidate: cp.Candidate}
+	if err := probe.Validate(); err != nil {
+		path := "identifiability.adjacency"
+		switch {
+		case cp.Choose == aidentify.ChooseIndex:
+			path = "identifiability.index"
+		case cp.Choose == aidentify.ChooseMax || cp.Choose == aidentify.ChooseMin:
+			if split.Train.N >= 2 {
+				path = "identifiability.rank"
+			}
+		}
+		return cp, &stages.PathError{Path: path, Err: fmt.Errorf("%w (the training split has %d records, the pool %d)", err, split.Train.N, split.Test.N)}
+	}
+	cp.Seed = rng.Seed(uint64(exp.Seed), "identify/craft", stages.HashKey(cp))
+	return cp, nil
+}
+
+// gameOf is what a repetition depends on, checked (positioned errors),
+// with the claim's accounted ε (full batch, the authors' order grid and
+// classic conversion: ρ_β = logistic(ε) is δ′'s threshold) and the noise
+// multiplier it is accounted for.
+func gameOf(exp *spec.Experiment, data stages.DataParams, arch learn.Arch, split *datasets.Split) (identGame, float64, float64, error) {
+	id, d := exp.Identifiability, exp.DPSGD
+	claimed := id.ClaimedNoiseMultiplier
+	if claimed == 0 {
+		claimed = d.NoiseMultiplier
+	}
+	eps, _, err := bounds.FullBatchGaussianEpsilon(float64(d.Steps)/(claimed*claimed), d.Delta, nil)
+	if err != nil {
+		return identGame{}, 0, 0, &stages.PathError{Path: "dpsgd.noise_multiplier", Err: err}
+	}
+	game := identGame{Data: data, Arch: arch, Adjacency: id.Adjacency, Sensitivity: id.Sensitivity, Noise: d.NoiseMultiplier,
+		Steps: d.Steps, ClipNorm: d.ClipNorm, LR: d.LearningRate, Optimizer: id.Optimizer, RandomInit: id.RandomInit,
+		Delta: d.Delta, Seed: exp.Seed}
+	if id.Output == "worst_case" {
+		game.WorstCase = eps
+	}
+	if err := game.config(split.Train.Shape, split.Train.Classes).Validate(); err != nil {
+		return identGame{}, 0, 0, &stages.PathError{Path: "dpsgd", Err: err}
+	}
+	return game, eps, claimed, nil
 }
 
 func (p identGame) config(shape []int, classes int) aidentify.Config {
@@ -313,29 +335,12 @@ func runIdentEstimate(p identEstimateParams, craftDir string, dirs []string) ([]
 	if err != nil {
 		return nil, err
 	}
-	var logOdds, epsLS []float64
-	var lsSum, lsMax, accSum, belSum float64
-	for _, d := range dirs {
-		t, err := pipeline.ReadParquet(filepath.Join(d, stages.TrialsFile))
-		if err != nil {
-			return nil, err
-		}
-		rc, lc, ec, mc, xc, ac := t.Col("repetition"), t.Col("log_odds"), t.Col("epsilon_ls"), t.Col("ls_mean"), t.Col("ls_max"), t.Col("train_accuracy")
-		if rc == nil || lc == nil || ec == nil || mc == nil || xc == nil || ac == nil {
-			return nil, fmt.Errorf("%s: not an identifiability repetition table", d)
-		}
-		for i := range lc.Values {
-			if rc.Values[i].(int64) != int64(len(logOdds)) {
-				return nil, fmt.Errorf("%s: repetition %v out of order (want %d)", d, rc.Values[i], len(logOdds))
-			}
-			logOdds = append(logOdds, lc.Float(i))
-			epsLS = append(epsLS, ec.Float(i))
-			lsSum += mc.Float(i)
-			lsMax = math.Max(lsMax, xc.Float(i))
-			accSum += ac.Float(i)
-			belSum += aidentify.Logistic(lc.Float(i))
-		}
+	reps, err := readRepetitions(dirs)
+	if err != nil {
+		return nil, err
 	}
+	logOdds, epsLS := reps.logOdds, reps.epsLS
+	lsSum, lsMax, accSum, belSum := reps.lsSum, reps.lsMax, reps.accSum, reps.belSum
 	if len(logOdds) != p.Repetitions {
 		return nil, fmt.Errorf("found %d repetitions, want %d", len(logOdds), p.Repetitions)
 	}
@@ -407,4 +412,38 @@ func violations(sum *pipeline.Table) ([]stages.Violation, error) {
 		v.Message = fmt.Sprintf("the posterior belief exceeded ρ_β = %.4g in %d of %d repetitions: δ′ = %.4g, lower confidence end %.4g > δ = %.4g",
 			r.Float("identify_rho_beta"), r.Int("identify_exceed"), r.Int("identify_repetitions"), r.Float("identify_delta_prime"), v.Value, v.Limit)
 	}), nil
+}
+
+// repetitions are the repetition tables of an identifiability point, in
+// order: every final log-odds and ε′_LS, and the sums and maxima of the
+// local sensitivities, training accuracies and beliefs.
+type repetitions struct {
+	logOdds, epsLS               []float64
+	lsSum, lsMax, accSum, belSum float64
+}
+
+func readRepetitions(dirs []string) (repetitions, error) {
+	var r repetitions
+	for _, d := range dirs {
+		t, err := pipeline.ReadParquet(filepath.Join(d, stages.TrialsFile))
+		if err != nil {
+			return r, err
+		}
+		rc, lc, ec, mc, xc, ac := t.Col("repetition"), t.Col("log_odds"), t.Col("epsilon_ls"), t.Col("ls_mean"), t.Col("ls_max"), t.Col("train_accuracy")
+		if rc == nil || lc == nil || ec == nil || mc == nil || xc == nil || ac == nil {
+			return r, fmt.Errorf("%s: not an identifiability repetition table", d)
+		}
+		for i := range lc.Values {
+			if rc.Values[i].(int64) != int64(len(r.logOdds)) {
+				return r, fmt.Errorf("%s: repetition %v out of order (want %d)", d, rc.Values[i], len(r.logOdds))
+			}
+			r.logOdds = append(r.logOdds, lc.Float(i))
+			r.epsLS = append(r.epsLS, ec.Float(i))
+			r.lsSum += mc.Float(i)
+			r.lsMax = math.Max(r.lsMax, xc.Float(i))
+			r.accSum += ac.Float(i)
+			r.belSum += aidentify.Logistic(lc.Float(i))
+		}
+	}
+	return r, nil
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/dpaudit/dpaudit/spec"
 )
 
-// Poison clamping follows the data's normalisation (issue 11): clamp data
+// Poison clamping follows the data's normalisation: clamp data
 // takes the training features' range (here standardised, [−1.5, 2.25]),
 // box the spec's ends, none no clamp; the adaptive poison's static query
 // is clamped alike.

@@ -102,48 +102,11 @@ func oneRunEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc fl
 		stages.Str("one_run_fdp_family", audit.FamilyOneRunFDP),
 		stages.Str("one_run_fdp_claim", "gaussian (mu-GDP)"),
 	}
-	osEps := math.NaN()
-	fam, claimMu, ok := osFamilyOf(p.Claim)
-	if !ok {
-		outs = append(outs,
-			stages.F64("one_run_os_epsilon_lb", math.NaN()),
-			stages.F64("one_run_os_mu", math.NaN()),
-			stages.Int("one_run_os_guesses", int64(0)),
-			stages.Int("one_run_os_mistakes", int64(0)),
-			stages.Str("one_run_os_family", audit.FamilyOneRunOrderStats),
-			stages.Str("one_run_os_claim", "none (no order-statistics family for T > 1 steps with q < 1)"),
-			stages.F64("one_run_os_claim_mu", math.NaN()),
-			stages.F64("one_run_os_claim_p_value", math.NaN()),
-			stages.Bool("one_run_os_at_range_end", false),
-		)
-	} else {
-		rr := o.OrderStatsGuesses
-		if rr == 0 {
-			rr = m
-		}
-		os, err := audit.OrderStatsOneRun(fam, scores, worlds, rr, p.Delta, p.Confidence)
-		if err != nil {
-			return repeatEstimate{}, err
-		}
-		// The p-value of the family's claim itself: at most u mistakes
-		// are this unlikely if the mechanism is the claimed one.
-		cpv, err := audit.OrderStatsPValue(fam, claimMu, os.Canaries, os.Guesses, os.Mistakes)
-		if err != nil {
-			return repeatEstimate{}, err
-		}
-		osEps = os.EpsilonLB
-		outs = append(outs,
-			stages.F64("one_run_os_epsilon_lb", os.EpsilonLB),
-			stages.F64("one_run_os_mu", os.Mu),
-			stages.Int("one_run_os_guesses", int64(os.Guesses)),
-			stages.Int("one_run_os_mistakes", int64(os.Mistakes)),
-			stages.Str("one_run_os_family", audit.FamilyOneRunOrderStats),
-			stages.Str("one_run_os_claim", fam.Name()),
-			stages.F64("one_run_os_claim_mu", claimMu),
-			stages.F64("one_run_os_claim_p_value", cpv),
-			stages.Bool("one_run_os_at_range_end", os.AtRangeEnd),
-		)
+	osOuts, osEps, err := orderStatsOutputs(p, scores, worlds)
+	if err != nil {
+		return repeatEstimate{}, err
 	}
+	outs = append(outs, osOuts...)
 	return repeatEstimate{
 		outs:   outs,
 		family: audit.FamilyOneRun, valid: true, epsLB: r.EpsilonLB, conf: r.Confidence, method: "one_run",
@@ -189,4 +152,49 @@ func sourceName(s string) string {
 		return "training set"
 	}
 	return "pool"
+}
+
+// orderStatsOutputs are the columns of Xiang et al.'s order-statistics
+// bound, which tests the claim's Gaussian family (none without one: T > 1
+// steps with q < 1), and its ε lower bound (NaN without a family).
+func orderStatsOutputs(p estimateParams, scores []float64, worlds []bool) ([]stages.Output, float64, error) {
+	fam, claimMu, ok := osFamilyOf(p.Claim)
+	if !ok {
+		return []stages.Output{
+			stages.F64("one_run_os_epsilon_lb", math.NaN()),
+			stages.F64("one_run_os_mu", math.NaN()),
+			stages.Int("one_run_os_guesses", int64(0)),
+			stages.Int("one_run_os_mistakes", int64(0)),
+			stages.Str("one_run_os_family", audit.FamilyOneRunOrderStats),
+			stages.Str("one_run_os_claim", "none (no order-statistics family for T > 1 steps with q < 1)"),
+			stages.F64("one_run_os_claim_mu", math.NaN()),
+			stages.F64("one_run_os_claim_p_value", math.NaN()),
+			stages.Bool("one_run_os_at_range_end", false),
+		}, math.NaN(), nil
+	}
+	rr := p.OneRun.OrderStatsGuesses
+	if rr == 0 {
+		rr = len(scores)
+	}
+	os, err := audit.OrderStatsOneRun(fam, scores, worlds, rr, p.Delta, p.Confidence)
+	if err != nil {
+		return nil, 0, err
+	}
+	// The p-value of the family's claim itself: at most u mistakes are
+	// this unlikely if the mechanism is the claimed one.
+	cpv, err := audit.OrderStatsPValue(fam, claimMu, os.Canaries, os.Guesses, os.Mistakes)
+	if err != nil {
+		return nil, 0, err
+	}
+	return []stages.Output{
+		stages.F64("one_run_os_epsilon_lb", os.EpsilonLB),
+		stages.F64("one_run_os_mu", os.Mu),
+		stages.Int("one_run_os_guesses", int64(os.Guesses)),
+		stages.Int("one_run_os_mistakes", int64(os.Mistakes)),
+		stages.Str("one_run_os_family", audit.FamilyOneRunOrderStats),
+		stages.Str("one_run_os_claim", fam.Name()),
+		stages.F64("one_run_os_claim_mu", claimMu),
+		stages.F64("one_run_os_claim_p_value", cpv),
+		stages.Bool("one_run_os_at_range_end", os.AtRangeEnd),
+	}, os.EpsilonLB, nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/dpaudit/dpaudit/attack"
+	"github.com/dpaudit/dpaudit/datasets"
 	"github.com/dpaudit/dpaudit/learn"
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/rng"
@@ -129,92 +130,127 @@ func runOneRunInput(ctx context.Context, p oneRunInputParams, dataDir string, w 
 	for j := range in {
 		in[j] = br.Uint64()&1 == 1
 	}
-	// The training set: every record that is not a canary, then the
-	// included canaries in canary order.
-	D := tr.D
+	ts := canaryTrainingSet(tr, set, in)
+	model, err := learn.NewModel(p.Arch, tr.Shape, tr.Classes, rng.Seed(seed, "onerun", p.Key, "init"))
+	if err != nil {
+		return err
+	}
+	losses := canaryLosses{cX: ts.cX, cY: ts.cY, initial: make([]float64, n), final: make([]float64, n)}
+	if err := model.PerExampleLoss(ts.cX, ts.cY, losses.initial); err != nil {
+		return err
+	}
+	if err := trainWithCanaries(ctx, p, model, ts, &losses); err != nil {
+		return err
+	}
+	// Utility of the audited model: accuracy on the test records that are
+	// not canaries (pool canaries come from the test split).
+	acc, err := testAccuracy(model, te.X, te.Y, tr.D, set)
+	if err != nil {
+		return err
+	}
+	return pipeline.WriteParquet(filepath.Join(w.Dir, stages.TrialsFile), oneRunInputTable(p, set, in, &losses, acc))
+}
+
+// canarySet is a one-run training set with input canaries: every record
+// that is not a canary, then the included canaries in canary order (X, Y;
+// base of them not canaries), and every canary (cX, cY).
+type canarySet struct {
+	X, cX []float32
+	Y, cY []int32
+	base  int
+}
+
+func canaryTrainingSet(tr *datasets.Dataset, set *attack.CanarySet, in []bool) canarySet {
+	n, D := len(in), tr.D
 	isCanary := make(map[int]bool)
 	for _, i := range set.Train {
 		if i >= 0 {
 			isCanary[i] = true
 		}
 	}
-	X := make([]float32, 0, (tr.N+n)*D)
-	Y := make([]int32, 0, tr.N+n)
+	ts := canarySet{X: make([]float32, 0, (tr.N+n)*D), Y: make([]int32, 0, tr.N+n), cX: make([]float32, 0, n*D), cY: make([]int32, n)}
 	for i := range tr.N {
 		if !isCanary[i] {
-			X, Y = append(X, tr.X[i*D:(i+1)*D]...), append(Y, tr.Y[i])
+			ts.X, ts.Y = append(ts.X, tr.X[i*D:(i+1)*D]...), append(ts.Y, tr.Y[i])
 		}
 	}
-	base := len(Y)
-	cX := make([]float32, 0, n*D)
-	cY := make([]int32, n)
+	ts.base = len(ts.Y)
 	for j, rec := range set.Records {
-		cX, cY[j] = append(cX, rec.X...), rec.Y
+		ts.cX, ts.cY[j] = append(ts.cX, rec.X...), rec.Y
 		if in[j] {
-			X, Y = append(X, rec.X...), append(Y, rec.Y)
+			ts.X, ts.Y = append(ts.X, rec.X...), append(ts.Y, rec.Y)
 		}
 	}
-	model, err := learn.NewModel(p.Arch, tr.Shape, tr.Classes, rng.Seed(seed, "onerun", p.Key, "init"))
-	if err != nil {
+	return ts
+}
+
+// canaryLosses are every canary's loss on θ_0 and θ_T and, with
+// intermediate_loss, the max and sum over the models θ_1 … θ_T.
+type canaryLosses struct {
+	cX               []float32
+	cY               []int32
+	initial, final   []float64
+	maxLoss, sumLoss []float64
+	models           int
+	buf              []float64
+}
+
+// add records the canaries' losses on the model as it is now.
+func (l *canaryLosses) add(m *learn.Model) error {
+	if l.buf == nil {
+		n := len(l.cY)
+		l.maxLoss, l.sumLoss, l.buf = make([]float64, n), make([]float64, n), make([]float64, n)
+		for j := range l.maxLoss {
+			l.maxLoss[j] = math.Inf(-1)
+		}
+	}
+	if err := m.PerExampleLoss(l.cX, l.cY, l.buf); err != nil {
 		return err
 	}
-	initial := make([]float64, n)
-	if err := model.PerExampleLoss(cX, cY, initial); err != nil {
-		return err
+	for j, v := range l.buf {
+		l.maxLoss[j] = math.Max(l.maxLoss[j], v)
+		l.sumLoss[j] += v
 	}
+	l.models++
+	return nil
+}
+
+// trainWithCanaries runs the one DP-SGD training on the canary set, with
+// the normaliser fixed to q·(N + m/2), and records the canaries' losses.
+func trainWithCanaries(ctx context.Context, p oneRunInputParams, model *learn.Model, ts canarySet, losses *canaryLosses) error {
 	cfg := p.DPSGD.Learn()
-	cfg.ExpectedBatchSize = cfg.SamplingRate * (float64(base) + float64(n)/2)
+	cfg.ExpectedBatchSize = cfg.SamplingRate * (float64(ts.base) + float64(len(ts.cY))/2)
 	// intermediate_loss: the canaries' loss on θ_1 … θ_{T−1} here (OnStep
 	// sees the trainer's model at θ_{t−1}; θ_0 does not depend on the
 	// bits), θ_T after training.
-	maxLoss, sumLoss := make([]float64, n), make([]float64, n)
-	for j := range maxLoss {
-		maxLoss[j] = math.Inf(-1)
-	}
-	models := 0
-	buf := make([]float64, n)
-	addLosses := func() error {
-		if err := model.PerExampleLoss(cX, cY, buf); err != nil {
-			return err
-		}
-		for j, l := range buf {
-			maxLoss[j] = math.Max(maxLoss[j], l)
-			sumLoss[j] += l
-		}
-		models++
-		return nil
-	}
 	h := &learn.Hooks{OnStep: func(s *learn.Step) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if p.Intermediate && s.Index > 0 {
-			return addLosses()
+			return losses.add(model)
 		}
 		return nil
 	}}
-	if _, err := learn.Train(model, X, Y, cfg, rng.New(seed, "onerun", p.Key, "train"), h); err != nil {
+	if _, err := learn.Train(model, ts.X, ts.Y, cfg, rng.New(uint64(p.Seed), "onerun", p.Key, "train"), h); err != nil {
 		return fmt.Errorf("one-run training with input canaries: %w", err)
 	}
-	final := make([]float64, n)
-	if err := model.PerExampleLoss(cX, cY, final); err != nil {
+	if err := model.PerExampleLoss(ts.cX, ts.cY, losses.final); err != nil {
 		return err
 	}
 	if p.Intermediate {
-		if err := addLosses(); err != nil {
-			return err
-		}
+		return losses.add(model)
 	}
-	// Utility of the audited model: accuracy on the test records that are
-	// not canaries (pool canaries come from the test split).
-	acc, err := testAccuracy(model, te.X, te.Y, D, set)
-	if err != nil {
-		return err
-	}
+	return nil
+}
+
+// oneRunInputTable is the shard's table: one row per canary.
+func oneRunInputTable(p oneRunInputParams, set *attack.CanarySet, in []bool, l *canaryLosses, acc float64) *pipeline.Table {
+	n := len(in)
 	trial, world, rep, loss, init, label, idx, cr, ta := make([]any, n), make([]any, n), make([]any, n), make([]any, n), make([]any, n), make([]any, n), make([]any, n), make([]any, n), make([]any, n)
 	for j := range n {
-		trial[j], rep[j], loss[j], init[j] = int64(j), int64(p.Repeat), final[j], initial[j]
-		label[j], idx[j], cr[j], ta[j] = int64(cY[j]), int64(set.Index[j]), math.NaN(), acc
+		trial[j], rep[j], loss[j], init[j] = int64(j), int64(p.Repeat), l.final[j], l.initial[j]
+		label[j], idx[j], cr[j], ta[j] = int64(l.cY[j]), int64(set.Index[j]), math.NaN(), acc
 		world[j] = int64(0)
 		if in[j] {
 			world[j] = int64(1)
@@ -229,7 +265,7 @@ func runOneRunInput(ctx context.Context, p oneRunInputParams, dataDir string, w 
 	if p.Intermediate {
 		mx, mean := make([]any, n), make([]any, n)
 		for j := range n {
-			mx[j], mean[j] = maxLoss[j], sumLoss[j]/float64(models)
+			mx[j], mean[j] = l.maxLoss[j], l.sumLoss[j]/float64(l.models)
 		}
 		t.Add("max_loss", pipeline.Float64, mx)
 		t.Add("mean_loss", pipeline.Float64, mean)
@@ -238,7 +274,7 @@ func runOneRunInput(ctx context.Context, p oneRunInputParams, dataDir string, w 
 	t.Add("canary_index", pipeline.Int64, idx)
 	t.Add("test_accuracy", pipeline.Float64, ta)
 	t.Add("canary_residual", pipeline.Float64, cr)
-	return pipeline.WriteParquet(filepath.Join(w.Dir, stages.TrialsFile), t)
+	return t
 }
 
 // testAccuracy is the model's accuracy on the test records that are not

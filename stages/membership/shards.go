@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/dpaudit/dpaudit/attack"
 	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/rng"
 	"github.com/dpaudit/dpaudit/stages"
 )
 
@@ -168,4 +170,58 @@ func estimateNode(ep estimateParams, inputs []*pipeline.Node, dataDir string) *p
 			return stages.WriteValues(w.Dir, outs)
 		},
 	}
+}
+
+// auditGameFor checks the game of a trained model at compile time (threat
+// model, data, model) and adds its craft node.
+// Repeat r > 0 crafts again with seeds derived from r (the whole audit is
+// repeated); repeat 0 keeps the seeds of an audit without repeats.
+func auditGameFor(b *stages.Build, claimed float64, repeat int) (auditGame, *pipeline.Node, error) {
+	name, pt, env := b.Name, b.Point, b.Env
+	exp := pt.Exp
+	arch, data, err := stages.TrainedModel(exp, env.DataDir)
+	if err != nil {
+		return auditGame{}, nil, err
+	}
+	crafter, err := crafterFor(exp.Crafter)
+	if err == nil {
+		err = crafter.Validate()
+	}
+	if err != nil {
+		return auditGame{}, nil, &stages.PathError{Path: "crafter", Err: err}
+	}
+	dist, err := distinguisherFor(exp.Distinguisher)
+	if err == nil {
+		err = dist.Validate()
+	}
+	if err != nil {
+		return auditGame{}, nil, &stages.PathError{Path: "distinguisher", Err: err}
+	}
+	if err := attack.CheckPair(crafter, dist, attack.ThreatModels[exp.Audit.ThreatModel]); err != nil {
+		return auditGame{}, nil, &stages.PathError{Path: "audit.threat_model", Err: err}
+	}
+	d := exp.DPSGD
+	td := stages.TrainConfig(d)
+	game := auditGame{Data: data, Arch: arch, DPSGD: td, Claimed: claimed, Crafter: *exp.Crafter,
+		Distinguisher: *exp.Distinguisher, Threat: exp.Audit.ThreatModel, RandomInit: exp.Audit.RandomInit, Seed: exp.Seed}
+	known := td
+	known.NoiseMultiplier = claimed
+	cp := craftParams{Data: data, Arch: arch, DPSGD: known, Crafter: *exp.Crafter}
+	if wc := exp.Audit.WorstCaseInit; wc != nil {
+		if cp.Data, err = worstCaseData(exp, data, env.DataDir); err != nil {
+			return auditGame{}, nil, err
+		}
+		w := *wc
+		cp.WorstCase = &w
+	}
+	ck := stages.HashKey(cp)
+	cp.Seed = rng.Seed(uint64(exp.Seed), "craft", stages.RepeatKey(ck, repeat))
+	cp.Init = rng.Seed(uint64(exp.Seed), "init", stages.RepeatKey(ck, repeat))
+	craft := b.Add(&pipeline.Node{
+		Kind: "craft", Version: craftVersion, Params: cp,
+		Label: fmt.Sprintf("%s on %s %s", exp.Crafter.Kind, data.Source.Name, arch.Kind),
+		Slot:  fmt.Sprintf("%s/craft/%d%s", name, pt.Index, stages.RepeatSlot(repeat)),
+		Run:   func(ctx context.Context, w *pipeline.Work) error { return runCraft(cp, env.DataDir, w) },
+	})
+	return game, craft, nil
 }

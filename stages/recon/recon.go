@@ -460,55 +460,12 @@ func writeReconTrials(dir string, first int, out []arecon.Outcome) error {
 // runReconEstimate turns the shards into success rates with their
 // Clopper–Pearson interval and compares them with the bound's values.
 func runReconEstimate(p reconEstimateParams, shards []string, boundDir string) ([]stages.Output, error) {
-	var correct [3]int
-	var primaryCorrect int
-	var rankSum, stepSum, normSum, mseSum float64
-	normN, mseN, total := 0, 0, 0
-	for _, d := range shards {
-		t, err := pipeline.ReadParquet(filepath.Join(d, stages.TrialsFile))
-		if err != nil {
-			return nil, err
-		}
-		tc, gc, pc, rc := t.Col("trial"), t.Col("target"), t.Col("guess_"+p.Rule), t.Col("rank_"+p.Rule)
-		if tc == nil || gc == nil || pc == nil || rc == nil {
-			return nil, fmt.Errorf("%s: not a reconstruction trial table with rule %s", d, p.Rule)
-		}
-		mc, sc, nc := t.Col("inversion_mse"), t.Col("target_steps"), t.Col("target_clipped_grad_norm")
-		var rules [3]*pipeline.Column
-		for _, r := range arecon.Rules {
-			if rules[r] = t.Col("guess_" + r.String()); rules[r] == nil {
-				return nil, fmt.Errorf("%s: no guess_%s column", d, r)
-			}
-		}
-		if sc == nil || nc == nil {
-			return nil, fmt.Errorf("%s: not a reconstruction trial table", d)
-		}
-		for i := range tc.Values {
-			if tc.Values[i].(int64) != int64(total) {
-				return nil, fmt.Errorf("%s: trial %v out of order (want %d)", d, tc.Values[i], total)
-			}
-			target := gc.Values[i].(int64)
-			for _, r := range arecon.Rules {
-				if t.Col("guess_" + r.String()).Values[i].(int64) == target {
-					correct[r]++
-				}
-			}
-			if pc.Values[i].(int64) == target {
-				primaryCorrect++
-			}
-			rankSum += float64(rc.Values[i].(int64))
-			stepSum += float64(sc.Values[i].(int64))
-			if v := nc.Values[i]; v != nil {
-				normSum += v.(float64)
-				normN++
-			}
-			if mc != nil {
-				mseSum += mc.Float(i)
-				mseN++
-			}
-			total++
-		}
+	tally, err := readReconTrials(shards, p.Rule)
+	if err != nil {
+		return nil, err
 	}
+	correct, primaryCorrect, total := tally.correct, tally.primary, tally.total
+	rankSum, stepSum, normSum, mseSum, normN, mseN := tally.rankSum, tally.stepSum, tally.normSum, tally.mseSum, tally.normN, tally.mseN
 	if total != p.Trials {
 		return nil, fmt.Errorf("found %d reconstruction trials, want %d", total, p.Trials)
 	}
@@ -591,4 +548,65 @@ func violations(sum *pipeline.Table) ([]stages.Violation, error) {
 		v.Message = fmt.Sprintf("success %.4g, lower end %.4g (%.0f%% confidence) > rero bound %.4g (|π| = %d)",
 			r.Float("reconstruction_success"), v.Value, 100*v.Confidence, v.Limit, r.Int("recon_prior_size"))
 	}), nil
+}
+
+// reconTally sums a point's reconstruction trials: correct guesses per
+// rule and of the reported rule, the reported rule's ranks, the target's
+// sampled steps, its clipped gradient norm and the inversion's MSE where
+// recorded.
+type reconTally struct {
+	correct                           [3]int
+	primary, total, normN, mseN       int
+	rankSum, stepSum, normSum, mseSum float64
+}
+
+// readReconTrials reads the shards' trial tables, in trial order.
+func readReconTrials(shards []string, rule string) (reconTally, error) {
+	var r reconTally
+	for _, d := range shards {
+		t, err := pipeline.ReadParquet(filepath.Join(d, stages.TrialsFile))
+		if err != nil {
+			return r, err
+		}
+		tc, gc, pc, rc := t.Col("trial"), t.Col("target"), t.Col("guess_"+rule), t.Col("rank_"+rule)
+		if tc == nil || gc == nil || pc == nil || rc == nil {
+			return r, fmt.Errorf("%s: not a reconstruction trial table with rule %s", d, rule)
+		}
+		mc, sc, nc := t.Col("inversion_mse"), t.Col("target_steps"), t.Col("target_clipped_grad_norm")
+		var rules [3]*pipeline.Column
+		for _, ru := range arecon.Rules {
+			if rules[ru] = t.Col("guess_" + ru.String()); rules[ru] == nil {
+				return r, fmt.Errorf("%s: no guess_%s column", d, ru)
+			}
+		}
+		if sc == nil || nc == nil {
+			return r, fmt.Errorf("%s: not a reconstruction trial table", d)
+		}
+		for i := range tc.Values {
+			if tc.Values[i].(int64) != int64(r.total) {
+				return r, fmt.Errorf("%s: trial %v out of order (want %d)", d, tc.Values[i], r.total)
+			}
+			target := gc.Values[i].(int64)
+			for _, ru := range arecon.Rules {
+				if rules[ru].Values[i].(int64) == target {
+					r.correct[ru]++
+				}
+			}
+			if pc.Values[i].(int64) == target {
+				r.primary++
+			}
+			r.rankSum += float64(rc.Values[i].(int64))
+			r.stepSum += float64(sc.Values[i].(int64))
+			if v := nc.Values[i]; v != nil {
+				r.normSum += v.(float64)
+				r.normN++
+			}
+			if mc != nil {
+				r.mseSum += mc.Float(i)
+				r.mseN++
+			}
+			r.total++
+		}
+	}
+	return r, nil
 }
