@@ -40,7 +40,6 @@ if [ ${#specs[@]} -eq 0 ]; then
     examples/audit/one-run-ideal.yaml
     examples/audit/shuffle-vs-poisson.yaml
     examples/audit/per-step.yaml
-    examples/audit/gradient-canary-mlp.yaml
     examples/bernau2021/fig3.yaml
     examples/bernau2021/table2f.yaml
     examples/bernau2021/table2e-purchase.yaml
