@@ -169,15 +169,21 @@ var embeddedIndex = sync.OnceValues(func() (*codeIndex, error) { return newCodeI
 // cannot account for (which TestFingerprintCoversStages prevents) gets
 // the fingerprint of every embedded source, so no edit is missed.
 var codeOf = func(pkg string) string {
-	ix, err := embeddedIndex()
-	if err == nil {
-		var c string
-		if c, err = ix.code(pkg); err == nil {
-			return c
+	if c, ok := codes.Load(pkg); ok {
+		return c.(string)
+	}
+	c := "all=" + allSourcesHash()
+	if ix, err := embeddedIndex(); err == nil {
+		if d, err := ix.code(pkg); err == nil {
+			c = d
 		}
 	}
-	return "all=" + allSourcesHash()
+	codes.Store(pkg, c)
+	return c
 }
+
+// codes memoises codeOf: every point of a spec asks for its games'.
+var codes sync.Map
 
 // allSourcesHash hashes every embedded source file.
 var allSourcesHash = sync.OnceValue(func() string {
