@@ -162,7 +162,7 @@ func TestEditedPackageMovesOnlyItsNodes(t *testing.T) {
 		{"stages/identify/identify.go", nil, nil},
 		{"stages/glm/glm.go", nil, nil},
 		{"attack/identify/game.go", nil, nil},
-		{"stages/membership/audit.go", []string{"estimate", "trials"}, []string{"estimate", "figure", "summary", "trials"}},
+		{"stages/membership/params.go", []string{"estimate", "trials"}, []string{"estimate", "figure", "summary", "trials"}},
 		{"stages/bound/accountant.go", []string{"accountant"}, []string{"accountant", "figure", "summary"}},
 		// The bounds game imports the ReRo package, so its accountant
 		// nodes key on it too: fingerprints follow packages, not functions.
