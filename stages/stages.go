@@ -1,6 +1,13 @@
 // Package stages turns the points of a spec into pipeline nodes. It is the
-// only package that knows both the spec language and the domain packages
-// (privacy, learn, …): one file per stage kind.
+// kit the games share: a game (membership, reconstruction, training, the
+// bounds, …) is one Game value in its own package under stages/, and
+// Compile drives the registered games point by point, then adds the
+// summary node over every point's row. The games never import each other;
+// what they share lives here: Build (what a game's Compile adds nodes
+// through), Output and values.json, Calc (a node that is a pure function
+// of its parameters), keys and repeat labels, the data and architecture
+// conversions, PathError, Violation, and the functions spec expressions
+// call (calibrate, epsilon, delta, bernau_noise).
 package stages
 
 import (
