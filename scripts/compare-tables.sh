@@ -132,16 +132,16 @@ for spec in "${specs[@]}"; do
   same="$((n - reordered - ${#differ[@]})) byte-identical"
   [ $reordered = 0 ] || same="$same, $reordered equal cell for cell (footer encoding-statistics order)"
   if [ ${#differ[@]} -eq 0 ]; then
-    echo "SAME  $spec: $n table(s): $same"
+    echo "SAME  $spec: $n file(s): $same"
     ran+=("$spec")
     continue
   fi
   if [ "${differ[*]}" = "./summary.parquet" ] && "$new_bin" diff --ignore "$timing_cols" "$a" "$b" >"$work/$name.diff" 2>&1; then
-    echo "SAME  $spec: $n table(s): $same, summary.parquet equal except timing columns ($timing_cols)"
+    echo "SAME  $spec: $n file(s): $same, summary.parquet equal except timing columns ($timing_cols)"
     ran+=("$spec")
     continue
   fi
-  echo "FAIL  $spec: ${#differ[@]} of $n table(s) differ: ${differ[*]}"
+  echo "FAIL  $spec: ${#differ[@]} of $n file(s) differ: ${differ[*]}"
   for t in "${differ[@]}"; do "$tablecmp" "$a/$t" "$b/$t" | sed "s|^|      $t: |" || true; done
   failed=1
 done
