@@ -177,7 +177,7 @@ type Result struct {
 // (claimedEpsilon, Delta)-DP: a valid lower bound above the claim. A
 // posthoc result never proves a violation, however large.
 func (r Result) ViolatesClaim(claimedEpsilon float64) bool {
-	return r.Valid && r.EpsilonLB > claimedEpsilon
+	return r.Valid && Exceeds(r.EpsilonLB, claimedEpsilon, ClaimTolerance)
 }
 
 // Estimate audits a distinguisher from its per-trial scores and the world

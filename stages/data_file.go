@@ -92,9 +92,9 @@ func DataFiles(points []spec.Point) ([]DataFile, error) {
 	return out, nil
 }
 
-// dataError positions a problem with the dataset block found while
+// DataError positions a problem with the dataset block found while
 // converting it (a missing file is at dataset.path, …).
-func dataError(err error) error {
+func DataError(err error) error {
 	var pe *PathError
 	if errors.As(err, &pe) {
 		return pe

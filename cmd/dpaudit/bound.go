@@ -13,6 +13,7 @@ import (
 	"github.com/dpaudit/dpaudit/bounds"
 	"github.com/dpaudit/dpaudit/spec"
 	"github.com/dpaudit/dpaudit/stages"
+	"github.com/dpaudit/dpaudit/stages/bound"
 )
 
 // boundKinds are the kinds "dpaudit bound" computes, with the flags each
@@ -145,7 +146,7 @@ DP-SGD flags: --noise-multiplier σ (--sampling-rate q --steps T | --batch-size 
 	if err != nil {
 		return err
 	}
-	outs, err := stages.BoundValues(entry, d, b.seed)
+	outs, err := bound.Values(entry, d, b.seed)
 	if err != nil {
 		var pe *stages.PathError
 		if errors.As(err, &pe) || errors.Is(err, bounds.ErrInvalid) {

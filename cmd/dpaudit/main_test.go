@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dpaudit/dpaudit"
 )
 
 // TestMain lets the test binary act as the dpaudit command, so tests can
@@ -129,7 +131,7 @@ func TestHelpForEveryCommand(t *testing.T) {
 		t.Errorf("the usage does not list exit code 3: %q", out)
 	}
 	_, out, _ = cli(t, "run", "--help")
-	for _, k := range []string{"accountant", "trials", "estimate", "figure"} {
+	for _, k := range dpaudit.KnownKinds {
 		if !strings.Contains(out, k) {
 			t.Errorf("run --help: --force does not list kind %s", k)
 		}
@@ -213,5 +215,29 @@ func TestDataLsSaysCorrupt(t *testing.T) {
 	}
 	if !strings.Contains(out, "fashion-mnist  missing") {
 		t.Errorf("an absent set must still say missing:\n%s", out)
+	}
+}
+
+// plan --force accepts the kinds of every game, e.g. the GLM
+// reconstruction's glm_fit, and replans the forced node and its
+// dependents.
+func TestPlanForceGLMFit(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := cli(t, "plan", "../../examples/guo2022/fig3-glm-attack.yaml", "--json", "--store", filepath.Join(dir, "store"), "--force", "glm_fit")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var plan struct {
+		Nodes []struct{ Kind, Status, Reason string } `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, n := range plan.Nodes {
+		reasons[n.Kind] = n.Reason
+	}
+	if reasons["glm_fit"] != "forced" || reasons["glm_recon"] != "input forced" {
+		t.Fatalf("plan --force glm_fit: %v", reasons)
 	}
 }

@@ -149,36 +149,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if failed, err := reportIdentifiabilityViolations(stderr, res.Summary, res.Dir, plan.Spec.Name, len(plan.Points)); err != nil {
-		return err
-	} else if failed && rf.failOnViolation && len(vs) == 0 {
-		return silent{errViolation}
-	}
-	if len(vs) > 0 {
-		fmt.Fprintf(stderr, "\n!!! PRIVACY VIOLATION: %d of %d point(s) of %s break their claimed guarantee !!!\n", len(vs), len(plan.Points), plan.Spec.Name)
-		for _, v := range vs {
-			if v.Detail != "" {
-				fmt.Fprintf(stderr, "  point %d (%s): %s (%.0f%% confidence, p = %.3g)\n", v.PointIndex, v.PointID, v.Detail, 100*v.Confidence, v.PValue)
-			} else {
-				fmt.Fprintf(stderr, "  point %d (%s): empirical ε lower bound %.4g > claimed ε %.4g (%.0f%% confidence, %s thresholds, p = %.3g)\n",
-					v.PointIndex, v.PointID, v.EpsilonLB, v.EpsilonAccountant, 100*v.Confidence, v.Method, v.PValue)
-			}
-			if v.Claim != "" {
-				fmt.Fprintf(stderr, "    claimed: %s\n    trained: %s\n", v.Claim, v.Trained)
-			}
-			if v.ShuffleAsPoisson {
-				fmt.Fprintf(stderr, "    shuffled batches were accounted as Poisson sampling; the shuffled training's true ε is at least %.4g (epsilon_shuffle_lb)\n", v.ShuffleLB)
-			}
-			if v.Familywise != "" {
-				fmt.Fprintf(stderr, "    family-wise correction: %s\n", v.Familywise)
-			}
-		}
-		fmt.Fprintf(stderr, "The training leaks more than the claim allows: the implementation or its analysis is wrong (only valid estimates flag; a violation proves the claim false at the stated confidence, not where the bug is).\nTrials: %s/trials/point=<id>/\n", res.Dir)
-	}
-	if err := reportReconViolations(res.Summary, plan, res.Dir, rf.failOnViolation, stderr); err != nil {
-		return err
-	}
-	if len(vs) > 0 && rf.failOnViolation {
+	if printViolations(stderr, vs, plan.Spec.Name, len(plan.Points), res.Dir) && rf.failOnViolation {
 		return silent{errViolation}
 	}
 	return nil
