@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // TestPLDIssueReproduction is the reported failure: σ = 0.1, q = 0.01,
@@ -57,8 +59,8 @@ func TestSampledGaussianRemoveSplitAccurate(t *testing.T) {
 		m := sampledGaussianLoss(c.q, c.sigma, false)
 		ref := func(eps float64) float64 {
 			x := m.InverseLoss(eps)
-			la := math.Log(c.q) + LogNormCDF((x+1)/c.sigma)
-			lb := math.Log(math.Expm1(eps)+c.q) + LogNormCDF(x/c.sigma)
+			la := math.Log(c.q) + numeric.LogNormCDF((x+1)/c.sigma)
+			lb := math.Log(math.Expm1(eps)+c.q) + numeric.LogNormCDF(x/c.sigma)
 			return math.Exp(la) * -math.Expm1(lb-la)
 		}
 		top := m.Loss(m.XLow)

@@ -7,10 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gonum.org/v1/gonum/integrate/quad"
-
-	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"github.com/dpaudit/dpaudit/rng"
+	"gonum.org/v1/gonum/integrate/quad"
 )
 
 // The ideal reconstruction mechanism (reference note §5.4, "cheap middle
@@ -222,11 +221,11 @@ func SimulateIdeal(g Ideal, seed uint64, path []any, first, count, workers int) 
 func IdealSuccessFullBatch(n, steps int, sigma float64, geo Geometry) float64 {
 	mu := math.Sqrt(float64(steps)) / sigma
 	if geo == Antipodal {
-		return privacy.NormCDF(mu)
+		return numeric.NormCDF(mu)
 	}
 	f := func(x float64) float64 {
 		z := x - mu
-		return math.Exp(-z*z/2+float64(n-1)*privacy.LogNormCDF(x)) / math.Sqrt(2*math.Pi)
+		return math.Exp(-z*z/2+float64(n-1)*numeric.LogNormCDF(x)) / math.Sqrt(2*math.Pi)
 	}
 	// The integrand lives within ±12 of μ; fixed Legendre on pieces.
 	var s float64
