@@ -1,6 +1,8 @@
 package bounds
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -127,6 +129,22 @@ func TestReRoMonteCarloDeterministic(t *testing.T) {
 		}
 		if other.Gamma == first.Gamma {
 			t.Errorf("%s: seeds 42 and 43 gave the same estimate %v", method, other.Gamma)
+		}
+	}
+}
+
+// The Monte Carlo methods stop on a cancelled context, with its error.
+func TestReRoMonteCarloCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	o, err := ReRoOptions{Samples: 30_000}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, method := range []ReRoMethod{ReRoRobust, ReRoMonteCarlo} {
+		o.Method = method
+		if _, err := reroAll(ctx, DPSGD{0.8, 0.05, 20}, []float64{0.05}, o); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: %v, want context.Canceled", method, err)
 		}
 	}
 }

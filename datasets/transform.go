@@ -1,11 +1,13 @@
 package datasets
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 
+	"github.com/dpaudit/dpaudit/internal/parallel"
 	"github.com/dpaudit/dpaudit/rng"
 )
 
@@ -44,11 +46,19 @@ func apply(sd *sourceData, o Options) (*Split, error) {
 	if mode == NormalizeUnit {
 		div = sd.unitMax
 	}
-	train := materialise(sd, &sd.train, trainIdx, classMap, div, names)
-	test := materialise(sd, &sd.test, testIdx, classMap, div, names)
+	train, err := materialise(sd, &sd.train, trainIdx, classMap, div, names)
+	if err != nil {
+		return nil, err
+	}
+	test, err := materialise(sd, &sd.test, testIdx, classMap, div, names)
+	if err != nil {
+		return nil, err
+	}
 	var held *Dataset
 	if heldIdx != nil {
-		held = materialise(sd, &sd.train, heldIdx, classMap, div, names)
+		if held, err = materialise(sd, &sd.train, heldIdx, classMap, div, names); err != nil {
+			return nil, err
+		}
 	}
 	if mode == NormalizeStandardize {
 		mean, inv := featureStats(train)
@@ -158,7 +168,7 @@ func chooseRows(sd *sourceData, p *pool, classMap []int32, o Options, part strin
 // materialise copies the chosen rows into a new Dataset, dividing values
 // by div (rounded once, from float64, so 7/255 is the float32 nearest
 // 7/255) and remapping labels.
-func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, div float64, names []string) *Dataset {
+func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, div float64, names []string) (*Dataset, error) {
 	d := p.d
 	x := make([]float32, len(idx)*d)
 	y := make([]int32, len(idx))
@@ -166,7 +176,7 @@ func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, div float
 	for v := range table {
 		table[v] = float32(float64(v) / div)
 	}
-	parallelRows(len(idx), d, func(lo, hi int) {
+	err := parallelRows(len(idx), d, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			i := idx[r]
 			dst := x[r*d : (r+1)*d]
@@ -185,13 +195,16 @@ func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, div float
 			y[r] = classMap[p.y[i]]
 		}
 	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sd.name, err)
+	}
 	return &Dataset{
 		X: x, Y: y, N: len(idx), D: d,
 		Shape:      slices.Clone(sd.shape),
 		Classes:    len(names),
 		ClassNames: slices.Clone(names),
 		Name:       sd.name,
-	}
+	}, nil
 }
 
 // featureStats returns per-feature means and inverse standard deviations
@@ -261,21 +274,17 @@ func scaleL2(ds *Dataset, r float64, exact bool) error {
 
 // parallelRows splits rows 0..n-1 into contiguous blocks over the
 // available CPUs when there is enough work (about a million values) to pay
-// for the goroutines; fn must only touch its own rows.
-func parallelRows(n, d int, fn func(lo, hi int)) {
+// for the goroutines; fn must only touch its own rows. A panic in fn comes
+// back as an error with its stack. (No context: loading a data set is not
+// cancellable, and one block takes milliseconds.)
+func parallelRows(n, d int, fn func(lo, hi int)) error {
 	workers := runtime.GOMAXPROCS(0)
-	if workers < 2 || n*d < 1<<20 {
-		fn(0, n)
-		return
+	if n*d < 1<<20 {
+		workers = 1
 	}
-	var wg sync.WaitGroup
 	block := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += block {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, min(lo+block, n))
-		}()
-	}
-	wg.Wait()
+	return parallel.Chunks(context.Background(), n, block, workers, func(_, lo, hi int) error {
+		fn(lo, hi)
+		return nil
+	})
 }

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/selftest"
@@ -44,6 +48,9 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 		return usagef("dpaudit selftest: unexpected argument %q", pos[0])
 	}
 	d.Seed = *seed
+	// Ctrl-C stops the audits between repeats.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	if *sequential {
 		sc := selftest.DefaultSequential()
 		sc.Epsilon, sc.Delta, sc.Confidence, sc.SamplingRate, sc.Steps = d.Epsilon, d.Delta, d.Confidence, d.SamplingRate, d.Steps
@@ -61,7 +68,7 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 			}
 			sc.Budget = n
 		}
-		return runSequentialSelftest(sc, *asJSON, stdout)
+		return runSequentialSelftest(ctx, sc, *asJSON, stdout)
 	}
 	if len(trials) > 0 {
 		d.Trials = nil
@@ -74,7 +81,7 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	d.Methods = methods
-	rep, err := selftest.Run(d)
+	rep, err := selftest.Run(ctx, d)
 	if err != nil {
 		if errors.Is(err, audit.ErrInvalid) {
 			return usagef("dpaudit %v", err)
@@ -119,8 +126,8 @@ func printSelftest(w io.Writer, rep selftest.Report) {
 	fmt.Fprintf(w, "\n%.2f s\n", rep.Elapsed.Seconds())
 }
 
-func runSequentialSelftest(c selftest.SequentialConfig, asJSON bool, stdout io.Writer) error {
-	rep, err := selftest.RunSequential(c)
+func runSequentialSelftest(ctx context.Context, c selftest.SequentialConfig, asJSON bool, stdout io.Writer) error {
+	rep, err := selftest.RunSequential(ctx, c)
 	if err != nil {
 		if errors.Is(err, audit.ErrInvalid) {
 			return usagef("dpaudit %v", err)
