@@ -7,7 +7,8 @@
 # e.g. scripts/bench-ab.sh main kit ./bounds/ '^BenchmarkReRoRobust$' 7 3x
 #
 # Builds the package's test binary at both revisions (git archive into a
-# scratch folder: no worktree is created), then runs before, after, before,
+# scratch folder: no worktree is created; a REV that is an executable file
+# is taken as an already built test binary, e.g. from go test -c), then runs before, after, before,
 # after, … PAIRS times (default 5; BENCHTIME default 1x), so that load on a
 # shared machine falls on both alike. Prints every run's ns/op per
 # benchmark with the CPU time (user+sys) and wall time of the process and
@@ -20,6 +21,10 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 for v in before after; do
   rev=$before; [ $v = after ] && rev=$after
+  if [ -f "$rev" ] && [ -x "$rev" ]; then
+    cp "$rev" "$dir/$v.test"
+    continue
+  fi
   mkdir -p "$dir/$v"
   git -C "$root" archive "$rev" | tar -x -C "$dir/$v"
   (cd "$dir/$v" && go test -c -o "$dir/$v.test" "$pkg")
