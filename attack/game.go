@@ -157,7 +157,7 @@ func NewGame(cfg GameConfig) (*Game, error) {
 		return nil, err
 	}
 	// Every trial trains on the base set: scan it and code its rows once
-	// here, not in each trial (issue 12 item 3).
+	// here, not in each trial (it was a large share of a trial).
 	if g.base, err = learn.NewInputs(g.baseX, g.baseY, m.InputSize()); err != nil {
 		return nil, invalidf("game: %v", err)
 	}

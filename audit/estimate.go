@@ -59,7 +59,7 @@ func DefaultOptions() Options {
 // trial, so a fifth beats a half: on the ideal mechanism (selftest, 100
 // audits each) the mean ε_lb rose from 0.17 to 0.23 of the true ε
 // (Gaussian, ε = 4, 10³ trials) and from 0.061 to 0.089 (q = 0.01,
-// σ = 0.8256, T = 100, 10⁴ trials), coverage unchanged (issue 12).
+// σ = 0.8256, T = 100, 10⁴ trials), coverage unchanged.
 const DefaultSplitFraction = 0.2
 
 func (o Options) withDefaults() Options {

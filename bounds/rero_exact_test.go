@@ -96,7 +96,7 @@ func TestReRoExactSmallNoiseLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := 1 - math.Pow(0.99, 100)*(1-kappa)
-		// 3e-6: since issue 15 the FFT masses carry their rounding bound
+		// 3e-6: the FFT masses carry their rounding bound
 		// (privacy.PMF.RoundingBound), which moves γ up by 1.6e-6 here.
 		near(t, "σ → 0 limit", r.Gamma, want, 3e-6)
 		if r.Lower > want+1e-12 || r.Upper < want-1e-9 {

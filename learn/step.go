@@ -126,7 +126,7 @@ func (t *trainer) sumChunks(s int) error {
 		k1 := min(K, k0+T)
 		if K == 1 {
 			// One chunk: its sum is the batch's, written straight into
-			// t.sum instead of copied there (issue 12: the copy was 4–6%
+			// t.sum instead of copied there (the copy was 4–6%
 			// of an MLP 784-512-10 step). The other workers would be idle:
 			// the chunk's GEMMs use them (bit-identical for any T).
 			t.ws[0].setThreads(T)

@@ -34,7 +34,7 @@ const (
 // the classic RDP conversion), or when the search ends next to a σ where
 // the accountant gave ε = +Inf: the answer would then be the accountant's
 // limit, not the target's (it used to be returned silently: σ = 6.8 for
-// PLD at q = 1, T = 115661, ε = 1e5, where 0.77 suffices; issue 15).
+// PLD at q = 1, T = 115661, ε = 1e5, where 0.77 suffices).
 func Calibrate(acc Accountant, targetEpsilon, delta, samplingRate float64, steps int, o Options) (float64, error) {
 	if err := acc.check(); err != nil {
 		return 0, err

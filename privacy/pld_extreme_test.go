@@ -35,7 +35,7 @@ func TestPLDIssueReproduction(t *testing.T) {
 	case e > 354.1961+1e-4 || e < 354.1961-1e-3:
 		t.Errorf("ε = %v, want +Inf (too large) or ≈ 354.196", e)
 	}
-	// (The accountant coarsens such grids instead since issue 15: the
+	// (The accountant now coarsens such grids instead: the
 	// σ = 0.1 case above, and TestPLDCoarsensInsteadOfGivingUp.)
 	for _, q := range sweepQs {
 		for _, T := range sweepSteps {

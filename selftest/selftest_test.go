@@ -40,7 +40,7 @@ func TestDefaultCoverage(t *testing.T) {
 // ε = 4), N = 1000 per world: post-hoc median ≈ 1.66, split median ≈ 1.00,
 // Monte Carlo values with ±0.05 spread, for the note's 500/500 split.
 // Tolerance 0.12 for 60 audits. The default split (a fifth chooses, the
-// threshold scored by the bound at the evaluation size, issue 12) must
+// threshold scored by the bound at the evaluation size) must
 // do better on the same trials.
 func TestNoteItem17(t *testing.T) {
 	if testing.Short() {

@@ -135,7 +135,7 @@ func NewGame(cfg Config) (*Game, error) {
 		}
 	}
 	// Every trial trains on D₋: scan it (and code its rows) once here,
-	// not in each trial (issue 12 item 3).
+	// not in each trial (it was a large share of a trial).
 	data, err := learn.NewInputs(cfg.X, cfg.Y, D)
 	if err != nil {
 		return nil, invalidf("%v", err)
