@@ -51,6 +51,13 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 	// Ctrl-C stops the audits between repeats.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *sequential && len(trials) > 1 {
+		return usagef("dpaudit selftest --sequential: give one --trials (the budget)")
+	}
+	counts, err := trialCounts(trials)
+	if err != nil {
+		return err
+	}
 	if *sequential {
 		sc := selftest.DefaultSequential()
 		sc.Epsilon, sc.Delta, sc.Confidence, sc.SamplingRate, sc.Steps = d.Epsilon, d.Delta, d.Confidence, d.SamplingRate, d.Steps
@@ -58,29 +65,34 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 		if d.Repeats != selftest.Default().Repeats {
 			sc.Audits = d.Repeats
 		}
-		if len(trials) > 1 {
-			return usagef("dpaudit selftest --sequential: give one --trials (the budget)")
-		}
-		if len(trials) == 1 {
-			n, err := strconv.Atoi(trials[0])
-			if err != nil {
-				return usagef("dpaudit selftest: --trials %q is not an integer", trials[0])
-			}
-			sc.Budget = n
+		if len(counts) == 1 {
+			sc.Budget = counts[0]
 		}
 		return runSequentialSelftest(ctx, sc, *asJSON, stdout)
 	}
-	if len(trials) > 0 {
-		d.Trials = nil
-		for _, t := range trials {
-			n, err := strconv.Atoi(t)
-			if err != nil {
-				return usagef("dpaudit selftest: --trials %q is not an integer", t)
-			}
-			d.Trials = append(d.Trials, n)
-		}
+	if len(counts) > 0 {
+		d.Trials = counts
 	}
 	d.Methods = methods
+	return runSelftest(ctx, d, *asJSON, stdout)
+}
+
+// trialCounts reads the --trials values.
+func trialCounts(trials []string) ([]int, error) {
+	var counts []int
+	for _, t := range trials {
+		n, err := strconv.Atoi(t)
+		if err != nil {
+			return nil, usagef("dpaudit selftest: --trials %q is not an integer", t)
+		}
+		counts = append(counts, n)
+	}
+	return counts, nil
+}
+
+// runSelftest runs the self-test of the estimators and prints its report;
+// a valid estimator that failed its coverage is exit code 1.
+func runSelftest(ctx context.Context, d selftest.Config, asJSON bool, stdout io.Writer) error {
 	rep, err := selftest.Run(ctx, d)
 	if err != nil {
 		if errors.Is(err, audit.ErrInvalid) {
@@ -88,7 +100,7 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
