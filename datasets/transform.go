@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -46,19 +45,11 @@ func apply(sd *sourceData, o Options) (*Split, error) {
 	if mode == NormalizeUnit {
 		div = sd.unitMax
 	}
-	train, err := materialise(sd, &sd.train, trainIdx, classMap, div, names)
-	if err != nil {
-		return nil, err
-	}
-	test, err := materialise(sd, &sd.test, testIdx, classMap, div, names)
-	if err != nil {
-		return nil, err
-	}
+	train := materialise(sd, &sd.train, trainIdx, classMap, div, names)
+	test := materialise(sd, &sd.test, testIdx, classMap, div, names)
 	var held *Dataset
 	if heldIdx != nil {
-		if held, err = materialise(sd, &sd.train, heldIdx, classMap, div, names); err != nil {
-			return nil, err
-		}
+		held = materialise(sd, &sd.train, heldIdx, classMap, div, names)
 	}
 	if mode == NormalizeStandardize {
 		mean, inv := featureStats(train)
@@ -168,7 +159,7 @@ func chooseRows(sd *sourceData, p *pool, classMap []int32, o Options, part strin
 // materialise copies the chosen rows into a new Dataset, dividing values
 // by div (rounded once, from float64, so 7/255 is the float32 nearest
 // 7/255) and remapping labels.
-func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, div float64, names []string) (*Dataset, error) {
+func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, div float64, names []string) *Dataset {
 	d := p.d
 	x := make([]float32, len(idx)*d)
 	y := make([]int32, len(idx))
@@ -176,7 +167,7 @@ func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, div float
 	for v := range table {
 		table[v] = float32(float64(v) / div)
 	}
-	err := parallelRows(len(idx), d, func(lo, hi int) {
+	parallelRows(len(idx), d, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			i := idx[r]
 			dst := x[r*d : (r+1)*d]
@@ -195,16 +186,13 @@ func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, div float
 			y[r] = classMap[p.y[i]]
 		}
 	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sd.name, err)
-	}
 	return &Dataset{
 		X: x, Y: y, N: len(idx), D: d,
 		Shape:      slices.Clone(sd.shape),
 		Classes:    len(names),
 		ClassNames: slices.Clone(names),
 		Name:       sd.name,
-	}, nil
+	}
 }
 
 // featureStats returns per-feature means and inverse standard deviations
@@ -274,17 +262,23 @@ func scaleL2(ds *Dataset, r float64, exact bool) error {
 
 // parallelRows splits rows 0..n-1 into contiguous blocks over the
 // available CPUs when there is enough work (about a million values) to pay
-// for the goroutines; fn must only touch its own rows. A panic in fn comes
-// back as an error with its stack. (No context: loading a data set is not
-// cancellable, and one block takes milliseconds.)
-func parallelRows(n, d int, fn func(lo, hi int)) error {
+// for the goroutines; fn must only touch its own rows. A panic in fn (a
+// bug: fn returns nothing that can fail) is raised again on the calling
+// goroutine, carrying the worker's stack, where the caller's recovery (a
+// pipeline node's) can catch it; in a worker it would end the process.
+// There is no context: loading a data set is not cancellable, and one
+// block takes milliseconds.
+func parallelRows(n, d int, fn func(lo, hi int)) {
 	workers := runtime.GOMAXPROCS(0)
 	if n*d < 1<<20 {
 		workers = 1
 	}
 	block := (n + workers - 1) / workers
-	return parallel.Chunks(context.Background(), n, block, workers, func(_, lo, hi int) error {
+	err := parallel.Chunks(context.Background(), n, block, workers, func(_, lo, hi int) error {
 		fn(lo, hi)
 		return nil
 	})
+	if err != nil {
+		panic(err)
+	}
 }
