@@ -3,7 +3,7 @@ package audit
 import (
 	"math"
 
-	"gonum.org/v1/gonum/mathext"
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // Identifiability estimates of Bernau et al. (2021) Sec. 5.3 (reference
@@ -98,14 +98,14 @@ func EstimateIdentifiability(in IdentifiabilityInput) (Identifiability, error) {
 	p := float64(r.Wins) / float64(n)
 	r.Advantage, r.AdvantageLo, r.AdvantageHi = 2*p-1, 2*lo-1, 2*hi-1
 	c := math.Sqrt(2 * math.Log(1.25/in.Delta))
-	epsAdv := func(q float64) float64 { return 2 * c * mathext.NormalQuantile(q) }
+	epsAdv := func(q float64) float64 { return 2 * c * numeric.NormQuantile(q) }
 	r.EpsilonAdvantage, r.EpsilonAdvantageLo, r.EpsilonAdvantageHi = epsAdv(p), epsAdv(lo), epsAdv(hi)
 	r.DeltaPrime = float64(r.Exceed) / float64(n)
 	r.DeltaPrimeLo, _ = ClopperPearsonLower(r.Exceed, n, in.Confidence, TwoSided)
 	r.DeltaPrimeHi, _ = ClopperPearsonUpper(r.Exceed, n, in.Confidence, TwoSided)
 	r.DeltaViolation = Exceeds(r.DeltaPrimeLo, in.Delta, ClaimTolerance)
 	r.RhoBeta = logistic(in.Epsilon)
-	r.RhoAlpha = 2*normCDF(in.Epsilon/(2*c)) - 1
+	r.RhoAlpha = 2*numeric.NormCDF(in.Epsilon/(2*c)) - 1
 	r.AdvantageAboveRhoAlpha = Exceeds(r.AdvantageLo, r.RhoAlpha, ClaimTolerance)
 	return r, nil
 }
@@ -117,5 +117,3 @@ func logistic(x float64) float64 {
 	e := math.Exp(x)
 	return e / (1 + e)
 }
-
-func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }

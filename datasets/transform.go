@@ -1,11 +1,12 @@
 package datasets
 
 import (
+	"context"
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 
+	"github.com/dpaudit/dpaudit/internal/parallel"
 	"github.com/dpaudit/dpaudit/rng"
 )
 
@@ -299,21 +300,23 @@ func scaleL2(ds *Dataset, r float64, exact bool) error {
 
 // parallelRows splits rows 0..n-1 into contiguous blocks over the
 // available CPUs when there is enough work (about a million values) to pay
-// for the goroutines; fn must only touch its own rows.
+// for the goroutines; fn must only touch its own rows. A panic in fn (a
+// bug: fn returns nothing that can fail) is raised again on the calling
+// goroutine, carrying the worker's stack, where the caller's recovery (a
+// pipeline node's) can catch it; in a worker it would end the process.
+// There is no context: loading a data set is not cancellable, and one
+// block takes milliseconds.
 func parallelRows(n, d int, fn func(lo, hi int)) {
 	workers := runtime.GOMAXPROCS(0)
-	if workers < 2 || n*d < 1<<20 {
-		fn(0, n)
-		return
+	if n*d < 1<<20 {
+		workers = 1
 	}
-	var wg sync.WaitGroup
 	block := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += block {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, min(lo+block, n))
-		}()
+	err := parallel.Chunks(context.Background(), n, block, workers, func(_, lo, hi int) error {
+		fn(lo, hi)
+		return nil
+	})
+	if err != nil {
+		panic(err)
 	}
-	wg.Wait()
 }

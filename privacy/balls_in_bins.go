@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/mathext"
 )
@@ -146,14 +147,14 @@ func logNormalOnGrid(sigma, g float64, limit int) (*geoDist, error) {
 		d.p[k+1-lo] += up
 	}
 	// Lower tail (ℓ < lo·g): spread to {0, y_lo}, keeping its moment.
-	lowMass := NormCDF((float64(lo)*g + a) / s)
-	lowMoment := NormCDF((float64(lo)*g - a) / s) // E[Y; ℓ < lo·g]
+	lowMass := numeric.NormCDF((float64(lo)*g + a) / s)
+	lowMoment := numeric.NormCDF((float64(lo)*g - a) / s) // E[Y; ℓ < lo·g]
 	atLo := math.Min(lowMoment/d.value(0), lowMass)
 	d.p[0] += atLo
 	d.zero = lowMass - atLo
 	// Upper tail: the overflow atom.
-	d.ovMass = NormSF((float64(hi)*g + a) / s)
-	d.ovMoment = NormSF((float64(hi)*g - a) / s)
+	d.ovMass = numeric.NormSF((float64(hi)*g + a) / s)
+	d.ovMoment = numeric.NormSF((float64(hi)*g - a) / s)
 	return d, nil
 }
 
@@ -378,7 +379,7 @@ func kahanSum(x []float64) float64 {
 	return s
 }
 
-func normalDensity(x float64) float64 { return math.Exp(-0.5*x*x - logSqrt2Pi) }
+func normalDensity(x float64) float64 { return math.Exp(-0.5*x*x - numeric.LogSqrt2Pi) }
 
 // legendre8 returns the 8-point Gauss–Legendre nodes and weights on
 // [−1, 1].

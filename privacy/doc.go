@@ -54,8 +54,9 @@
 // heterogeneous mechanisms; PMF, a discretised loss distribution that any
 // pair of distributions can be turned into (MonotoneLoss, ConnectDotsPMF),
 // composed (Compose, SelfCompose) and queried (DeltaForEpsilon,
-// EpsilonForDelta, Survival, DualSurvival, All); and Brent, a bracketing
-// root finder.
+// EpsilonForDelta, Survival, DualSurvival, All). Φ, log-space sums and
+// Brent's root finder come from internal/numeric, shared with the bounds
+// and the estimators.
 //
 // Inputs are validated: bad values return errors wrapping ErrInvalid, and
 // calibration targets that no noise level can meet return ErrUnreachable.

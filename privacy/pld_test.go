@@ -16,13 +16,13 @@ func mnistPLD(t *testing.T, sigma float64, pessimistic bool) *PLD {
 }
 
 func TestPLDMatchesDPAccounting(t *testing.T) {
-	// Google dp_accounting measured on this machine (the project issue):
+	// Google dp_accounting measured on this machine:
 	// PLDAccountant, q = 256/60000, σ = 1.1, T = 14063, interval 1e-4,
-	// δ = 1e-5 → ε = 2.381779. The brief requires agreement within 1e-3;
+	// δ = 1e-5 → ε = 2.381779. Agreement within 1e-3 is required;
 	// the algorithms are mirrored closely enough to agree to 1e-6, which is
 	// what is checked on the masses as the FFT returns them (tolerance
 	// 2e-6: the printed value's rounding plus the 1e-15 tail-truncation
-	// differences). Since issue 15 every mass also carries the FFT's
+	// differences). Every mass also carries the FFT's
 	// rounding bound (applyErrorBound), which dp_accounting does not add:
 	// that ε is higher, by 1.1e-5 here, and never lower.
 	d := mnistPLD(t, 1.1, true)
@@ -237,12 +237,12 @@ func withoutRounding(p *PMF) *PMF {
 	return &c
 }
 
-// TestPLDFineMatchesDPAccounting is issue 12 item 5's target: interval 1e-5
-// at q = 0.01, σ = 1, T = 2·10⁵, δ = 1e-5 (windows of ~9.8M points, past
-// the old fixed grid cap, so it needs the memory cap; ~6 CPU-s, ~1.3 GB).
+// TestPLDFineMatchesDPAccounting: the PLD at a fine interval, 1e-5 at
+// q = 0.01, σ = 1, T = 2·10⁵, δ = 1e-5 (windows of ~9.8M points, past the
+// old fixed grid cap, so it needs the memory cap; ~6 CPU-s, ~1.3 GB).
 // Google's dp_accounting (PLDAccountant, source at b5b0286, run here by
-// privacy/testdata/dp_accounting_pld.py) gives 41.209317661; the issue
-// asks for agreement within 1e-4. Ours carries the FFT rounding bound, so
+// privacy/testdata/dp_accounting_pld.py) gives 41.209317661; ours must
+// agree within 1e-4. Ours carries the FFT rounding bound, so
 // it may only be above dp_accounting's, never below by more than the
 // printed digits.
 func TestPLDFineMatchesDPAccounting(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"gonum.org/v1/gonum/integrate/quad"
 )
 
@@ -90,10 +91,10 @@ func rdpReplaceOne(q, sigma, alpha float64) float64 {
 func replaceOneLogA(q, sigma, alpha, refine float64) float64 {
 	logq, log1mq := math.Log(q), math.Log1p(-q)
 	inv2s2 := 1 / (2 * sigma * sigma)
-	logNorm := -math.Log(sigma) - logSqrt2Pi
+	logNorm := -math.Log(sigma) - numeric.LogSqrt2Pi
 	logIntegrand := func(x float64) float64 {
-		lm := LogAddExp(log1mq, logq+(-2*x-1)*inv2s2)
-		lp := LogAddExp(log1mq, logq+(2*x-1)*inv2s2)
+		lm := numeric.LogAddExp(log1mq, logq+(-2*x-1)*inv2s2)
+		lp := numeric.LogAddExp(log1mq, logq+(2*x-1)*inv2s2)
 		return logNorm - x*x*inv2s2 + alpha*lm - (alpha-1)*lp
 	}
 	lo, hi := -alpha-40*sigma, 40*sigma

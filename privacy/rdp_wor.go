@@ -1,6 +1,10 @@
 package privacy
 
-import "math"
+import (
+	"math"
+
+	"github.com/dpaudit/dpaudit/internal/numeric"
+)
 
 // RDP of sampling without replacement (fixed-size batches) under
 // replace-one adjacency: Wang, Balle & Kasiviswanathan (AISTATS 2019,
@@ -64,7 +68,7 @@ func worLogAInt(gamma, s float64, alpha int) float64 {
 	inv2s2 := 1 / (2 * s * s)
 	cgf := func(x float64) float64 { return x * (x + 1) * inv2s2 } // x·ε(x+1)
 	rdp2 := 2 * inv2s2
-	logF2m1 := rdp2 + Log1mExp(-rdp2) // log(e^{ε(2)} − 1)
+	logF2m1 := rdp2 + numeric.Log1mExp(-rdp2) // log(e^{ε(2)} − 1)
 	logq := math.Log(gamma)
 	logA := 0.0
 	var deltas []float64
@@ -84,7 +88,7 @@ func worLogAInt(gamma, s float64, alpha int) float64 {
 		default:
 			s = math.Ln2 + cgf(fi-1)
 		}
-		logA = LogAddExp(logA, s+fi*logq+logComb(alpha, i))
+		logA = numeric.LogAddExp(logA, s+fi*logq+logComb(alpha, i))
 	}
 	return logA
 }
@@ -129,7 +133,7 @@ func diffInLog(vec []float64, pos []bool, m int) {
 			}
 			pos[j], vec[j] = p, mag
 		} else {
-			vec[j] = LogAddExp(vec[j], vec[j+1])
+			vec[j] = numeric.LogAddExp(vec[j], vec[j+1])
 			pos[j] = pos[j+1]
 		}
 	}
@@ -139,9 +143,9 @@ func diffInLog(vec []float64, pos []bool, m int) {
 func logSubSign(x, y float64) (bool, float64) {
 	switch {
 	case x > y:
-		return true, x + Log1mExp(y-x)
+		return true, x + numeric.Log1mExp(y-x)
 	case x < y:
-		return false, y + Log1mExp(x-y)
+		return false, y + numeric.Log1mExp(x-y)
 	}
 	return true, math.Inf(-1)
 }

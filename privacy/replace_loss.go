@@ -3,6 +3,7 @@ package privacy
 import (
 	"math"
 
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -92,11 +93,11 @@ func replaceOneLoss(q, sigma float64) MonotoneLoss {
 			if q == 1 {
 				return -2 * x / s2
 			}
-			return LogAddExp(log1mq, logq+(-2*x-1)/(2*s2)) - LogAddExp(log1mq, logq+(2*x-1)/(2*s2))
+			return numeric.LogAddExp(log1mq, logq+(-2*x-1)/(2*s2)) - numeric.LogAddExp(log1mq, logq+(2*x-1)/(2*s2))
 		},
 		InverseLoss: inverse,
 		CDF: func(x float64) float64 {
-			return (1-q)*NormCDF(x/sigma) + q*NormCDF((x+1)/sigma)
+			return (1-q)*numeric.NormCDF(x/sigma) + q*numeric.NormCDF((x+1)/sigma)
 		},
 	}
 	formMid := hockeyForm{c: q}
@@ -107,25 +108,25 @@ func replaceOneLoss(q, sigma float64) MonotoneLoss {
 		x := inverse(eps)
 		t0, tm, tp := x/sigma, (x-1)/sigma, (x+1)/sigma
 		if eps < 600 && tm >= plainTailLimit {
-			a := (1 - q) * em1 * NormCDF(t0)
-			b := q * (1 + em1) * NormCDF(tm)
+			a := (1 - q) * em1 * numeric.NormCDF(t0)
+			b := q * (1 + em1) * numeric.NormCDF(tm)
 			if x <= -1 {
-				return math.Max(0, q*NormCDF(tp)-a-b), formDirect
+				return math.Max(0, q*numeric.NormCDF(tp)-a-b), formDirect
 			}
-			return -(q*NormSF(tp) + a + b), formMid
+			return -(q*numeric.NormSF(tp) + a + b), formMid
 		}
 		// log of (1−q)(e^ε − 1)·A and q·e^ε·B₋; log(e^ε − 1) without overflow.
-		logEm1 := eps + Log1mExp(-eps)
-		tA := log1mq + logEm1 + LogNormCDF(t0)
-		tB := logq + eps + LogNormCDF(tm)
+		logEm1 := eps + numeric.Log1mExp(-eps)
+		tA := log1mq + logEm1 + numeric.LogNormCDF(t0)
+		tB := logq + eps + numeric.LogNormCDF(tm)
 		if x <= -1 {
-			lp := logq + LogNormCDF(tp)
+			lp := logq + numeric.LogNormCDF(tp)
 			if math.Max(tA, tB) >= lp {
 				return 0, formDirect // rounding: δ ≥ 0
 			}
 			return math.Exp(lp) * (1 - math.Exp(tA-lp) - math.Exp(tB-lp)), formDirect
 		}
-		return -(q*NormSF(tp) + math.Exp(tA) + math.Exp(tB)), formMid
+		return -(q*numeric.NormSF(tp) + math.Exp(tA) + math.Exp(tB)), formMid
 	}
 	m.split = func(eps, em1 float64) (float64, hockeyForm) {
 		if eps >= 0 {

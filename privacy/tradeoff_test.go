@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -52,14 +53,14 @@ func TestTradeOffPLDFullBatchMatchesGDP(t *testing.T) {
 // P = (1−q)N(0,σ²) + qN(1,σ²) to Q = N(0,σ²) increases with x, so every
 // Neyman–Pearson test is a threshold on x.
 func exactRemoveBeta(q, s, alpha float64) float64 { // H0: P, reject when x ≤ t
-	f := func(x float64) float64 { return (1-q)*NormCDF(x/s) + q*NormCDF((x-1)/s) - alpha }
-	br, _ := Brent(f, Bracket{A: -60, B: 60, FA: f(-60), FB: f(60)}, 1e-15, 1e-15, 500)
-	return NormSF(br.B / s)
+	f := func(x float64) float64 { return (1-q)*numeric.NormCDF(x/s) + q*numeric.NormCDF((x-1)/s) - alpha }
+	br, _ := numeric.Brent(f, numeric.Bracket{A: -60, B: 60, FA: f(-60), FB: f(60)}, 1e-15, 1e-15, 500)
+	return numeric.NormSF(br.B / s)
 }
 
 func exactAddBeta(q, s, alpha float64) float64 { // H0: Q, reject when x > t
 	x := -s * mathext.NormalQuantile(alpha)
-	return (1-q)*NormCDF(x/s) + q*NormCDF((x-1)/s)
+	return (1-q)*numeric.NormCDF(x/s) + q*numeric.NormCDF((x-1)/s)
 }
 
 // One step at q < 1: the two orientations differ, and both PLD curves must

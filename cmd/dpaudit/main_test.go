@@ -28,8 +28,8 @@ func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestAccountJSON(t *testing.T) {
-	// Abadi et al. MNIST setting; reference values from the issue
-	// (dp_accounting on this machine): RDP 2.596656, PLD 2.381779.
+	// Abadi et al. MNIST setting; reference values from dp_accounting on
+	// this machine: RDP 2.596656, PLD 2.381779.
 	code, out, errs := cli(t, "account", "--noise-multiplier", "1.1", "--sampling-rate", "0.004266666666666667",
 		"--steps", "14063", "--delta", "1e-5", "--accountant", "rdp,pld", "--json")
 	if code != 0 {
@@ -78,9 +78,9 @@ func TestAccountFromEpochs(t *testing.T) {
 }
 
 func TestCalibrateJSON(t *testing.T) {
-	// The issue's reference: dp_accounting calibrates σ = 1.345899 for
+	// Reference: dp_accounting calibrates σ = 1.345899 for
 	// ε = 8, δ = 1e-5, q = 0.04, T = 2250 with PLD (asked for by name: the
-	// default is best since issue 15).
+	// default is best, which may pick RDP).
 	code, out, errs := cli(t, "calibrate", "--target-epsilon", "8", "--delta", "1e-5", "--sampling-rate", "0.04", "--steps", "2250", "--accountant", "pld", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -169,10 +169,11 @@ func TestValidateAndPlanJSON(t *testing.T) {
 	}
 }
 
-// TestCalibrateInfiniteEpsilonIssue15: the issue's example returned σ = 6.8
-// (PLD's ε was +Inf below it) where 0.77 suffices; the default (best) uses
-// the exact GDP conversion at q = 1: μ = √T/σ.
-func TestCalibrateInfiniteEpsilonIssue15(t *testing.T) {
+// TestCalibrateFullBatchHugeEpsilon: at q = 1, T = 115661, ε = 1e5 the
+// calibration once returned σ = 6.8 (PLD's ε was +Inf below it) where 0.77
+// suffices; the default (best) uses the exact GDP conversion at q = 1:
+// μ = √T/σ.
+func TestCalibrateFullBatchHugeEpsilon(t *testing.T) {
 	code, out, errs := cli(t, "calibrate", "--target-epsilon", "1e5", "--sampling-rate", "1", "--steps", "115661", "--delta", "8.335e-7", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -186,7 +187,7 @@ func TestCalibrateInfiniteEpsilonIssue15(t *testing.T) {
 	}
 }
 
-// TestDataLsSaysCorrupt (issue 15 item 9): a data file that fails its
+// TestDataLsSaysCorrupt: a data file that fails its
 // digest is reported as corrupt, with the file and the digests, not as
 // missing (which sent users to fetch a file they already had).
 func TestDataLsSaysCorrupt(t *testing.T) {

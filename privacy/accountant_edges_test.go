@@ -7,12 +7,14 @@ import (
 	"testing"
 )
 
-// Issue 15 item 8: accountants never give up or overshoot silently.
+// Accountants never give up or overshoot silently: at tiny δ, huge ε,
+// q = 1 and σ → 0 every answer is a bound, and when it cannot be, an error
+// says so.
 
 // TestPLDTinyDeltaNeverUnderReports: at the MNIST schedule (q = 256/60000,
 // σ = 1.1, T = 14063) the exact ε is 4.579 at δ = 1e-14 and 4.1746 at
-// δ = 1e-12 (issue 15, to the digits given; the exact values may lie half a
-// unit of the last digit lower). The plain FFT composition gave 4.532 and
+// δ = 1e-12 (to the digits given where the under-estimate was found; the
+// exact values may lie half a unit of the last digit lower). The plain FFT composition gave 4.532 and
 // 4.1731 — below the exact values, i.e. no bound. The pessimistic PLD must
 // be at or above them (taking the lowest value the rounding allows) and
 // within 2e-3 (discretisation at h = 1e-4 plus the truncation allowance).
@@ -71,7 +73,7 @@ func mustR(t *testing.T) func(Result, error) Result {
 }
 
 // TestBestAccountant: best is the minimum of the valid upper bounds. At
-// σ = 18.89, q = 0.000667, T = 32217, δ = 6.6e-8 (issue 15) PLD at the
+// σ = 18.89, q = 0.000667, T = 32217, δ = 6.6e-8 PLD at the
 // default interval gives 0.0383 and RDP 0.0285 (exact 0.0249): best = RDP.
 // At the MNIST schedule PLD is tighter: best = PLD. At q = 1 best is the
 // exact GDP value. δ(ε) likewise takes the smaller δ.
@@ -140,8 +142,8 @@ func TestGDPExactAtFullBatch(t *testing.T) {
 	if r := mustR(t)(EpsilonDetail(AccountantGDP, SampledGaussian{NoiseMultiplier: 1.1, SamplingRate: mnistQ, Steps: mnistT}, 1e-5, Options{})); r.Exact {
 		t.Error("GDP at q < 1 labelled exact")
 	}
-	// Calibration with GDP at q = 1 inverts the exact μ: the issue's
-	// example needs σ ≈ 0.7686 (ε = 1e5, T = 115661, δ = 8.335e-7).
+	// Calibration with GDP at q = 1 inverts the exact μ: the calibration
+	// that once returned σ = 6.8 needs σ ≈ 0.7686 (ε = 1e5, T = 115661, δ = 8.335e-7).
 	s := mustF(t)(Calibrate(AccountantGDP, 1e5, 8.335e-7, 1, 115661, Options{}))
 	nearRel(t, "GDP σ at q = 1", s, 0.76865, 1e-4)
 }
@@ -151,8 +153,8 @@ func TestGDPExactAtFullBatch(t *testing.T) {
 // the target, and must say so instead of returning that σ. A synthetic
 // ε(σ) (+Inf below σ = 1, 1/σ above: the target 10 would be met at 0.1)
 // must give ErrUnreachable naming +Inf; a finite curve must calibrate. The
-// issue's example (q = 1, T = 115661, δ = 8.335e-7, ε = 1e5: main returned
-// σ = 6.8 where 0.77 suffices) is answered by best (the exact GDP value).
+// case that once returned σ = 6.8 where 0.77 suffices (q = 1, T = 115661,
+// δ = 8.335e-7, ε = 1e5) is answered by best (the exact GDP value).
 func TestCalibrateInfiniteEpsilonSaysSo(t *testing.T) {
 	f := func(sigma float64, _ Options) (float64, error) {
 		if sigma < 1 {

@@ -1,15 +1,16 @@
 #!/bin/bash
-# Issue 12's side-by-side round (its figures: docs/performance.md, "Earlier
-# figures"), meant for a quiet machine. Needs:
+# The side-by-side round of DP-SGD, audit training and GEMM against older
+# trees, PyTorch, Opacus and OpenBLAS (its figures: docs/performance.md,
+# "Earlier figures"), meant for a quiet machine. Needs:
 #   OLD_LEARN  a learn test binary of an older tree with learn/audit_bench_test.go
-#              copied in (e.g. 2740c3f, the code when issue 12 was filed)
+#              copied in (e.g. 2740c3f, before the per-step audit kernels)
 #   PREV_LEARN a learn test binary to compare DP-SGD against (e.g. the previous main)
 #   /usr/bin/python3 with Debian's python3-torch; Opacus 1.4.0 and opt_einsum
 #   source trees in $OPACUS (learn/testdata/opacus_dpsgd.py says how);
 #   libopenblas-dev for the GEMM comparison.
-#   scripts/bench-issue12.sh OUTDIR
+#   scripts/bench-side-by-side.sh OUTDIR
 set -euo pipefail
-out=$(realpath -m "${1:-/tmp/issue12}"); mkdir -p "$out"
+out=$(realpath -m "${1:-/tmp/side-by-side}"); mkdir -p "$out"
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${OLD_LEARN:?set OLD_LEARN}" "${PREV_LEARN:?set PREV_LEARN}" "${OPACUS:=/tmp/opacus}"
 cd "$root" && go test -c -o "$out/new.test" ./learn && go test -tags openblas -c -o "$out/gemm_ob.test" ./learn/gemm && go test -c -o "$out/gemm.test" ./learn/gemm
@@ -22,7 +23,7 @@ for i in $(seq 7); do for v in old new; do
   $bin -test.run X -test.bench 'AuditTrial/(hayes-mlp-784-10-10-elu-N1000-full-T100|logreg-01-N12665-q0.01-T1000)$' -test.benchtime 30x 2>&1 | grep "^Benchmark" | sed "s/^/$i $v /"
 done; done > "$out/audit.txt"
 log audit
-# DP-SGD against non-private PyTorch (as the issue runs it, and on one real
+# DP-SGD against non-private PyTorch (1 and 2 torch threads, and on one real
 # thread) and Opacus: 6 rounds (Opacus in the first 3).
 for i in $(seq 6); do
   for v in prev new; do

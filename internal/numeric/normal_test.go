@@ -1,4 +1,4 @@
-package privacy
+package numeric
 
 import (
 	"math"
@@ -23,10 +23,10 @@ func TestLogNormCDF(t *testing.T) {
 		{-1000, -500007.82669481218431},
 	}
 	for _, c := range cases {
-		nearRel(t, "logNormCDF", LogNormCDF(c.x), c.want, 1e-14)
+		nearRel(t, "LogNormCDF", LogNormCDF(c.x), c.want, 1e-14)
 	}
 	if v := LogNormCDF(math.Inf(-1)); !math.IsInf(v, -1) {
-		t.Errorf("logNormCDF(−Inf) = %v, want −Inf", v)
+		t.Errorf("LogNormCDF(−Inf) = %v, want −Inf", v)
 	}
 }
 
@@ -36,6 +36,6 @@ func TestErfcxLarge(t *testing.T) {
 	// error of exp(w²) ≈ w²·1e-16), which bounds the tolerance.
 	for _, w := range []float64{20, 22.5, 25} {
 		want := math.Exp(w*w) * math.Erfc(w)
-		nearRel(t, "erfcxLarge", erfcxLarge(w), want, 1e-13)
+		nearRel(t, "ErfcxLarge", ErfcxLarge(w), want, 1e-13)
 	}
 }

@@ -1,4 +1,4 @@
-package privacy
+package numeric
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ type Bracket struct {
 func NewBracket(f func(float64) float64, a, b float64) (Bracket, error) {
 	br := Bracket{A: a, B: b, FA: f(a), FB: f(b)}
 	if !br.valid() {
-		return br, fmt.Errorf("privacy: [%v, %v] does not bracket a root (f = %v, %v)", a, b, br.FA, br.FB)
+		return br, fmt.Errorf("numeric: [%v, %v] does not bracket a root (f = %v, %v)", a, b, br.FA, br.FB)
 	}
 	return br, nil
 }
@@ -35,14 +35,15 @@ func (br Bracket) valid() bool {
 // pick the side it needs (for a calibration, the side whose f meets the
 // constraint). In the result, B is the best estimate of the root (|FB| ≤ |FA|).
 // Infinite values of f are allowed (they force bisection steps); NaN is an
-// error. gonum has no bracketing root finder, hence this one; the whole
-// package (and others) use it.
+// error. gonum has no bracketing root finder, hence this one. Bad
+// tolerances are the caller's bug (every caller passes constants), so they
+// are a plain error, not an input error.
 func Brent(f func(float64) float64, br Bracket, absTol, relTol float64, maxIter int) (Bracket, error) {
 	if !br.valid() {
-		return br, fmt.Errorf("privacy: Brent needs a bracket with a sign change (f(%v) = %v, f(%v) = %v)", br.A, br.FA, br.B, br.FB)
+		return br, fmt.Errorf("numeric: Brent needs a bracket with a sign change (f(%v) = %v, f(%v) = %v)", br.A, br.FA, br.B, br.FB)
 	}
 	if !(absTol >= 0) || !(relTol >= 0) || absTol+relTol == 0 {
-		return br, invalidf("root tolerances must be ≥ 0 and not both 0, got %v and %v", absTol, relTol)
+		return br, fmt.Errorf("numeric: Brent: root tolerances must be ≥ 0 and not both 0, got %v and %v", absTol, relTol)
 	}
 	// Notation of Brent's zeroin: b is the best point, c the contrapoint
 	// (f(b), f(c) of opposite signs), a the previous b.
@@ -107,8 +108,8 @@ func Brent(f func(float64) float64, br Bracket, absTol, relTol float64, maxIter 
 		}
 		fb = f(b)
 		if math.IsNaN(fb) {
-			return Bracket{A: c, B: a, FA: fc, FB: fa}, fmt.Errorf("privacy: Brent: f(%v) is NaN", b)
+			return Bracket{A: c, B: a, FA: fc, FB: fa}, fmt.Errorf("numeric: Brent: f(%v) is NaN", b)
 		}
 	}
-	return Bracket{A: c, B: b, FA: fc, FB: fb}, fmt.Errorf("privacy: Brent did not converge in %d iterations (bracket [%v, %v])", maxIter, c, b)
+	return Bracket{A: c, B: b, FA: fc, FB: fb}, fmt.Errorf("numeric: Brent did not converge in %d iterations (bracket [%v, %v])", maxIter, c, b)
 }
