@@ -153,3 +153,23 @@ func (e *ScoreEstimates) optionColumns() []NamedValue {
 		{"classic_rows", e.ClassicRows},
 	}
 }
+
+// ScoreSummaryColumns lists every column SummaryColumns may write, for
+// any layout, in the order a multi-run table writes them (then the
+// per-step ones): what a stage declares before the table is read.
+func ScoreSummaryColumns() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range []*ScoreEstimates{
+		{Classic: &Result{}, OneRun: &OneRunResult{}, FDP: &OneRunResult{}},
+		{PerStep: &PerStepEstimate{}},
+	} {
+		for _, nv := range e.SummaryColumns("", ClaimTest{}) {
+			if !seen[nv.Name] {
+				seen[nv.Name] = true
+				out = append(out, nv.Name)
+			}
+		}
+	}
+	return out
+}
