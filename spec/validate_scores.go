@@ -9,16 +9,27 @@ func validateScoreSource(exp *Experiment, a *Audit, root *Node, pos func(string)
 	if s.Scores == "" && !placeholder(root, "audit.source.scores") {
 		e.add(pos("audit.source.scores"), "audit.source.scores", "must name a score table (Parquet or CSV)")
 	}
-	for _, key := range []string{"threat_model", "trials", "shard_size", "estimator", "canaries", "headline", "measure_cpu",
-		"runs", "repeats", "random_init", "stop", "sequential", "worst_case_init", "claimed_noise_multiplier"} {
-		if present(root, "audit."+key) {
-			e.add(pos("audit."+key), "audit."+key, "does not apply to a score table (audit.source): the scores were computed elsewhere, and the table's layout decides the estimators")
+	// Defaults fill the tree, so a key counts as given when its value
+	// differs from its default (giving the default changes nothing).
+	for _, k := range []struct {
+		key   string
+		given bool
+	}{
+		{"threat_model", a.ThreatModel != ""}, {"trials", a.Trials != 0}, {"shard_size", a.ShardSize != 0},
+		{"estimator", a.Estimator != "clopper_pearson"}, {"canaries", a.Canaries != "gradient"}, {"headline", a.Headline != ""},
+		{"measure_cpu", a.MeasureCPU}, {"runs", a.Runs > 1}, {"repeats", a.Repeats > 1}, {"random_init", a.RandomInit},
+		{"stop", a.Stop != "fixed"}, {"sequential", a.Sequential != nil}, {"worst_case_init", a.WorstCaseInit != nil},
+		{"claimed_noise_multiplier", a.ClaimedNoiseMultiplier != 0},
+	} {
+		if k.given {
+			e.add(pos("audit."+k.key), "audit."+k.key, "does not apply to a score table (audit.source): the scores were computed elsewhere, and the table's layout decides the estimators")
 		}
 	}
-	for _, block := range []string{"crafter", "distinguisher"} {
-		if present(root, block) {
-			e.add(pos(block), block, "does not apply to an audit of a score table (audit.source)")
-		}
+	if exp.Crafter != nil {
+		e.add(pos("crafter"), "crafter", "does not apply to an audit of a score table (audit.source)")
+	}
+	if exp.Distinguisher != nil {
+		e.add(pos("distinguisher"), "distinguisher", "does not apply to an audit of a score table (audit.source)")
 	}
 	switch {
 	case s.Group != "" && s.Aggregate == "":
@@ -36,18 +47,19 @@ func validateScoreSource(exp *Experiment, a *Audit, root *Node, pos func(string)
 // clipping, add/remove neighbours: what dpaudit estimate accounts), with
 // audit.claim's overrides.
 func validateScoreClaim(exp *Experiment, a *Audit, root *Node, pos func(string) Pos, e *errs) {
-	if exp.DPSGD != nil {
-		if present(root, "audit.source.claim_epsilon") {
+	switch {
+	case exp.DPSGD != nil:
+		if a.Source.ClaimEpsilon != 0 {
 			e.add(pos("audit.source.claim_epsilon"), "audit.source.claim_epsilon", "give the claim as claim_epsilon or as the dpsgd block's mechanism, not both")
 		}
-		if present(root, "audit.source.delta") {
+		if a.Source.Delta != 0 {
 			e.add(pos("audit.source.delta"), "audit.source.delta", "δ is dpsgd.delta when the spec has a dpsgd block")
 		}
 		if exp.DPSGD.NoiseMultiplier == 0 && !placeholder(root, "dpsgd.noise_multiplier") {
 			e.add(pos("dpsgd.noise_multiplier"), "dpsgd.noise_multiplier", "a score table's claim needs a noise multiplier > 0")
 		}
-	} else if present(root, "audit.claim") || present(root, "audit.accountant") {
-		e.add(pos("audit"), "audit.claim", "a claimed mechanism needs a dpsgd block (or give audit.source.claim_epsilon)")
+	case a.Claim != nil:
+		e.add(pos("audit.claim"), "audit.claim", "a claimed mechanism needs a dpsgd block (or give audit.source.claim_epsilon)")
 	}
 	checks := []struct{ path, bad, why string }{
 		{"dpsgd.sampling", "shuffle", "Poisson sampling"},
