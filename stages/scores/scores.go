@@ -13,6 +13,9 @@ package scores
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -97,24 +100,24 @@ type files struct {
 func compile(b *stages.Build) error {
 	exp := b.Point.Exp
 	src := exp.Audit.Source
-	fs := files{scores: exp.ResolvePath(src.Scores), display: src.Scores}
+	paths := files{scores: exp.ResolvePath(src.Scores), display: src.Scores}
 	p, err := paramsOf(exp)
 	if err != nil {
 		return err
 	}
-	if p.ScoresSHA256, err = datasets.Digest(fs.scores); err != nil {
+	if p.ScoresSHA256, err = digest(paths.scores, "score table"); err != nil {
 		return &stages.PathError{Path: "audit.source.scores", Err: err}
 	}
 	if src.Plan != "" {
-		fs.plan = exp.ResolvePath(src.Plan)
-		if p.PlanSHA256, err = datasets.Digest(fs.plan); err != nil {
+		paths.plan = exp.ResolvePath(src.Plan)
+		if p.PlanSHA256, err = digest(paths.plan, "canary plan"); err != nil {
 			return &stages.PathError{Path: "audit.source.plan", Err: err}
 		}
 	}
-	p.Format = formatOf(fs.scores)
+	p.Format = formatOf(paths.scores)
 	p.PointKey = "scores/" + p.ScoresSHA256
 	p.SplitSeed = rng.Seed(uint64(exp.Seed), "audit", p.PointKey)
-	if err := checkTable(p, fs); err != nil {
+	if err := checkTable(p, paths); err != nil {
 		return err
 	}
 	n := &pipeline.Node{
@@ -124,7 +127,7 @@ func compile(b *stages.Build) error {
 		Label:   fmt.Sprintf("estimate %s", filepath.Base(src.Scores)),
 		Slot:    fmt.Sprintf("%s/%s/%d", b.Name, kind, b.Point.Index),
 		Run: func(ctx context.Context, w *pipeline.Work) error {
-			outs, err := estimate(p, fs)
+			outs, err := estimate(p, paths)
 			if err != nil {
 				return err
 			}
@@ -180,6 +183,26 @@ func pick(claimed, trained float64) float64 {
 	return trained
 }
 
+// digest is the SHA-256 of a user's file; a file that is not there is
+// bad input that names what it should have been.
+func digest(path, what string) (string, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%w: %s %s does not exist", audit.ErrInvalid, what, path)
+	}
+	return datasets.Digest(path)
+}
+
+// specWords says a score file's problem in the spec's words: its keys
+// where dpaudit estimate's message names a flag.
+var specWords = strings.NewReplacer("--member-column", "member_column", "--score-column", "score_column",
+	"--canary-column", "canary_column", "--run-column", "run_column", "--user-column", "user_column", "--step-column", "step_column")
+
+// spoken is an error with a message in the spec's words.
+type spoken struct{ err error }
+
+func (e spoken) Error() string { return specWords.Replace(e.err.Error()) }
+func (e spoken) Unwrap() error { return e.err }
+
 // formatOf is how scorefile.Read reads path: Parquet by its extension,
 // CSV otherwise.
 func formatOf(path string) string {
@@ -197,13 +220,13 @@ var checked sync.Map // params' files and columns → error
 // checkTable reads the table (and joins its plan) when the spec is
 // compiled, so that a missing column, a bad cell, a single class or a
 // plan that disagrees is a positioned spec error before anything runs.
-func checkTable(p params, fs files) error {
+func checkTable(p params, paths files) error {
 	key := fmt.Sprintf("%s|%s|%v|%v|%s", p.ScoresSHA256, p.PlanSHA256, p.Columns, p.LowerIsMember, p.Aggregate)
 	if err, ok := checked.Load(key); ok {
 		return asError(err)
 	}
 	err := func() error {
-		t, _, err := read(p, fs)
+		t, _, err := read(p, paths)
 		if err != nil {
 			return err
 		}
@@ -233,10 +256,10 @@ func asError(v any) error {
 
 // read reads the score table and joins it to its plan; bad input is a
 // *stages.PathError at the key that names the file.
-func read(p params, fs files) (*audit.ScoreTable, scorefile.Info, error) {
+func read(p params, paths files) (*audit.ScoreTable, scorefile.Info, error) {
 	cols := scorefile.Columns{Member: p.Columns.Member, Score: p.Columns.Score, Canary: p.Columns.Canary,
 		Run: p.Columns.Run, User: p.Columns.User, Step: p.Columns.Step}
-	if fs.plan != "" {
+	if paths.plan != "" {
 		// The plan has the bits; a member column, when the table has
 		// one, is checked against it (as dpaudit estimate --plan does).
 		cols.OptionalMember = true
@@ -244,14 +267,14 @@ func read(p params, fs files) (*audit.ScoreTable, scorefile.Info, error) {
 			cols.Canary = "canary"
 		}
 	}
-	t, info, err := scorefile.Read(fs.scores, nil, cols)
+	t, info, err := scorefile.Read(paths.scores, nil, cols)
 	if err != nil {
-		return nil, info, &stages.PathError{Path: "audit.source.scores", Err: err}
+		return nil, info, &stages.PathError{Path: "audit.source.scores", Err: spoken{err}}
 	}
-	if fs.plan == "" {
+	if paths.plan == "" {
 		return t, info, nil
 	}
-	plan, err := planfile.Read(fs.plan)
+	plan, err := planfile.Read(paths.plan)
 	if err != nil {
 		return nil, info, &stages.PathError{Path: "audit.source.plan", Err: err}
 	}
@@ -264,8 +287,8 @@ func read(p params, fs files) (*audit.ScoreTable, scorefile.Info, error) {
 // estimate is the node's work: the file checked against its digest, then
 // dpaudit estimate's path (EstimateScores, Test, SummaryColumns), then
 // the columns that say which file and how violations are corrected.
-func estimate(p params, fs files) ([]stages.Output, error) {
-	for _, f := range []struct{ path, sum string }{{fs.scores, p.ScoresSHA256}, {fs.plan, p.PlanSHA256}} {
+func estimate(p params, paths files) ([]stages.Output, error) {
+	for _, f := range []struct{ path, sum string }{{paths.scores, p.ScoresSHA256}, {paths.plan, p.PlanSHA256}} {
 		if f.path == "" {
 			continue
 		}
@@ -277,7 +300,7 @@ func estimate(p params, fs files) ([]stages.Output, error) {
 			return nil, fmt.Errorf("%w: %s changed since this run was planned (sha256 %.12s… then, %.12s… now); run again to use its new content", audit.ErrInvalid, f.path, f.sum, sum)
 		}
 	}
-	t, info, err := read(p, fs)
+	t, info, err := read(p, paths)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +317,7 @@ func estimate(p params, fs files) ([]stages.Output, error) {
 		return nil, err
 	}
 	outs := []stages.Output{
-		{Name: "scores_file", Type: pipeline.String, Value: fs.display},
+		{Name: "scores_file", Type: pipeline.String, Value: paths.display},
 		{Name: "scores_sha256", Type: pipeline.String, Value: p.ScoresSHA256},
 	}
 	for _, nv := range e.SummaryColumns(info.Used["score"], ct) {
