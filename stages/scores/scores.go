@@ -14,10 +14,10 @@ package scores
 import (
 	"context"
 	"errors"
-	"io/fs"
-	"os"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
