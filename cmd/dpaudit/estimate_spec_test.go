@@ -124,3 +124,33 @@ audit:
 	compareRow(t, sum, 0, append(oneRun, "aggregate", "score_unit"),
 		append([]string{filepath.Join(dir, "users.csv"), "--split-seed", sum.Col("split_seed").Values[0].(string), "--group", "user", "--aggregate", "mean"}, claim...)...)
 }
+
+// A table scored for a canary plan, in a spec: joined to the plan's bits
+// as --plan joins it (the row equals the command's), and a table whose
+// bits disagree with the plan is a spec error at audit.source.plan.
+func TestSpecScoresWithPlan(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.parquet")
+	if code, _, errs := cli(t, "canaries", "make", "--crafter", "noise_input", "--shape", "1,4,4", "--num-classes", "3", "--count", "400", "--seed", "1", "--out", plan); code != 0 {
+		t.Fatal(errs)
+	}
+	scoresForPlan(t, plan, filepath.Join(dir, "good.csv"), 2, false, nil)
+	scoresForPlan(t, plan, filepath.Join(dir, "flipped.csv"), 2, true, func(r [][3]string) [][3]string {
+		r[3][1] = map[string]string{"0": "1", "1": "0"}[r[3][1]]
+		return r
+	})
+	spec := func(name string) string {
+		path := filepath.Join(dir, name+".yaml")
+		os.WriteFile(path, []byte("name: "+name+"\nseed: 4\naudit:\n  source: {scores: "+name+".csv, plan: plan.parquet, claim_epsilon: 0.5}\n"), 0o644)
+		return path
+	}
+	sum := runSpec(t, spec("good"))
+	compareRow(t, sum, 0, []string{"one_run_epsilon_lb", "one_run_fdp_epsilon_lb", "epsilon_accountant", "violation_p_value", "layout"},
+		filepath.Join(dir, "good.csv"), "--plan", plan, "--claim-epsilon", "0.5", "--split-seed", sum.Col("split_seed").Values[0].(string))
+
+	_, err := dpaudit.Load(spec("flipped"), dpaudit.Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+	if err == nil || !dpaudit.IsInputError(err) || !strings.Contains(err.Error(), "flipped.yaml:4:") ||
+		!strings.Contains(err.Error(), "audit.source.plan") || !strings.Contains(err.Error(), "disagree with the plan") {
+		t.Fatalf("a table that disagrees with its plan: %v", err)
+	}
+}

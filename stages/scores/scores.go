@@ -263,6 +263,9 @@ func read(p params, paths files) (*audit.ScoreTable, scorefile.Info, error) {
 		// The plan has the bits; a member column, when the table has
 		// one, is checked against it (as dpaudit estimate --plan does).
 		cols.OptionalMember = true
+		if cols.Member == "member" {
+			cols.Member = "" // the default name: read when the file has it
+		}
 		if cols.Canary == "" {
 			cols.Canary = "canary"
 		}
