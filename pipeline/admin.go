@@ -8,14 +8,19 @@ import (
 	"time"
 )
 
-// StoredNode is one node folder found in a store.
+// StoredNode is one entry found under the store's node folders.
 type StoredNode struct {
 	Key   string
+	Path  string
 	Kind  string // "" when the meta is missing or unreadable
 	Bytes int64
+	// Foreign says why the entry is no node folder (a name that is not its
+	// key's place, a file, a symbolic link); "" for node folders.
+	Foreign string
 }
 
-// Nodes lists the node folders of the store (finished or not).
+// Nodes lists the entries of the store's node folders (<root>/<xx>/<key>),
+// finished or not, without following a symbolic link.
 func (s *Store) Nodes() ([]StoredNode, error) {
 	tops, err := os.ReadDir(s.Root)
 	if err != nil {
@@ -23,23 +28,41 @@ func (s *Store) Nodes() ([]StoredNode, error) {
 	}
 	var out []StoredNode
 	for _, top := range tops {
-		if len(top.Name()) != 2 || !top.IsDir() {
+		if len(top.Name()) != 2 {
 			continue
 		}
 		if _, err := hex.DecodeString(top.Name()); err != nil {
 			continue
 		}
-		keys, _ := os.ReadDir(filepath.Join(s.Root, top.Name()))
+		tp := filepath.Join(s.Root, top.Name())
+		if !top.IsDir() {
+			out = append(out, StoredNode{Path: tp, Foreign: "not a folder (" + top.Type().String() + ")"})
+			continue
+		}
+		keys, _ := os.ReadDir(tp)
 		for _, k := range keys {
-			n := StoredNode{Key: k.Name(), Bytes: DiskUsage(filepath.Join(s.Root, top.Name(), k.Name()))}
-			if m, err := s.ReadMeta(k.Name()); err == nil {
-				n.Kind = m.Kind
-			}
-			out = append(out, n)
+			out = append(out, s.storedNode(top.Name(), k))
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+func (s *Store) storedNode(top string, k os.DirEntry) StoredNode {
+	n := StoredNode{Key: k.Name(), Path: filepath.Join(s.Root, top, k.Name())}
+	switch {
+	case !ValidKey(k.Name()) || k.Name()[:2] != top:
+		n.Foreign = "not a node folder (its name is no key of this place)"
+	case !k.IsDir():
+		n.Foreign = "not a folder (" + k.Type().String() + ")"
+	}
+	n.Bytes = DiskUsage(n.Path)
+	if n.Foreign == "" {
+		if m, err := s.ReadMeta(k.Name()); err == nil {
+			n.Kind = m.Kind
+		}
+	}
+	return n
 }
 
 // VerifyReport is the outcome of VerifyAll.
@@ -50,8 +73,9 @@ type VerifyReport struct {
 	Bad          []string // one line per node or memo that failed
 }
 
-// VerifyAll checks the digests of every node and memo; failures are moved
-// to the quarantine when quarantine is set.
+// VerifyAll checks every node as a run does before using it (checkMeta,
+// then the digests) and every memo against its digest and address;
+// failures are moved to the quarantine when quarantine is set.
 func (s *Store) VerifyAll(quarantine bool) (*VerifyReport, error) {
 	start := time.Now()
 	nodes, err := s.Nodes()
@@ -61,6 +85,14 @@ func (s *Store) VerifyAll(quarantine bool) (*VerifyReport, error) {
 	r := &VerifyReport{}
 	for _, n := range nodes {
 		r.Nodes++
+		if n.Foreign != "" {
+			err := &CorruptError{Key: n.Key, File: n.Path, Found: n.Foreign}
+			r.Bad = append(r.Bad, err.Error())
+			if quarantine {
+				s.quarantinePath(n.Path, filepath.Base(n.Path), err)
+			}
+			continue
+		}
 		if m, err := s.ReadMeta(n.Key); err == nil {
 			for _, f := range m.Files {
 				r.Bytes += f.Size
@@ -113,7 +145,7 @@ func (s *Store) Garbage(keep map[string]bool, keepNone bool) ([]Garbage, error) 
 		if kind == "" {
 			kind = "(unfinished)"
 		}
-		out = append(out, Garbage{Path: s.Dir(n.Key), What: "node " + kind, Bytes: n.Bytes})
+		out = append(out, Garbage{Path: n.Path, What: "node " + kind, Bytes: n.Bytes})
 	}
 	tmps, _ := s.cleanTemp(24*time.Hour, true)
 	for _, p := range tmps {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -202,7 +203,7 @@ func attempt(ctx context.Context, n *Node, replace bool, s *Store, rep Reporter)
 		if replace {
 			return false
 		}
-		err := s.Verify(key, true)
+		err := s.VerifyNode(n, true)
 		if err != nil && !IsMissing(err) {
 			s.Quarantine(key, err)
 		}
@@ -247,7 +248,7 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool)
 		k := in.StoreKey()
 		// Never consume unverified bytes (a no-op for inputs already
 		// checked by this process).
-		if err := s.Verify(k, true); err != nil {
+		if err := s.VerifyNode(in, true); err != nil {
 			if !IsMissing(err) {
 				s.Quarantine(k, err)
 			}
@@ -289,6 +290,9 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := checkOutputs(n, tmp); err != nil {
+		return err
+	}
 	finished := time.Now()
 	m := &Meta{Key: n.Key(), Kind: n.Kind, Version: n.Version, Code: codeFingerprint, Label: n.Label, Params: n.ParamsJSON(),
 		Inputs: w.inputKeys(), Started: started.UTC(), Finished: finished.UTC(), Seconds: finished.Sub(started).Seconds(), Owner: ownerTag()}
@@ -299,6 +303,26 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool)
 		return err
 	}
 	return s.writeSlot(n)
+}
+
+// checkOutputs fails a run that did not write every file its node
+// declares, or wrote nothing at all (a stored node must list its files:
+// an empty list is what a doctored meta looks like).
+func checkOutputs(n *Node, dir string) error {
+	for _, name := range n.Outputs {
+		st, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil || !st.Mode().IsRegular() {
+			return fmt.Errorf("did not write its declared output %s", name)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		return errors.New("wrote no output file")
+	}
+	return nil
 }
 
 func (w *Work) inputKeys() []string {

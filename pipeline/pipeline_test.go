@@ -84,7 +84,7 @@ func TestFailureKeepsFinishedNodes(t *testing.T) {
 	s.Init()
 	g := NewGraph()
 	var ran atomic.Int32
-	ok := g.Add(&Node{Kind: "ok", Params: 1, Run: func(ctx context.Context, w *Work) error { ran.Add(1); return nil }})
+	ok := g.Add(&Node{Kind: "ok", Params: 1, Run: func(ctx context.Context, w *Work) error { ran.Add(1); return writeValue("ok")(ctx, w) }})
 	bad := g.Add(&Node{Kind: "bad", Params: 2, Run: func(ctx context.Context, w *Work) error {
 		time.Sleep(20 * time.Millisecond)
 		return errors.New("boom")
@@ -132,7 +132,7 @@ func TestParallelismAndOrder(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 			cur.Add(-1)
-			return nil
+			return writeValue("leaf")(ctx, w)
 		}}))
 	}
 	g.Add(&Node{Kind: "sum", Params: 0, Inputs: leaves, Run: func(ctx context.Context, w *Work) error {
@@ -141,7 +141,7 @@ func TestParallelismAndOrder(t *testing.T) {
 				return errors.New("ran before its inputs finished")
 			}
 		}
-		return nil
+		return writeValue("sum")(ctx, w)
 	}})
 	if err := (Local{Jobs: 3}).Execute(context.Background(), Plan(g, s, nil), s, nil); err != nil {
 		t.Fatal(err)
@@ -163,7 +163,7 @@ func TestCancelStopsScheduling(t *testing.T) {
 			if ran.Add(1) == 2 {
 				cancel()
 			}
-			return nil
+			return writeValue("n")(ctx, w)
 		}})
 	}
 	err := (Local{Jobs: 1}).Execute(ctx, Plan(g, s, nil), s, nil)

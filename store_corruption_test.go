@@ -1,0 +1,114 @@
+package dpaudit
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/stages"
+)
+
+// publishedFiles reads every table of a results folder (not the manifest
+// or the report page, which record timings and counts).
+func publishedFiles(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && info.Name() != "manifest.json" && info.Name() != "report.html" {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			out[rel] = b
+		}
+		return nil
+	})
+	if len(out) == 0 {
+		t.Fatalf("nothing published in %s", dir)
+	}
+	return out
+}
+
+func samePublished(t *testing.T, want, got map[string][]byte) {
+	t.Helper()
+	if len(want) != len(got) {
+		t.Fatalf("published %d files, want %d", len(got), len(want))
+	}
+	for name, b := range want {
+		if !bytes.Equal(got[name], b) {
+			t.Fatalf("%s differs from the first run's", name)
+		}
+	}
+}
+
+// firstShards returns the trial shards of the small audit's one point.
+func firstShards(t *testing.T, p *Plan) []*pipeline.Node {
+	t.Helper()
+	for _, sh := range p.Compiled.Trials {
+		if len(sh) < 3 {
+			t.Fatalf("%d shards", len(sh))
+		}
+		return sh
+	}
+	t.Fatal("no trial shards")
+	return nil
+}
+
+// dropNode removes a stored node, so that the next run recomputes it from
+// its inputs.
+func dropNode(t *testing.T, s *pipeline.Store, n *pipeline.Node) {
+	t.Helper()
+	if err := os.RemoveAll(s.Dir(n.StoreKey())); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A shard whose meta.json lists no files, holding another shard's (valid)
+// table, was verified and read by the estimate: the run published a
+// summary and trials computed from doctored bytes.
+func TestEmptyFileListIsNotPublished(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "small.yaml", smallAudit)
+	o := Options{Store: filepath.Join(dir, "s"), Results: filepath.Join(dir, "r"), Jobs: 2}
+	p, res := runSpec(t, path, o)
+	want := publishedFiles(t, res.Dir)
+	sh := firstShards(t, p)
+	other, _ := os.ReadFile(filepath.Join(p.Store.Dir(sh[0].StoreKey()), stages.TrialsFile))
+	victim := p.Store.Dir(sh[1].StoreKey())
+	os.WriteFile(filepath.Join(victim, stages.TrialsFile), other, 0o644)
+	mp := filepath.Join(victim, "meta.json")
+	b, _ := os.ReadFile(mp)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	m["files"] = map[string]any{}
+	b, _ = json.Marshal(m)
+	os.WriteFile(mp, b, 0o644)
+	// The estimate and summary are recomputed from the shards.
+	est := p.Compiled.Summary.Inputs[0]
+	dropNode(t, p.Store, est)
+	dropNode(t, p.Store, p.Compiled.Summary)
+	_, res = runSpec(t, path, o)
+	samePublished(t, want, publishedFiles(t, res.Dir))
+}
+
+// A shard's folder copied under another shard's key was served as that
+// shard (both pass their digests): the copy must be refused and the shard
+// recomputed.
+func TestNodeCopiedUnderAnotherKeyIsNotPublished(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "small.yaml", smallAudit)
+	o := Options{Store: filepath.Join(dir, "s"), Results: filepath.Join(dir, "r"), Jobs: 2}
+	p, res := runSpec(t, path, o)
+	want := publishedFiles(t, res.Dir)
+	sh := firstShards(t, p)
+	dst := p.Store.Dir(sh[2].StoreKey())
+	dropNode(t, p.Store, sh[2])
+	if err := os.CopyFS(dst, os.DirFS(p.Store.Dir(sh[0].StoreKey()))); err != nil {
+		t.Fatal(err)
+	}
+	dropNode(t, p.Store, p.Compiled.Summary.Inputs[0])
+	dropNode(t, p.Store, p.Compiled.Summary)
+	_, res = runSpec(t, path, o)
+	samePublished(t, want, publishedFiles(t, res.Dir))
+}
