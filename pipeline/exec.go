@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dpaudit/dpaudit/internal/parallel"
 )
 
 // NodeError is a failure of one node.
@@ -271,7 +273,7 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool)
 	w.Dir = tmp
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v", r)
+			err = parallel.Recovered(r) // the message keeps the panic's stack
 		}
 		if err != nil {
 			os.RemoveAll(tmp)

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -109,9 +111,14 @@ func TestPanicInNodeIsAnError(t *testing.T) {
 	s.Init()
 	g := NewGraph()
 	g.Add(&Node{Kind: "p", Params: 1, Run: func(ctx context.Context, w *Work) error { panic("oops") }})
-	err := (Local{Jobs: 1}).Execute(context.Background(), Plan(g, s, nil), s, nil)
-	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("panic: oops")) {
-		t.Fatalf("got %v", err)
+	var log bytes.Buffer
+	err := (Local{Jobs: 1}).Execute(context.Background(), Plan(g, s, nil), s, NewReporter(&log))
+	// The error and the log keep the panic's stack, down to the line
+	// that panicked.
+	for what, text := range map[string]string{"error": fmt.Sprint(err), "log": log.String()} {
+		if !strings.Contains(text, "panic: oops") || !strings.Contains(text, "pipeline_test.go:") || !strings.Contains(text, "goroutine ") {
+			t.Fatalf("the %s lost the stack: %s", what, text)
+		}
 	}
 }
 
