@@ -138,7 +138,7 @@ func (s *Store) Garbage(keep map[string]bool, keepNone bool) ([]Garbage, error) 
 		if keep[n.Key] && !keepNone {
 			continue
 		}
-		if li, mod, err := readLease(s.leasePath(n.Key)); err == nil && !s.stale(li, mod) {
+		if lf, err := readLease(s.leasePath(n.Key)); err == nil && !s.stale(lf) {
 			continue // being replaced by a live process
 		}
 		kind := n.Kind
@@ -159,10 +159,8 @@ func (s *Store) Garbage(keep map[string]bool, keepNone bool) ([]Garbage, error) 
 	leases, _ := os.ReadDir(filepath.Join(s.Root, "leases"))
 	for _, e := range leases {
 		p := filepath.Join(s.Root, "leases", e.Name())
-		if li, mod, err := readLease(p); err == nil || !os.IsNotExist(err) {
-			if s.stale(li, mod) {
-				out = append(out, Garbage{Path: p, What: "lease", Bytes: 0})
-			}
+		if lf, err := readLease(p); err == nil && s.stale(lf) {
+			out = append(out, Garbage{Path: p, What: "lease", Bytes: 0})
 		}
 	}
 	return out, nil

@@ -143,6 +143,9 @@ func (l Local) Execute(ctx context.Context, steps []Step, s *Store, rep Reporter
 			inFlight--
 			if r.holder != nil {
 				owner := fmt.Sprintf("pid %d on host %s", r.holder.Pid, r.holder.Host)
+				if r.holder.Unreadable != "" {
+					owner = r.holder.Unreadable
+				}
 				if !told[owner] {
 					told[owner] = true
 					s.notify("waiting for %s %s (and any other node) computed by %s; working on other nodes meanwhile", r.n.Kind, r.n.Label, r.holder)
@@ -283,9 +286,7 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool)
 		return errors.New("node has no Run function")
 	}
 	started := time.Now()
-	share := nodeCPU.start()
-	err = n.Run(ctx, w)
-	cpu := nodeCPU.stop(share)
+	cpu, err := runMeasured(ctx, n, w)
 	if err != nil {
 		return err
 	}
@@ -305,6 +306,15 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool)
 		return err
 	}
 	return s.writeSlot(n)
+}
+
+// runMeasured runs the node and returns the CPU time it used; its share
+// of the meter ends even when Run panics (else every later node's CPU
+// would be split with a node that no longer runs).
+func runMeasured(ctx context.Context, n *Node, w *Work) (cpu float64, err error) {
+	share := nodeCPU.start()
+	defer func() { cpu = nodeCPU.stop(share) }()
+	return 0, n.Run(ctx, w)
 }
 
 // checkOutputs fails a run that did not write every file its node

@@ -448,8 +448,8 @@ func TestLeaseHeartbeat(t *testing.T) {
 	t1 := t0.Add(time.Hour)
 	now.Store(t1.UnixNano())
 	for i := 0; ; i++ {
-		li, _, err := readLease(s.leasePath(key))
-		if err == nil && li.Heartbeat.Equal(t1) {
+		lf, err := readLease(s.leasePath(key))
+		if err == nil && lf.info.Heartbeat.Equal(t1) {
 			break
 		}
 		if i > 2000 {
