@@ -197,8 +197,11 @@ func (p *Plan) publishNodeFile(n *pipeline.Node, name, dst string) error {
 	delay := 20 * time.Millisecond
 	for attempt := 0; ; attempt++ {
 		err := p.publishNodeFileOnce(n, name, dst)
-		if err == nil || !errors.Is(err, fs.ErrNotExist) || attempt == 6 {
+		if err == nil || !errors.Is(err, fs.ErrNotExist) {
 			return err
+		}
+		if attempt == 6 {
+			return &pipeline.VanishedError{Node: n}
 		}
 		os.Remove(dst)
 		time.Sleep(delay)

@@ -180,6 +180,11 @@ func (p *Plan) Execute(ctx context.Context, rep pipeline.Reporter) (*Result, err
 	if err := p.Store.Init(); err != nil {
 		return nil, &InputError{err}
 	}
+	release, err := p.holdRun()
+	if err != nil {
+		return nil, err
+	}
+	defer release() // after publishing: gc keeps the plan's nodes until then
 	p.Store.CleanTemp(24 * time.Hour)
 	if err := p.memo.Flush(); err != nil {
 		return nil, err
@@ -240,6 +245,11 @@ func (p *Plan) RunKeys(ctx context.Context, keys []string, rep pipeline.Reporter
 	if err := p.Store.Init(); err != nil {
 		return err
 	}
+	release, err := p.holdRun()
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := p.memo.Flush(); err != nil {
 		return err
 	}
@@ -248,6 +258,20 @@ func (p *Plan) RunKeys(ctx context.Context, keys []string, rep pipeline.Reporter
 		jobs = 1
 	}
 	return pipeline.Local{Jobs: jobs}.Execute(ctx, steps, p.Store, rep)
+}
+
+// holdRun takes the run lease over every node of the plan, which store gc
+// respects: a node this run has verified or will read is not deleted
+// under it.
+func (p *Plan) holdRun() (release func(), err error) {
+	keys := make([]string, 0, len(p.Steps))
+	for _, st := range p.Steps {
+		keys = append(keys, st.Node.Key())
+		if k := st.Node.StoreKey(); k != st.Node.Key() {
+			keys = append(keys, k) // reused across versions
+		}
+	}
+	return p.Store.HoldRun(keys)
 }
 
 // checkWritable checks, creating nothing, that dir exists and is writable,

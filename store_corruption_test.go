@@ -2,9 +2,11 @@ package dpaudit
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/dpaudit/dpaudit/pipeline"
@@ -109,6 +111,45 @@ func TestNodeCopiedUnderAnotherKeyIsNotPublished(t *testing.T) {
 	}
 	dropNode(t, p.Store, p.Compiled.Summary.Inputs[0])
 	dropNode(t, p.Store, p.Compiled.Summary)
+	_, res = runSpec(t, path, o)
+	samePublished(t, want, publishedFiles(t, res.Dir))
+}
+
+// gcFirst is an executor that runs `store gc --all --delete` from another
+// process's view of the store before the nodes run, as a user might while
+// a run waits.
+type gcFirst struct {
+	t     *testing.T
+	store string
+}
+
+func (g gcFirst) Execute(ctx context.Context, steps []pipeline.Step, s *pipeline.Store, rep pipeline.Reporter) error {
+	other := pipeline.NewStore(g.store)
+	garbage, err := other.Garbage(nil, true)
+	if err != nil {
+		return err
+	}
+	if err := other.Remove(garbage); err != nil {
+		return err
+	}
+	for _, x := range garbage {
+		if strings.HasPrefix(x.What, "node ") {
+			g.t.Errorf("gc removed %s while a run held it", x.Path)
+		}
+	}
+	return pipeline.Local{Jobs: 2}.Execute(ctx, steps, s, rep)
+}
+
+// gc during a run deleted finished nodes the run still needed (the run
+// then failed with "no such file"): the run's lease keeps them.
+func TestGCDuringARunKeepsItsNodes(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "small.yaml", smallAudit)
+	o := Options{Store: filepath.Join(dir, "s"), Results: filepath.Join(dir, "r"), Jobs: 2}
+	p, res := runSpec(t, path, o)
+	want := publishedFiles(t, res.Dir)
+	dropNode(t, p.Store, p.Compiled.Summary.Inputs[0]) // the estimate runs again over the cached shards
+	o.Executor = gcFirst{t: t, store: o.Store}
 	_, res = runSpec(t, path, o)
 	samePublished(t, want, publishedFiles(t, res.Dir))
 }

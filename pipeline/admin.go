@@ -2,9 +2,13 @@ package pipeline
 
 import (
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -121,21 +125,34 @@ func (s *Store) VerifyAll(quarantine bool) (*VerifyReport, error) {
 // Garbage is one thing store gc removes.
 type Garbage struct {
 	Path  string
-	What  string // "node <kind>", "temp", "quarantine", "lease"
+	What  string // "node <kind>", "foreign entry", "temp", "quarantine", "lease", "symbolic link"
 	Bytes int64
 }
 
 // Garbage lists what gc removes: nodes not in keep (all nodes with
 // keepNone), temporary folders of dead processes (or older than a day),
-// the quarantine, and stale leases. Nodes with a live lease are kept.
+// the quarantine, and stale leases. It never follows a symbolic link: a
+// link in place of a store folder is listed itself (removing it removes
+// the link, never what it points to). Nodes with a live lease, and nodes
+// a live run may still read (see HoldRun), are kept.
 func (s *Store) Garbage(keep map[string]bool, keepNone bool) ([]Garbage, error) {
-	var out []Garbage
 	nodes, err := s.Nodes()
 	if err != nil {
 		return nil, err
 	}
+	held, holders := s.liveRunKeys()
+	var out []Garbage
+	kept := 0
 	for _, n := range nodes {
+		if n.Foreign != "" {
+			out = append(out, Garbage{Path: n.Path, What: "foreign entry", Bytes: n.Bytes})
+			continue
+		}
 		if keep[n.Key] && !keepNone {
+			continue
+		}
+		if held[n.Key] {
+			kept++
 			continue
 		}
 		if lf, err := readLease(s.leasePath(n.Key)); err == nil && !s.stale(lf) {
@@ -147,30 +164,68 @@ func (s *Store) Garbage(keep map[string]bool, keepNone bool) ([]Garbage, error) 
 		}
 		out = append(out, Garbage{Path: n.Path, What: "node " + kind, Bytes: n.Bytes})
 	}
-	tmps, _ := s.cleanTemp(24*time.Hour, true)
-	for _, p := range tmps {
-		out = append(out, Garbage{Path: p, What: "temp", Bytes: DiskUsage(p)})
+	if kept > 0 {
+		s.notify("kept %d node(s) that a live run may still read (%s); run gc again after it has published", kept, strings.Join(holders, "; "))
 	}
-	q, _ := os.ReadDir(filepath.Join(s.Root, "quarantine"))
-	for _, e := range q {
-		p := filepath.Join(s.Root, "quarantine", e.Name())
-		out = append(out, Garbage{Path: p, What: "quarantine", Bytes: DiskUsage(p)})
-	}
-	leases, _ := os.ReadDir(filepath.Join(s.Root, "leases"))
-	for _, e := range leases {
-		p := filepath.Join(s.Root, "leases", e.Name())
-		if lf, err := readLease(p); err == nil && s.stale(lf) {
-			out = append(out, Garbage{Path: p, What: "lease", Bytes: 0})
-		}
-	}
+	out = append(out, s.folderGarbage("tmp", func(e os.DirEntry, p string) (string, bool) {
+		info, err := e.Info()
+		return "temp", err == nil && tempStale(e.Name(), info.ModTime(), time.Now(), 24*time.Hour)
+	})...)
+	out = append(out, s.folderGarbage("quarantine", func(os.DirEntry, string) (string, bool) { return "quarantine", true })...)
+	out = append(out, s.folderGarbage("leases", s.leaseGarbage)...)
 	return out, nil
 }
 
-// Remove deletes what Garbage listed.
+// folderGarbage lists the entries of the store folder name that pick
+// selects; a symbolic link in place of the folder is listed itself and
+// not followed.
+func (s *Store) folderGarbage(name string, pick func(e os.DirEntry, p string) (what string, ok bool)) []Garbage {
+	dir := filepath.Join(s.Root, name)
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return nil
+	}
+	if !st.IsDir() {
+		return []Garbage{{Path: dir, What: "symbolic link"}}
+	}
+	entries, _ := os.ReadDir(dir)
+	var out []Garbage
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if what, ok := pick(e, p); ok {
+			out = append(out, Garbage{Path: p, What: what, Bytes: DiskUsage(p)})
+		}
+	}
+	return out
+}
+
+// leaseGarbage picks stale leases (of nodes and runs), the key lists of
+// runs whose lease is gone, and files left by a process killed while
+// writing a lease.
+func (s *Store) leaseGarbage(e os.DirEntry, p string) (string, bool) {
+	name := e.Name()
+	switch {
+	case strings.HasSuffix(name, ".lease"):
+		lf, err := readLease(p)
+		return "lease", err == nil && s.stale(lf)
+	case strings.HasPrefix(name, "run-") && strings.HasSuffix(name, ".keys"):
+		lf, err := readLease(strings.TrimSuffix(p, ".keys") + ".lease")
+		return "lease", errors.Is(err, fs.ErrNotExist) || (err == nil && s.stale(lf))
+	}
+	info, err := e.Info()
+	return "lease", err == nil && time.Since(info.ModTime()) > time.Hour
+}
+
+// Remove deletes what Garbage listed. Right before each deletion it checks
+// again that the path is inside the store and that no folder on the way
+// is a symbolic link (one swapped in since the listing is refused).
 func (s *Store) Remove(g []Garbage) error {
 	for _, x := range g {
+		if err := s.insideStore(x.Path); err != nil {
+			return err
+		}
 		p := x.Path
-		if len(x.What) > 5 && x.What[:5] == "node " {
+		if strings.HasPrefix(x.What, "node ") && s.insideStore(filepath.Join(s.Root, "tmp", "x")) == nil {
 			// Out of sight in one rename, so no reader sees half a node.
 			trash := filepath.Join(s.Root, "tmp", ownerTag()+".gc."+hex.EncodeToString(randBytes(6)))
 			if err := os.Rename(p, trash); err != nil {
@@ -186,4 +241,73 @@ func (s *Store) Remove(g []Garbage) error {
 		}
 	}
 	return nil
+}
+
+// insideStore checks that p is below the store's root and that every
+// folder between the root and p is a real folder (p itself may be a
+// link: removing it removes the link).
+func (s *Store) insideStore(p string) error {
+	rel, err := filepath.Rel(s.Root, p)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("refusing to remove %s: it is not inside the store %s", p, s.Root)
+	}
+	parts := strings.Split(rel, string(filepath.Separator))
+	dir := s.Root
+	for _, part := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, part)
+		st, err := os.Lstat(dir)
+		if err != nil {
+			return err
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("refusing to remove %s: %s on its way is a symbolic link or a file, not a folder of the store (changed since gc listed it?)", p, dir)
+		}
+	}
+	return nil
+}
+
+// HoldRun takes a run lease over keys, the nodes a run may read until it
+// has published: gc keeps them while the lease is live. The key list is
+// written beside the lease (leases/run-<token>.keys) before the lease
+// appears; release removes both.
+func (s *Store) HoldRun(keys []string) (release func(), err error) {
+	token := hex.EncodeToString(randBytes(8))
+	base := filepath.Join(s.Root, "leases", "run-"+token)
+	if err := writeAtomicNoSync(base+".keys", []byte(strings.Join(keys, "\n")+"\n")); err != nil {
+		return nil, err
+	}
+	l, holder, err := s.tryLeaseAt(base + ".lease")
+	if err == nil && holder != nil {
+		err = fmt.Errorf("run lease %s is taken by %s", base+".lease", holder)
+	}
+	if err != nil {
+		os.Remove(base + ".keys")
+		return nil, err
+	}
+	return func() {
+		l.release()
+		os.Remove(base + ".keys")
+	}, nil
+}
+
+// liveRunKeys returns the keys held by live run leases, and their holders.
+func (s *Store) liveRunKeys() (map[string]bool, []string) {
+	leases, _ := filepath.Glob(filepath.Join(s.Root, "leases", "run-*.lease"))
+	held := map[string]bool{}
+	var holders []string
+	for _, p := range leases {
+		lf, err := readLease(p)
+		if err != nil || s.stale(lf) {
+			continue
+		}
+		b, err := os.ReadFile(strings.TrimSuffix(p, ".lease") + ".keys")
+		if err != nil {
+			continue
+		}
+		holders = append(holders, "a live run, "+lf.info.String())
+		for _, k := range strings.Fields(string(b)) {
+			held[k] = true
+		}
+	}
+	return held, holders
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -248,26 +249,8 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool)
 		return err
 	}
 	w := &Work{Node: n, store: s, warn: func(msg string) { rep.Warning(n, msg) }}
-	codes := map[string]bool{}
-	for _, in := range n.Inputs {
-		k := in.StoreKey()
-		// Never consume unverified bytes (a no-op for inputs already
-		// checked by this process).
-		if err := s.VerifyNode(in, true); err != nil {
-			if !IsMissing(err) {
-				s.Quarantine(k, err)
-			}
-			return fmt.Errorf("input %s %s: %w; run again to recompute it", in.Kind, in.Label, err)
-		}
-		if n.SameCodeInputs {
-			if m, err := s.ReadMeta(k); err == nil {
-				codes[m.Code] = true
-			}
-		}
-		w.Inputs = append(w.Inputs, s.Dir(k))
-	}
-	if len(codes) > 1 {
-		return fmt.Errorf("inputs were computed by %d different code versions (--reuse-across-versions mixed old and new nodes); rerun without --reuse-across-versions", len(codes))
+	if w.Inputs, err = verifiedInputs(n, s); err != nil {
+		return err
 	}
 	tmp, err := s.tempDir(n.Key())
 	if err != nil {
@@ -288,7 +271,7 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool)
 	started := time.Now()
 	cpu, err := runMeasured(ctx, n, w)
 	if err != nil {
-		return err
+		return vanishedInput(n, s, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -306,6 +289,55 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool)
 		return err
 	}
 	return s.writeSlot(n)
+}
+
+// verifiedInputs returns the folders of n's inputs, each verified (a no-op
+// for inputs this process has hashed already, beyond seeing that they are
+// still there): a node never consumes unverified bytes.
+func verifiedInputs(n *Node, s *Store) ([]string, error) {
+	var dirs []string
+	codes := map[string]bool{}
+	for _, in := range n.Inputs {
+		k := in.StoreKey()
+		if err := s.VerifyNode(in, true); err != nil {
+			if IsMissing(err) {
+				return nil, &VanishedError{Node: in}
+			}
+			s.Quarantine(k, err)
+			return nil, fmt.Errorf("input %s %s: %w; run again to recompute it", in.Kind, in.Label, err)
+		}
+		if n.SameCodeInputs {
+			if m, err := s.ReadMeta(k); err == nil {
+				codes[m.Code] = true
+			}
+		}
+		dirs = append(dirs, s.Dir(k))
+	}
+	if len(codes) > 1 {
+		return nil, fmt.Errorf("inputs were computed by %d different code versions (--reuse-across-versions mixed old and new nodes); rerun without --reuse-across-versions", len(codes))
+	}
+	return dirs, nil
+}
+
+// VanishedError is an input that was in the store when the run planned or
+// verified it and is gone when a node needs it: something outside the
+// run (store gc, a manual deletion) removed it.
+type VanishedError struct{ Node *Node }
+
+func (e *VanishedError) Error() string {
+	return fmt.Sprintf("input %s %s (node %s) is no longer in the store: `dpaudit store gc` or a manual deletion removed it while this run needed it; run again to recompute it",
+		e.Node.Kind, e.Node.Label, short(e.Node.StoreKey()))
+}
+
+// vanishedInput explains a failed run whose input vanished while it ran
+// (the stage's own error is then a bare "no such file").
+func vanishedInput(n *Node, s *Store, err error) error {
+	for _, in := range n.Inputs {
+		if _, statErr := os.Lstat(filepath.Join(s.Dir(in.StoreKey()), "meta.json")); errors.Is(statErr, fs.ErrNotExist) {
+			return fmt.Errorf("%w (%v)", &VanishedError{Node: in}, err)
+		}
+	}
+	return err
 }
 
 // runMeasured runs the node and returns the CPU time it used; its share

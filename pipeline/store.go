@@ -117,6 +117,46 @@ func (e *LayoutError) Error() string {
 	return fmt.Sprintf("store %s has layout version %d; this dpaudit reads layout %d: upgrade dpaudit or use another store", e.Root, e.Found, Layout)
 }
 
+// MarkerError is a store whose marker file exists but cannot be read.
+type MarkerError struct {
+	Root string
+	Err  error
+}
+
+func (e *MarkerError) Error() string {
+	return fmt.Sprintf("store %s: its marker %s cannot be read (%v); if this folder is your dpaudit store, the marker was damaged: write {\"format\":\"dpaudit-store\",\"layout\":%d} into it; otherwise choose another --store", e.Root, filepath.Join(e.Root, MarkerFile), e.Err, Layout)
+}
+
+// FolderError is a folder of the store that dpaudit deletes in (tmp,
+// leases, quarantine) which is a symbolic link or a file: a link could
+// lead a clean-up out of the store, so it is refused, never followed.
+type FolderError struct {
+	Path string
+	Type string
+}
+
+func (e *FolderError) Error() string {
+	return fmt.Sprintf("%s is a %s, not a folder of the store: dpaudit deletes inside it and never follows a link out of the store; remove it (dpaudit recreates the folder)", e.Path, e.Type)
+}
+
+// ownFolders are the store folders whose entries runs and gc delete.
+var ownFolders = []string{"tmp", "leases", "quarantine"}
+
+// checkOwnFolders refuses a store whose ownFolders are links or files.
+func (s *Store) checkOwnFolders() error {
+	for _, name := range ownFolders {
+		p := filepath.Join(s.Root, name)
+		if st, err := os.Lstat(p); err == nil && !st.IsDir() {
+			what := "file"
+			if st.Mode()&fs.ModeSymlink != 0 {
+				what = "symbolic link"
+			}
+			return &FolderError{Path: p, Type: what}
+		}
+	}
+	return nil
+}
+
 // legacyEntry reports whether name is something a layout-1 store (before the
 // marker existed) holds.
 func legacyEntry(name string) bool {
@@ -142,13 +182,16 @@ func (s *Store) Check() error {
 	b, err := os.ReadFile(filepath.Join(s.Root, MarkerFile))
 	if err == nil {
 		var m marker
-		if json.Unmarshal(b, &m) != nil || m.Format != "dpaudit-store" {
-			return &NotAStoreError{Root: s.Root, Entries: []string{MarkerFile + " (unreadable)"}}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return &MarkerError{Root: s.Root, Err: err}
+		}
+		if m.Format != "dpaudit-store" || m.Layout < 1 {
+			return &MarkerError{Root: s.Root, Err: fmt.Errorf("format %q, layout %d", m.Format, m.Layout)}
 		}
 		if m.Layout > Layout {
 			return &LayoutError{Root: s.Root, Found: m.Layout}
 		}
-		return nil
+		return s.checkOwnFolders()
 	}
 	entries, err := os.ReadDir(s.Root)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -173,7 +216,7 @@ func (s *Store) Check() error {
 		}
 		return &NotAStoreError{Root: s.Root, Entries: foreign}
 	}
-	return nil
+	return s.checkOwnFolders()
 }
 
 // Init checks the store (see Check), creates it if needed, writes the
@@ -414,6 +457,12 @@ func (s *Store) verify(key string, n *Node, full bool) error {
 		m := s.verified[key]
 		s.mu.Unlock()
 		if m != nil {
+			// Hashed already; but gc or a manual deletion may have removed
+			// it since: see that it is still there.
+			if _, err := os.Lstat(filepath.Join(s.Dir(key), "meta.json")); errors.Is(err, fs.ErrNotExist) {
+				s.forgetVerified(key)
+				return errMissing
+			}
 			return m.describes(key, n)
 		}
 	}
