@@ -91,6 +91,9 @@ func (p *Plan) publish(res *Result) error {
 		}
 	}
 	os.RemoveAll(prev) // left by a publish killed after its swap
+	if err := checkResultsDir(final); err != nil {
+		return err // a file put there while this run computed
+	}
 	_, statErr = os.Stat(final)
 	had = statErr == nil
 	if had {

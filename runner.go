@@ -158,8 +158,12 @@ type Result struct {
 	Manifest string
 	Figures  []stages.FigureInfo // drawn into Dir/figures
 	Report   string              // Dir/report.html
-	Run      int
-	Cached   int
+	Run      int                 // nodes the plan had to run...
+	Cached   int                 // ...and found in the store
+	// ComputedHere of the Run nodes were computed by this process, the
+	// others (ComputedElsewhere) finished by another process sharing the
+	// store meanwhile, or by Slurm workers.
+	ComputedHere, ComputedElsewhere int
 	Started  time.Time
 	Finished time.Time
 }
@@ -171,6 +175,9 @@ type Result struct {
 // Options.Verify); a node that fails is quarantined and recomputed.
 func (p *Plan) Execute(ctx context.Context, rep pipeline.Reporter) (*Result, error) {
 	dir := p.ResultsDir()
+	if err := checkResultsDir(dir); err != nil {
+		return nil, err
+	}
 	if err := checkWritable(p.Options.Results); err != nil {
 		return nil, &InputError{fmt.Errorf("results directory %s is not writable: %w", dir, err)}
 	}
@@ -209,9 +216,12 @@ func (p *Plan) Execute(ctx context.Context, rep pipeline.Reporter) (*Result, err
 		}
 		ex = e
 	}
+	computed := p.Store.Computed()
 	if err := ex.Execute(ctx, p.Steps, p.Store, rep); err != nil {
 		return nil, err
 	}
+	res.ComputedHere = p.Store.Computed() - computed
+	res.ComputedElsewhere = res.Run - res.ComputedHere
 	pipeline.RecordSlots(p.Steps, p.Store)
 	res.Finished = time.Now()
 	if err := p.publish(res); err != nil {
@@ -272,6 +282,15 @@ func (p *Plan) holdRun() (release func(), err error) {
 		}
 	}
 	return p.Store.HoldRun(keys)
+}
+
+// checkResultsDir refuses a results/<name> that exists and is not a
+// folder: publishing would replace the user's file.
+func checkResultsDir(dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return &InputError{fmt.Errorf("results path %s exists and is not a folder (%s): dpaudit never replaces it; move it away or choose another --results", dir, st.Mode().Type())}
+	}
+	return nil
 }
 
 // checkWritable checks, creating nothing, that dir exists and is writable,

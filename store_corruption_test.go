@@ -153,3 +153,64 @@ func TestGCDuringARunKeepsItsNodes(t *testing.T) {
 	_, res = runSpec(t, path, o)
 	samePublished(t, want, publishedFiles(t, res.Dir))
 }
+
+// "N node(s) run" counted nodes another process computed. A second
+// process that finds every node finished by the first counts them as
+// computed elsewhere, not here.
+func TestRunCountsComputedHereAndElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "small.yaml", smallAudit)
+	o := Options{Store: filepath.Join(dir, "s"), Results: filepath.Join(dir, "r"), Jobs: 2}
+	first, err := Load(path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Load(path, o) // planned before the first computes anything
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := first.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Run != 6 || res.ComputedHere != 6 || res.ComputedElsewhere != 0 {
+		t.Fatalf("first run: %d to run, %d here, %d elsewhere", res.Run, res.ComputedHere, res.ComputedElsewhere)
+	}
+	res, err = second.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Run != 6 || res.ComputedHere != 0 || res.ComputedElsewhere != 6 {
+		t.Fatalf("second run: %d to run, %d here, %d elsewhere", res.Run, res.ComputedHere, res.ComputedElsewhere)
+	}
+	b, _ := os.ReadFile(filepath.Join(res.Dir, "manifest.json"))
+	var m Manifest
+	if json.Unmarshal(b, &m) != nil || m.Nodes.ComputedHere != 0 || m.Nodes.ComputedElsewhere != 6 {
+		t.Fatalf("manifest counts %+v", m.Nodes)
+	}
+}
+
+// A regular file at results/<name> was silently replaced by the results
+// folder. It is refused as bad input, before anything runs, and kept.
+func TestResultsPathThatIsAFileIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "small.yaml", smallAudit)
+	o := Options{Store: filepath.Join(dir, "s"), Results: filepath.Join(dir, "r")}
+	os.MkdirAll(o.Results, 0o755)
+	mine := filepath.Join(o.Results, "small")
+	os.WriteFile(mine, []byte("my notes"), 0o644)
+	p, err := Load(path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Execute(context.Background(), nil)
+	if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), mine) || !strings.Contains(err.Error(), "not a folder") {
+		t.Fatalf("want an input error naming %s, got %v", mine, err)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "my notes" {
+		t.Fatal("the file was replaced")
+	}
+	if _, err := os.Stat(o.Store); err == nil {
+		t.Fatal("the store was created although the run was refused")
+	}
+}

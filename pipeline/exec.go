@@ -288,6 +288,7 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool)
 	if err := s.commit(tmp, m, replace); err != nil {
 		return err
 	}
+	s.computed.Add(1)
 	return s.writeSlot(n)
 }
 

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -46,6 +47,8 @@ type Store struct {
 	// Notify receives store events the user should see (a node that failed
 	// verification, a lease held by another process). Nil: only Notices.
 	Notify func(msg string)
+
+	computed atomic.Int64 // nodes this Store's process computed and committed
 
 	mu       sync.Mutex
 	verified map[string]*Meta  // nodes whose digests this process checked, with their meta
@@ -244,6 +247,10 @@ func (s *Store) Init() error {
 	}
 	return nil
 }
+
+// Computed is the number of nodes this process has computed and committed
+// through this Store (nodes picked up from other processes not counted).
+func (s *Store) Computed() int { return int(s.computed.Load()) }
 
 // Dir is where the outputs of key live.
 func (s *Store) Dir(key string) string { return filepath.Join(s.Root, key[:2], key) }

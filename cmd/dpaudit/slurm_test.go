@@ -112,13 +112,13 @@ func TestSlurmIdenticalToLocal(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	// 20 shards in chunks of 6: 4 tasks, then the estimate, then the summary.
-	if !strings.Contains(errs, "20 node(s) in 4 task(s) of ≤ 6") || !strings.Contains(out, "22 node(s) run, 0 cached") {
+	if !strings.Contains(errs, "20 node(s) in 4 task(s) of ≤ 6") || !strings.Contains(out, "0 node(s) computed here, 22 computed by another process, 0 cached") {
 		t.Fatalf("unexpected arrays:\n%s\n%s", out, errs)
 	}
 	sameResults(t, resultFiles(t, filepath.Join(dir, "lr", "slurmsame")), resultFiles(t, filepath.Join(dir, "sr", "slurmsame")))
 
 	code, out, errs = cli(t, args...)
-	if code != 0 || !strings.Contains(out, "0 node(s) run, 22 cached") || !strings.Contains(errs, "nothing to submit") || strings.Contains(errs, "submitted job") {
+	if code != 0 || !strings.Contains(out, "0 node(s) computed here, 0 computed by another process, 22 cached") || !strings.Contains(errs, "nothing to submit") || strings.Contains(errs, "submitted job") {
 		t.Fatalf("a cached plan must submit nothing (exit %d):\n%s\n%s", code, out, errs)
 	}
 	// plan --executor slurm of the cached plan says so, and submits nothing.
@@ -246,7 +246,7 @@ func TestSlurmDriverKilledResumes(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, fmt.Sprintf("%d node(s) run, %d cached", 22-len(before), len(before))) {
+	if !strings.Contains(out, fmt.Sprintf("0 node(s) computed here, %d computed by another process, %d cached", 22-len(before), len(before))) {
 		t.Fatalf("restart did not reuse exactly the %d finished nodes: %s", len(before), out)
 	}
 	after := finishedNodes(t, store)
@@ -339,7 +339,7 @@ func TestSlurmDetach(t *testing.T) {
 		q = strings.TrimSpace(string(o))
 	}
 	code, out, errs = cli(t, args...)
-	if code != 0 || !strings.Contains(out, "0 node(s) run, 22 cached") {
+	if code != 0 || !strings.Contains(out, "0 node(s) computed here, 0 computed by another process, 22 cached") {
 		t.Fatalf("collect: exit %d: %s %s", code, out, errs)
 	}
 	sameResults(t, resultFiles(t, filepath.Join(dir, "lr", "slurmdetach")), resultFiles(t, filepath.Join(dir, "r", "slurmdetach")))

@@ -82,32 +82,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := rf.options()
 	var ex *slurm.Executor
-	if sf.executor == "slurm" {
-		if err := slurm.CheckSbatch(); err != nil {
-			return &usageError{err.Error()}
-		}
-		if len(rf.force) > 0 {
-			return usagef("--force is not implemented yet with --executor slurm: run the forced nodes locally (dpaudit run --force %s), or use a fresh --store", rf.force[0])
-		}
-		mk := newSlurmExecutor(cfg, &rf, path, stderr)
-		opts.NewExecutor = func(p *dpaudit.Plan) (pipeline.Executor, error) {
-			e, err := mk(p)
-			if err != nil {
-				return nil, err
-			}
-			e.Detach = sf.detach
-			ex = e
-			if run, _ := pipeline.Counts(p.Steps); run > 0 {
-				// Ask Slurm whether it accepts the options before anything
-				// is submitted (a wrong partition is refused here).
-				if err := e.Validate(context.Background()); err != nil {
-					return nil, err
-				}
-			}
-			return e, nil
-		}
-	} else if sf.detach {
-		return usagef("--detach needs --executor slurm")
+	if err := sf.useSlurm(&opts, cfg, &rf, path, stderr, &ex); err != nil {
+		return err
 	}
 	plan, err := dpaudit.Load(path, opts)
 	if err != nil {
@@ -121,64 +97,117 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	res, err := plan.Execute(ctx, pipeline.NewReporter(stderr))
 	if err != nil {
-		var re *slurm.RefusedError
-		var det *slurm.Detached
-		var still *slurm.StillRunning
-		switch {
-		case errors.As(err, &still):
-			fmt.Fprintf(stderr, "slurm: %v; nothing submitted\n", still)
-			return silent{err}
-		case errors.As(err, &det):
-			fmt.Fprintf(stdout, "submitted job arrays %s (one per layer, each after the previous with afterok); run the same command without --detach later to collect the results\n", strings.Join(det.Jobs, " "))
-			return nil
-		case errors.As(err, &re):
-			return &usageError{re.Error()}
-		case ctx.Err() != nil:
-			if ex != nil && len(ex.Submitted) > 0 {
-				return fmt.Errorf("interrupted; cancelled Slurm job(s) %s; finished nodes are kept in %s, run again to resume", strings.Join(ex.Submitted, " "), plan.Store.Root)
-			}
-			return fmt.Errorf("interrupted; finished nodes are kept in %s, run again to resume", plan.Store.Root)
-		}
-		return err
+		return runError(ctx, err, ex, plan, stdout, stderr)
 	}
-	fmt.Fprintf(stdout, "%d point(s): %d node(s) run, %d cached\nresults: %s\n", len(plan.Points), res.Run, res.Cached, res.Dir)
+	fmt.Fprintf(stdout, "%d point(s): %d node(s) computed here, %d computed by another process, %d cached\nresults: %s\n",
+		len(plan.Points), res.ComputedHere, res.ComputedElsewhere, res.Cached, res.Dir)
+	return reportViolations(plan, res, rf.failOnViolation, stderr)
+}
+
+// useSlurm sets opts up for --executor slurm (checking sbatch and the
+// flags first); *ex receives the executor once the plan makes it.
+func (sf *slurmFlags) useSlurm(opts *dpaudit.Options, cfg slurm.Config, rf *runnerFlags, path string, stderr io.Writer, ex **slurm.Executor) error {
+	if sf.executor != "slurm" {
+		if sf.detach {
+			return usagef("--detach needs --executor slurm")
+		}
+		return nil
+	}
+	if err := slurm.CheckSbatch(); err != nil {
+		return &usageError{err.Error()}
+	}
+	if len(rf.force) > 0 {
+		return usagef("--force is not implemented yet with --executor slurm: run the forced nodes locally (dpaudit run --force %s), or use a fresh --store", rf.force[0])
+	}
+	mk := newSlurmExecutor(cfg, rf, path, stderr)
+	opts.NewExecutor = func(p *dpaudit.Plan) (pipeline.Executor, error) {
+		e, err := mk(p)
+		if err != nil {
+			return nil, err
+		}
+		e.Detach = sf.detach
+		*ex = e
+		if run, _ := pipeline.Counts(p.Steps); run > 0 {
+			// Ask Slurm whether it accepts the options before anything
+			// is submitted (a wrong partition is refused here).
+			if err := e.Validate(context.Background()); err != nil {
+				return nil, err
+			}
+		}
+		return e, nil
+	}
+	return nil
+}
+
+// runError turns a failed Execute into the message and exit code of run.
+func runError(ctx context.Context, err error, ex *slurm.Executor, plan *dpaudit.Plan, stdout, stderr io.Writer) error {
+	var re *slurm.RefusedError
+	var det *slurm.Detached
+	var still *slurm.StillRunning
+	switch {
+	case errors.As(err, &still):
+		fmt.Fprintf(stderr, "slurm: %v; nothing submitted\n", still)
+		return silent{err}
+	case errors.As(err, &det):
+		fmt.Fprintf(stdout, "submitted job arrays %s (one per layer, each after the previous with afterok); run the same command without --detach later to collect the results\n", strings.Join(det.Jobs, " "))
+		return nil
+	case errors.As(err, &re):
+		return &usageError{re.Error()}
+	case ctx.Err() != nil:
+		if ex != nil && len(ex.Submitted) > 0 {
+			return fmt.Errorf("interrupted; cancelled Slurm job(s) %s; finished nodes are kept in %s, run again to resume", strings.Join(ex.Submitted, " "), plan.Store.Root)
+		}
+		return fmt.Errorf("interrupted; finished nodes are kept in %s, run again to resume", plan.Store.Root)
+	}
+	return err
+}
+
+// reportViolations prints the violations of every game the run found and
+// returns errViolation (exit 3) for --fail-on-violation.
+func reportViolations(plan *dpaudit.Plan, res *dpaudit.Result, failOnViolation bool, stderr io.Writer) error {
 	vs, err := dpaudit.Violations(res.Summary)
 	if err != nil {
 		return err
 	}
 	if failed, err := reportIdentifiabilityViolations(stderr, res.Summary, res.Dir, plan.Spec.Name, len(plan.Points)); err != nil {
 		return err
-	} else if failed && rf.failOnViolation && len(vs) == 0 {
+	} else if failed && failOnViolation && len(vs) == 0 {
 		return silent{errViolation}
 	}
-	if len(vs) > 0 {
-		fmt.Fprintf(stderr, "\n!!! PRIVACY VIOLATION: %d of %d point(s) of %s break their claimed guarantee !!!\n", len(vs), len(plan.Points), plan.Spec.Name)
-		for _, v := range vs {
-			if v.Detail != "" {
-				fmt.Fprintf(stderr, "  point %d (%s): %s (%.0f%% confidence, p = %.3g)\n", v.PointIndex, v.PointID, v.Detail, 100*v.Confidence, v.PValue)
-			} else {
-				fmt.Fprintf(stderr, "  point %d (%s): empirical ε lower bound %.4g > claimed ε %.4g (%.0f%% confidence, %s thresholds, p = %.3g)\n",
-					v.PointIndex, v.PointID, v.EpsilonLB, v.EpsilonAccountant, 100*v.Confidence, v.Method, v.PValue)
-			}
-			if v.Claim != "" {
-				fmt.Fprintf(stderr, "    claimed: %s\n    trained: %s\n", v.Claim, v.Trained)
-			}
-			if v.ShuffleAsPoisson {
-				fmt.Fprintf(stderr, "    shuffled batches were accounted as Poisson sampling; the shuffled training's true ε is at least %.4g (epsilon_shuffle_lb)\n", v.ShuffleLB)
-			}
-			if v.Familywise != "" {
-				fmt.Fprintf(stderr, "    family-wise correction: %s\n", v.Familywise)
-			}
-		}
-		fmt.Fprintf(stderr, "The training leaks more than the claim allows: the implementation or its analysis is wrong (only valid estimates flag; a violation proves the claim false at the stated confidence, not where the bug is).\nTrials: %s/trials/point=<id>/\n", res.Dir)
-	}
-	if err := reportReconViolations(res.Summary, plan, res.Dir, rf.failOnViolation, stderr); err != nil {
+	printMembershipViolations(stderr, vs, plan, res)
+	if err := reportReconViolations(res.Summary, plan, res.Dir, failOnViolation, stderr); err != nil {
 		return err
 	}
-	if len(vs) > 0 && rf.failOnViolation {
+	if len(vs) > 0 && failOnViolation {
 		return silent{errViolation}
 	}
 	return nil
+}
+
+// printMembershipViolations prints the membership audit's violations.
+func printMembershipViolations(stderr io.Writer, vs []dpaudit.Violation, plan *dpaudit.Plan, res *dpaudit.Result) {
+	if len(vs) == 0 {
+		return
+	}
+	fmt.Fprintf(stderr, "\n!!! PRIVACY VIOLATION: %d of %d point(s) of %s break their claimed guarantee !!!\n", len(vs), len(plan.Points), plan.Spec.Name)
+	for _, v := range vs {
+		if v.Detail != "" {
+			fmt.Fprintf(stderr, "  point %d (%s): %s (%.0f%% confidence, p = %.3g)\n", v.PointIndex, v.PointID, v.Detail, 100*v.Confidence, v.PValue)
+		} else {
+			fmt.Fprintf(stderr, "  point %d (%s): empirical ε lower bound %.4g > claimed ε %.4g (%.0f%% confidence, %s thresholds, p = %.3g)\n",
+				v.PointIndex, v.PointID, v.EpsilonLB, v.EpsilonAccountant, 100*v.Confidence, v.Method, v.PValue)
+		}
+		if v.Claim != "" {
+			fmt.Fprintf(stderr, "    claimed: %s\n    trained: %s\n", v.Claim, v.Trained)
+		}
+		if v.ShuffleAsPoisson {
+			fmt.Fprintf(stderr, "    shuffled batches were accounted as Poisson sampling; the shuffled training's true ε is at least %.4g (epsilon_shuffle_lb)\n", v.ShuffleLB)
+		}
+		if v.Familywise != "" {
+			fmt.Fprintf(stderr, "    family-wise correction: %s\n", v.Familywise)
+		}
+	}
+	fmt.Fprintf(stderr, "The training leaks more than the claim allows: the implementation or its analysis is wrong (only valid estimates flag; a violation proves the claim false at the stated confidence, not where the bug is).\nTrials: %s/trials/point=<id>/\n", res.Dir)
 }
 
 func cmdPlan(args []string, stdout, stderr io.Writer) error {

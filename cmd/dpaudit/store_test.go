@@ -153,6 +153,12 @@ func TestStoreGCAndBadMarker(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(store, "quarantine")); !os.IsNotExist(err) {
 		t.Fatal("the link was not removed")
 	}
+	// A regular file at results/<name> is refused, exit 2, and kept.
+	os.MkdirAll(filepath.Join(dir, "r2"), 0o755)
+	os.WriteFile(filepath.Join(dir, "r2", "g"), []byte("notes"), 0o644)
+	if code, _, e := cli(t, "run", spec, "--store", store, "--results", filepath.Join(dir, "r2")); code != 2 || !strings.Contains(e, "not a folder") {
+		t.Fatalf("results file: exit %d: %s", code, e)
+	}
 	os.WriteFile(filepath.Join(store, "dpaudit-store.json"), []byte("{\"format\":"), 0o644)
 	code, _, e = cli(t, "run", spec, "--store", store, "--results", filepath.Join(dir, "r"))
 	if code != 2 || strings.Count(e, "dpaudit-store.json") != 1 || !strings.Contains(e, "cannot be read") {
