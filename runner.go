@@ -164,8 +164,8 @@ type Result struct {
 	// others (ComputedElsewhere) finished by another process sharing the
 	// store meanwhile, or by Slurm workers.
 	ComputedHere, ComputedElsewhere int
-	Started  time.Time
-	Finished time.Time
+	Started                         time.Time
+	Finished                        time.Time
 }
 
 // Execute runs what the plan says must run and collects the results. The
