@@ -158,14 +158,15 @@ type Result struct {
 	Manifest string
 	Figures  []stages.FigureInfo // drawn into Dir/figures
 	Report   string              // Dir/report.html
-	Run      int                 // nodes the plan had to run...
-	Cached   int                 // ...and found in the store
+	Run      int                 // nodes the plan had to run (the others were cached)
+	Cached   int
+	Started  time.Time
+	Finished time.Time
+
 	// ComputedHere of the Run nodes were computed by this process, the
 	// others (ComputedElsewhere) finished by another process sharing the
 	// store meanwhile, or by Slurm workers.
 	ComputedHere, ComputedElsewhere int
-	Started                         time.Time
-	Finished                        time.Time
 }
 
 // Execute runs what the plan says must run and collects the results. The
