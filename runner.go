@@ -43,8 +43,10 @@ type Options struct {
 	Results    string   // results root; default "results"
 	Jobs       int      // parallel nodes; 0 = number of CPUs
 	Force      []string // node kinds to recompute
-	AllowLarge bool     // allow sweeps above MaxPoints
-	MaxPoints  int      // 0 = spec.DefaultMaxPoints
+	// Limits checked before anything is allocated for the spec (0 = the
+	// spec.Default* values); AllowLarge raises each spec.LargeFactor times.
+	AllowLarge                     bool
+	MaxPoints, MaxNodes, MaxTrials int
 	DataDir    string   // MNIST and Fashion-MNIST; default datasets.DefaultDataDir()
 	// Verify checks the SHA-256 of every cached node of the plan, not only
 	// of those used as inputs or published.
@@ -114,6 +116,8 @@ func Load(path string, o Options) (*Plan, error) {
 		Functions:   stages.Functions(memo),
 		Implemented: stages.Implemented,
 		MaxPoints:   o.MaxPoints,
+		MaxNodes:    o.MaxNodes,
+		MaxTrials:   o.MaxTrials,
 		AllowLarge:  o.AllowLarge,
 	})
 	if err != nil {

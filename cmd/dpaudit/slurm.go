@@ -153,11 +153,8 @@ func newSlurmExecutor(cfg slurm.Config, rf *runnerFlags, specPath string, stderr
 			return a
 		}
 		o := p.Options
-		w := []string{exe, "worker", abs(specPath), "--store", abs(o.Store), "--data-dir", abs(o.DataDir), "-j", strconv.Itoa(cfg.CPUsPerTask),
-			"--max-points", strconv.Itoa(rf.maxPoints)}
-		if rf.allowLarge {
-			w = append(w, "--allow-large")
-		}
+		w := []string{exe, "worker", abs(specPath), "--store", abs(o.Store), "--data-dir", abs(o.DataDir), "-j", strconv.Itoa(cfg.CPUsPerTask)}
+		w = append(w, rf.limits.args()...)
 		if rf.reuse {
 			w = append(w, "--reuse-across-versions")
 		}

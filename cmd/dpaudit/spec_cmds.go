@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -25,8 +26,7 @@ type runnerFlags struct {
 	dataDir         string
 	jobs            int
 	force           multiFlag
-	allowLarge      bool
-	maxPoints       int
+	limits          limitFlags
 	failOnViolation bool
 	verify          bool
 	reuse           bool
@@ -36,8 +36,7 @@ func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
 	fs.StringVar(&r.dataDir, "data-dir", "", "data directory of MNIST and Fashion-MNIST (default $DPAUDIT_DATA or the user cache dir)")
 	fs.StringVar(&r.store, "store", "", "content-addressed cache directory (default $DPAUDIT_STORE or .dpaudit/store)")
 	fs.Var(&r.force, "force", "recompute the nodes of this kind and what depends on them (repeatable, comma-separated); kinds: "+strings.Join(dpaudit.KnownKinds, ", "))
-	fs.BoolVar(&r.allowLarge, "allow-large", false, "allow sweeps of more than --max-points points")
-	fs.IntVar(&r.maxPoints, "max-points", spec.DefaultMaxPoints, "largest sweep accepted without --allow-large")
+	r.limits.register(fs)
 	fs.BoolVar(&r.reuse, "reuse-across-versions", false, "reuse stored nodes computed by another dpaudit code version when all else is equal (only for code changes you know are numerically neutral)")
 	if withRun {
 		fs.StringVar(&r.results, "results", "results", "results root; tables go to DIR/<name>/")
@@ -48,8 +47,37 @@ func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
 }
 
 func (r *runnerFlags) options() dpaudit.Options {
-	return dpaudit.Options{Store: r.store, Results: r.results, Jobs: r.jobs, Force: r.force, AllowLarge: r.allowLarge, MaxPoints: r.maxPoints, DataDir: r.dataDir,
+	o := dpaudit.Options{Store: r.store, Results: r.results, Jobs: r.jobs, Force: r.force, DataDir: r.dataDir,
 		Verify: r.verify, ReuseAcrossVersions: r.reuse}
+	r.limits.apply(&o)
+	return o
+}
+
+// limitFlags are the limits a spec is checked against before anything is
+// allocated for it (see docs/store.md).
+type limitFlags struct {
+	allowLarge                     bool
+	maxPoints, maxNodes, maxTrials int
+}
+
+func (l *limitFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&l.allowLarge, "allow-large", false, fmt.Sprintf("raise every limit (--max-points, --max-nodes, --max-trials) %d times", spec.LargeFactor))
+	fs.IntVar(&l.maxPoints, "max-points", spec.DefaultMaxPoints, "largest sweep (points before the where filter)")
+	fs.IntVar(&l.maxNodes, "max-nodes", spec.DefaultMaxNodes, "most pipeline nodes a plan may have (estimated from the spec's counts before the graph is built)")
+	fs.IntVar(&l.maxTrials, "max-trials", spec.DefaultMaxTrials, "most trials (or repetitions, trainings) of one point")
+}
+
+func (l *limitFlags) apply(o *dpaudit.Options) {
+	o.AllowLarge, o.MaxPoints, o.MaxNodes, o.MaxTrials = l.allowLarge, l.maxPoints, l.maxNodes, l.maxTrials
+}
+
+// args repeats the limits on a worker's command line.
+func (l *limitFlags) args() []string {
+	a := []string{"--max-points", strconv.Itoa(l.maxPoints), "--max-nodes", strconv.Itoa(l.maxNodes), "--max-trials", strconv.Itoa(l.maxTrials)}
+	if l.allowLarge {
+		a = append(a, "--allow-large")
+	}
+	return a
 }
 
 func oneSpec(name string, pos []string) (string, error) {
@@ -286,8 +314,8 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 
 func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("validate", "SPEC.yaml [SPEC.yaml ...]", "Checks specs (types, ranges, sweep, expressions) and reports every problem\nwith file:line:column. Writes nothing.", stderr)
-	allowLarge := fs.Bool("allow-large", false, "allow sweeps of more than --max-points points")
-	maxPoints := fs.Int("max-points", spec.DefaultMaxPoints, "largest sweep accepted without --allow-large")
+	var limits limitFlags
+	limits.register(fs)
 	dataDir := fs.String("data-dir", "", "data directory of MNIST and Fashion-MNIST (default $DPAUDIT_DATA or the user cache dir)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -298,7 +326,9 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	}
 	var firstErr error
 	for _, p := range pos {
-		plan, err := dpaudit.Load(p, dpaudit.Options{AllowLarge: *allowLarge, MaxPoints: *maxPoints, DataDir: *dataDir})
+		o := dpaudit.Options{DataDir: *dataDir}
+		limits.apply(&o)
+		plan, err := dpaudit.Load(p, o)
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			if firstErr == nil {
