@@ -39,15 +39,15 @@ func IsInputError(err error) bool {
 
 // Options configure loading and running a spec.
 type Options struct {
-	Store      string   // content-addressed store; default DefaultStore()
-	Results    string   // results root; default "results"
-	Jobs       int      // parallel nodes; 0 = number of CPUs
-	Force      []string // node kinds to recompute
+	Store   string   // content-addressed store; default DefaultStore()
+	Results string   // results root; default "results"
+	Jobs    int      // parallel nodes; 0 = number of CPUs
+	Force   []string // node kinds to recompute
 	// Limits checked before anything is allocated for the spec (0 = the
 	// spec.Default* values); AllowLarge raises each spec.LargeFactor times.
 	AllowLarge                     bool
 	MaxPoints, MaxNodes, MaxTrials int
-	DataDir    string   // MNIST and Fashion-MNIST; default datasets.DefaultDataDir()
+	DataDir                        string // MNIST and Fashion-MNIST; default datasets.DefaultDataDir()
 	// Verify checks the SHA-256 of every cached node of the plan, not only
 	// of those used as inputs or published.
 	Verify bool
