@@ -77,6 +77,14 @@ type RefusedError struct{ Msg string }
 
 func (e *RefusedError) Error() string { return "Slurm refused the job: " + e.Msg }
 
+// PathError is a store path that an sbatch script cannot carry: the
+// user's to change (bad input).
+type PathError struct{ Path, Why string }
+
+func (e *PathError) Error() string {
+	return fmt.Sprintf("--executor slurm: the path %q holds %s; use a --store path without it", e.Path, e.Why)
+}
+
 // Detached is returned by Execute with Detach set.
 type Detached struct{ Jobs []string }
 
@@ -203,8 +211,9 @@ func shellQuote(s string) string {
 // may use the same placeholders:
 //
 //	{{job_name}}  the job name            {{array}}   e.g. 0-99%16
-//	{{output}}    the log path pattern    {{options}} the #SBATCH lines of the options
-//	{{command}}   the worker command line (uses $SLURM_ARRAY_TASK_ID)
+//	{{output}}    the log path pattern, quoted for an #SBATCH line
+//	{{options}}   the #SBATCH lines of the options
+//	{{command}}   the worker command line, quoted for sh (uses $SLURM_ARRAY_TASK_ID)
 const DefaultTemplate = `#!/bin/sh
 #SBATCH --job-name={{job_name}}
 #SBATCH --array={{array}}
@@ -213,8 +222,37 @@ const DefaultTemplate = `#!/bin/sh
 {{command}}
 `
 
+// chunkFile is the chunk list of one array.
+func (e *Executor) chunkFile(layer, attempt int) string {
+	return filepath.Join(e.RunDir, fmt.Sprintf("L%d-a%d.chunks", layer, attempt))
+}
+
+// sbatchPath quotes a path for an #SBATCH filename option: '%' doubled
+// (the value is a filename pattern: %A, %a … are replaced, %% is a '%'),
+// then double-quoted with '\' and '"' escaped, as sbatch's own parser of
+// #SBATCH lines reads them (quotes group, a backslash escapes; Slurm's
+// src/sbatch/opt.c). A newline cannot be carried in an #SBATCH line, and a
+// backslash in a filename pattern turns its replacements off: both are
+// refused.
+func sbatchPath(p string) (string, error) {
+	if strings.ContainsAny(p, "\n\r\x00") {
+		return "", &PathError{Path: p, Why: "a newline, which an #SBATCH line cannot carry"}
+	}
+	if strings.Contains(p, `\`) {
+		return "", &PathError{Path: p, Why: "a backslash, which Slurm's --output pattern cannot carry (it turns the %A/%a names off)"}
+	}
+	p = strings.ReplaceAll(p, "%", "%%")
+	p = strings.ReplaceAll(p, `"`, `\"`)
+	return `"` + p + `"`, nil
+}
+
 // script renders the sbatch script of one array.
-func (e *Executor) script(name, array, output, chunks string) (string, error) {
+func (e *Executor) script(name, array, chunks string) (string, error) {
+	output, err := sbatchPath(filepath.Join(e.RunDir, "logs"))
+	if err != nil {
+		return "", err
+	}
+	output = strings.TrimSuffix(output, `"`) + `/%A_%a.out"`
 	tmpl := DefaultTemplate
 	if e.Template != "" {
 		b, err := os.ReadFile(e.Template)
@@ -279,7 +317,7 @@ func (e *Executor) Validate(ctx context.Context) error {
 	if err := os.MkdirAll(e.RunDir, 0o755); err != nil {
 		return err
 	}
-	sc, err := e.script("dpaudit-check", "0", os.DevNull, os.DevNull)
+	sc, err := e.script("dpaudit-check", "0", e.chunkFile(0, 0))
 	if err != nil {
 		return err
 	}
@@ -321,7 +359,7 @@ func (e *Executor) submit(ctx context.Context, layer, attempt int, chunks [][]*p
 		}
 		b.WriteByte('\n')
 	}
-	cf := filepath.Join(e.RunDir, base+".chunks")
+	cf := e.chunkFile(layer, attempt)
 	if err := os.WriteFile(cf, []byte(b.String()), 0o644); err != nil {
 		return "", err
 	}
@@ -329,7 +367,7 @@ func (e *Executor) submit(ctx context.Context, layer, attempt int, chunks [][]*p
 	if e.Parallel > 0 && e.Parallel < len(chunks) {
 		array += "%" + strconv.Itoa(e.Parallel)
 	}
-	sc, err := e.script("dpaudit-"+e.Name+"-"+base, array, filepath.Join(e.RunDir, "logs", "%A_%a.out"), cf)
+	sc, err := e.script("dpaudit-"+e.Name+"-"+base, array, cf)
 	if err != nil {
 		return "", err
 	}

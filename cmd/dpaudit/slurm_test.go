@@ -404,3 +404,30 @@ func TestSlurmPlanArrays(t *testing.T) {
 		t.Fatalf("a misspelt config key must be refused (exit %d): %s", code, errs)
 	}
 }
+
+// A store or results path with a space or a quote broke --executor slurm
+// (#SBATCH --output= was not quoted, and the --test-only pre-check used
+// /dev/null so it did not notice). A Slurm audit from a folder named with
+// a space, both quotes, '#' and '%' gives the local tables.
+func TestSlurmOddPaths(t *testing.T) {
+	needSlurm(t)
+	dir := filepath.Join(t.TempDir(), `it's a "run" #1 100%`)
+	os.MkdirAll(dir, 0o755)
+	spec := writeSlurmSpec(t, dir, "slurmodd")
+	if code, _, errs := cli(t, "run", spec, "--store", filepath.Join(dir, "local store"), "--results", filepath.Join(dir, "local results"), "-j", "2"); code != 0 {
+		t.Fatal(errs)
+	}
+	args := append([]string{"run", spec, "--store", filepath.Join(dir, "slurm store"), "--results", filepath.Join(dir, "slurm results"), "--slurm-chunk", "10"}, slurmFast...)
+	code, out, errs := cli(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "0 node(s) computed here, 22 computed by another process, 0 cached") {
+		t.Fatalf("unexpected run:\n%s\n%s", out, errs)
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "slurm store", "slurm", "*", "logs", "*_1.out"))
+	if len(logs) == 0 {
+		t.Fatalf("no task log under the odd path (the %%A_%%a pattern was not kept):\n%s", errs)
+	}
+	sameResults(t, resultFiles(t, filepath.Join(dir, "local results", "slurmodd")), resultFiles(t, filepath.Join(dir, "slurm results", "slurmodd")))
+}

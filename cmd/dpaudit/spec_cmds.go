@@ -170,9 +170,12 @@ func (sf *slurmFlags) useSlurm(opts *dpaudit.Options, cfg slurm.Config, rf *runn
 // runError turns a failed Execute into the message and exit code of run.
 func runError(ctx context.Context, err error, ex *slurm.Executor, plan *dpaudit.Plan, stdout, stderr io.Writer) error {
 	var re *slurm.RefusedError
+	var pe *slurm.PathError
 	var det *slurm.Detached
 	var still *slurm.StillRunning
 	switch {
+	case errors.As(err, &pe):
+		return &usageError{pe.Error()}
 	case errors.As(err, &still):
 		fmt.Fprintf(stderr, "slurm: %v; nothing submitted\n", still)
 		return silent{err}
