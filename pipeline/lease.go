@@ -281,6 +281,26 @@ func (l *lease) release() {
 	})
 }
 
+// TryLock takes the lease file at path (anywhere) if no live process holds
+// it; otherwise it returns the holder. A stale lease is reclaimed.
+func (s *Store) TryLock(path string) (unlock func(), holder *LeaseInfo, err error) {
+	l, holder, err := s.tryLeaseAt(path)
+	if err != nil || holder != nil {
+		return nil, holder, err
+	}
+	return l.release, nil, nil
+}
+
+// LockHolder returns the live holder of the lease file at path, or nil
+// when it is free, stale or unreadable.
+func (s *Store) LockHolder(path string) *LeaseInfo {
+	lf, err := readLease(path)
+	if err != nil || s.stale(lf) {
+		return nil
+	}
+	return &lf.info
+}
+
 // Lock takes the lease file at path (anywhere, e.g. beside a results
 // folder to serialise publishers), waiting while another live process
 // holds it; the wait is reported once, naming the holder. It uses the

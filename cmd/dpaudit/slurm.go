@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -158,7 +159,9 @@ func newSlurmExecutor(cfg slurm.Config, rf *runnerFlags, specPath string, stderr
 		if rf.reuse {
 			w = append(w, "--reuse-across-versions")
 		}
-		runID := fmt.Sprintf("%s-%s-%d", p.Spec.Name, time.Now().UTC().Format("20060102T150405"), os.Getpid())
+		// Unique per driver, even for two drivers of one process in one
+		// second (the tests run several).
+		runID := fmt.Sprintf("%s-%s-%d.%x", p.Spec.Name, time.Now().UTC().Format("20060102T150405"), os.Getpid(), rand.Uint32())
 		return &slurm.Executor{Config: cfg, Worker: w, RunDir: filepath.Join(abs(o.Store), "slurm", runID), Name: p.Spec.Name,
 			Notify: func(msg string) { fmt.Fprintln(stderr, msg) }}, nil
 	}
