@@ -66,40 +66,15 @@ func (l Local) Execute(ctx context.Context, steps []Step, s *Store, rep Reporter
 	if rep == nil {
 		rep = nopReporter{}
 	}
-	toRun := map[*Node]bool{}
-	replace := map[*Node]bool{}
-	var order []*Node
-	for _, st := range steps {
-		if st.Status == Run {
-			toRun[st.Node] = true
-			replace[st.Node] = st.replaces()
-			order = append(order, st.Node)
-		}
-	}
 	run, cached := Counts(steps)
 	rep.Start(run, cached)
 	defer rep.Finish()
 	if run == 0 {
 		return nil
 	}
-	// pending[n] = inputs of n still to run; users[n] = nodes waiting on n.
-	pending := map[*Node]int{}
-	users := map[*Node][]*Node{}
-	var ready []*Node
-	for _, n := range order {
-		for _, in := range n.Inputs {
-			if toRun[in] {
-				pending[n]++
-				users[in] = append(users[in], n)
-			}
-		}
-		if pending[n] == 0 {
-			ready = append(ready, n)
-		}
-	}
-
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	sc := newScheduler(steps, s)
 	results := make(chan attemptResult)
 	work := make(chan *Node)
 	var wg sync.WaitGroup
@@ -108,86 +83,132 @@ func (l Local) Execute(ctx context.Context, steps []Step, s *Store, rep Reporter
 		go func() {
 			defer wg.Done()
 			for n := range work {
-				results <- attempt(ctx, n, replace[n], s, rep)
+				results <- attempt(ctx, n, sc.replace[n], s, rep)
 			}
 		}()
 	}
+	sc.loop(ctx, run, work, results)
+	close(work)
+	wg.Wait()
+	if len(sc.failed) > 0 {
+		return &RunError{Failed: sc.failed}
+	}
+	return ctx.Err()
+}
 
-	var failed []*NodeError
-	inFlight, done := 0, 0
-	ctxDone := ctx.Done()
-	stopping := false
-	// Nodes leased by another process wait here and are retried every
-	// Poll; meanwhile the workers take other ready nodes.
-	var waiting []*Node
-	var retry <-chan time.Time
-	delay := s.poll() // doubles while nothing changes, up to maxPoll
-	told := map[string]bool{}
-	for done < run {
-		if stopping && inFlight == 0 {
-			break
+// scheduler hands ready nodes to the workers, in plan order, and keeps
+// nodes leased by another process waiting (retried every poll interval,
+// doubling while nothing changes) while the workers take other nodes.
+type scheduler struct {
+	s        *Store
+	replace  map[*Node]bool    // forced or corrupt: replaces the stored copy
+	pending  map[*Node]int     // inputs of a node still to run
+	users    map[*Node][]*Node // nodes waiting on a node
+	ready    []*Node
+	waiting  []*Node // leased by another process
+	retry    <-chan time.Time
+	delay    time.Duration
+	told     map[string]bool // lease holders already reported
+	failed   []*NodeError
+	stopping bool
+	inFlight int
+	done     int
+}
+
+func newScheduler(steps []Step, s *Store) *scheduler {
+	sc := &scheduler{s: s, replace: map[*Node]bool{}, pending: map[*Node]int{}, users: map[*Node][]*Node{},
+		delay: s.poll(), told: map[string]bool{}}
+	toRun := map[*Node]bool{}
+	for _, st := range steps {
+		if st.Status == Run {
+			toRun[st.Node] = true
+			sc.replace[st.Node] = st.replaces()
 		}
+	}
+	for _, st := range steps {
+		n := st.Node
+		if !toRun[n] {
+			continue
+		}
+		for _, in := range n.Inputs {
+			if toRun[in] {
+				sc.pending[n]++
+				sc.users[in] = append(sc.users[in], n)
+			}
+		}
+		if sc.pending[n] == 0 {
+			sc.ready = append(sc.ready, n)
+		}
+	}
+	return sc
+}
+
+// loop schedules until every node has run, or until the nodes in flight
+// have finished after a failure or cancellation.
+func (sc *scheduler) loop(ctx context.Context, run int, work chan<- *Node, results <-chan attemptResult) {
+	ctxDone := ctx.Done()
+	for sc.done < run && !(sc.stopping && sc.inFlight == 0) {
 		var next *Node
-		var sendCh chan *Node
-		if !stopping && len(ready) > 0 {
-			next, sendCh = ready[0], work
+		var sendCh chan<- *Node
+		if !sc.stopping && len(sc.ready) > 0 {
+			next, sendCh = sc.ready[0], work
 		}
 		select {
 		case sendCh <- next:
-			ready = ready[1:]
-			inFlight++
-		case <-retry:
-			retry = nil
-			ready = append(ready, waiting...)
-			waiting = nil
+			sc.ready = sc.ready[1:]
+			sc.inFlight++
+		case <-sc.retry:
+			sc.retry = nil
+			sc.ready = append(sc.ready, sc.waiting...)
+			sc.waiting = nil
 		case r := <-results:
-			inFlight--
-			if r.holder != nil {
-				owner := fmt.Sprintf("pid %d on host %s", r.holder.Pid, r.holder.Host)
-				if r.holder.Unreadable != "" {
-					owner = r.holder.Unreadable
-				}
-				if !told[owner] {
-					told[owner] = true
-					s.notify("waiting for %s %s (and any other node) computed by %s; working on other nodes meanwhile", r.n.Kind, r.n.Label, r.holder)
-				}
-				waiting = append(waiting, r.n)
-				if retry == nil {
-					retry = time.After(delay)
-					delay = min(2*delay, max(maxPoll, s.poll()))
-				}
-				continue
-			}
-			done++
-			delay = s.poll()
-			if r.err != nil {
-				if ctx.Err() != nil && errors.Is(r.err, ctx.Err()) {
-					stopping = true // interrupted, not failed
-					continue
-				}
-				failed = append(failed, &NodeError{Node: r.n, Err: r.err})
-				stopping = true
-				continue
-			}
-			for _, u := range users[r.n] {
-				pending[u]--
-				if pending[u] == 0 {
-					ready = append(ready, u)
-				}
-			}
+			sc.inFlight--
+			sc.finished(ctx, r)
 		case <-ctxDone:
-			stopping, ctxDone = true, nil
+			sc.stopping, ctxDone = true, nil
 		}
 	}
-	close(work)
-	wg.Wait()
-	if len(failed) > 0 {
-		return &RunError{Failed: failed}
+}
+
+// finished records the outcome of one attempt.
+func (sc *scheduler) finished(ctx context.Context, r attemptResult) {
+	if r.holder != nil {
+		sc.wait(r)
+		return
 	}
-	if err := ctx.Err(); err != nil {
-		return err
+	sc.done++
+	sc.delay = sc.s.poll()
+	if r.err != nil {
+		if ctx.Err() == nil || !errors.Is(r.err, ctx.Err()) { // else interrupted, not failed
+			sc.failed = append(sc.failed, &NodeError{Node: r.n, Err: r.err})
+		}
+		sc.stopping = true
+		return
 	}
-	return nil
+	for _, u := range sc.users[r.n] {
+		sc.pending[u]--
+		if sc.pending[u] == 0 {
+			sc.ready = append(sc.ready, u)
+		}
+	}
+}
+
+// wait parks a node another process holds the lease of, saying so once per
+// holder.
+func (sc *scheduler) wait(r attemptResult) {
+	owner := fmt.Sprintf("pid %d on host %s", r.holder.Pid, r.holder.Host)
+	if r.holder.Unreadable != "" {
+		owner = r.holder.Unreadable
+	}
+	if !sc.told[owner] {
+		sc.told[owner] = true
+		sc.s.notify("waiting for %s %s (and any other node) computed by %s; working on other nodes meanwhile", r.n.Kind, r.n.Label, r.holder)
+	}
+	sc.waiting = append(sc.waiting, r.n)
+	if sc.retry == nil {
+		sc.retry = time.After(sc.delay)
+		sc.delay = min(2*sc.delay, max(maxPoll, sc.s.poll()))
+	}
 }
 
 // maxPoll bounds the interval between retries of leased nodes.
