@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -213,4 +216,149 @@ func TestResultsPathThatIsAFileIsRefused(t *testing.T) {
 	if _, err := os.Stat(o.Store); err == nil {
 		t.Fatal("the store was created although the run was refused")
 	}
+}
+
+// attack is one way of damaging a store entry.
+type attack struct {
+	name string
+	do   func(t *testing.T, rng *rand.Rand, target, other, decoy string)
+}
+
+// storeAttacks flip, truncate, copy, delete and replace by a symbolic link
+// (to a decoy folder outside the store) a store entry.
+var storeAttacks = []attack{
+	{"flip", func(t *testing.T, rng *rand.Rand, target, _, _ string) {
+		if b, err := os.ReadFile(target); err == nil && len(b) > 0 {
+			b[rng.IntN(len(b))] ^= byte(1 + rng.IntN(255))
+			os.WriteFile(target, b, 0o644)
+		}
+	}},
+	{"truncate", func(t *testing.T, rng *rand.Rand, target, _, _ string) {
+		if st, err := os.Stat(target); err == nil && st.Mode().IsRegular() {
+			os.Truncate(target, rng.Int64N(st.Size()+1))
+		}
+	}},
+	{"copy", func(t *testing.T, rng *rand.Rand, target, other, _ string) {
+		st, err := os.Stat(other)
+		if err != nil || other == target {
+			return
+		}
+		if st.IsDir() {
+			os.RemoveAll(target)
+			os.CopyFS(target, os.DirFS(other))
+		} else if b, err := os.ReadFile(other); err == nil {
+			os.RemoveAll(target)
+			os.WriteFile(target, b, 0o644)
+		}
+	}},
+	{"delete", func(t *testing.T, rng *rand.Rand, target, _, _ string) { os.RemoveAll(target) }},
+	{"symlink", func(t *testing.T, rng *rand.Rand, target, other, decoy string) {
+		// The decoy holds a copy of another entry: a link that leads out of
+		// the store to plausible bytes.
+		d := filepath.Join(decoy, fmt.Sprintf("d%d", rng.Int()))
+		if st, err := os.Stat(other); err == nil && st.IsDir() {
+			os.CopyFS(d, os.DirFS(other))
+		} else if b, err := os.ReadFile(other); err == nil {
+			os.WriteFile(d, b, 0o644)
+		} else {
+			return
+		}
+		os.RemoveAll(target)
+		os.Symlink(d, target)
+	}},
+}
+
+// storeEntries lists every file and folder of a store (not the root).
+func storeEntries(root string) []string {
+	var out []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && p != root {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// snapshot records every file under dir with its bytes.
+func snapshot(dir string) map[string]string {
+	m := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			m[p] = string(b)
+		}
+		return nil
+	})
+	return m
+}
+
+// Continuous attack: random flips, truncations, copies, deletions and
+// symbolic links on random entries of a finished store. Every run after
+// the damage must recompute what it cannot verify (publishing exactly the
+// first run's tables) or refuse; it must never publish other bytes, and
+// nothing outside the store may change. DPAUDIT_ATTACK_ROUNDS and
+// DPAUDIT_ATTACK_SEED run it longer or elsewhere.
+func TestRandomStoreCorruption(t *testing.T) {
+	rounds, seed := 12, uint64(22)
+	if v, err := strconv.Atoi(os.Getenv("DPAUDIT_ATTACK_ROUNDS")); err == nil {
+		rounds = v
+	}
+	if v, err := strconv.ParseUint(os.Getenv("DPAUDIT_ATTACK_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "small.yaml", smallAudit)
+	clean := filepath.Join(dir, "clean")
+	_, res := runSpec(t, path, Options{Store: clean, Results: filepath.Join(dir, "r0"), Jobs: 2})
+	want := publishedFiles(t, res.Dir)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	outcomes := map[string]int{}
+	for round := range rounds {
+		store := filepath.Join(dir, fmt.Sprintf("s%d", round))
+		if err := os.CopyFS(store, os.DirFS(clean)); err != nil {
+			t.Fatal(err)
+		}
+		decoy := filepath.Join(dir, fmt.Sprintf("decoy%d", round))
+		os.MkdirAll(decoy, 0o755)
+		var did []string
+		for range 1 + rng.IntN(3) {
+			entries := storeEntries(store)
+			a := storeAttacks[rng.IntN(len(storeAttacks))]
+			target, other := entries[rng.IntN(len(entries))], entries[rng.IntN(len(entries))]
+			a.do(t, rng, target, other, decoy)
+			rel, _ := filepath.Rel(store, target)
+			did = append(did, a.name+" "+rel)
+		}
+		outside := snapshot(decoy)
+		o := Options{Store: store, Results: filepath.Join(dir, fmt.Sprintf("r%d", round+1)), Jobs: 2}
+		p, err := Load(path, o)
+		if err == nil {
+			res, err = p.Execute(context.Background(), nil)
+		}
+		if err != nil {
+			outcomes["refused"]++
+			t.Logf("round %d (%s): refused: %v", round, strings.Join(did, "; "), err)
+			if _, statErr := os.Stat(filepath.Join(o.Results, "small")); statErr == nil {
+				t.Fatalf("round %d (%s): a refused run published", round, strings.Join(did, "; "))
+			}
+		} else {
+			outcomes["published"]++
+			got := publishedFiles(t, res.Dir)
+			for name, b := range want {
+				if !bytes.Equal(got[name], b) || len(got) != len(want) {
+					t.Fatalf("round %d (%s): published %s differs from the clean run's", round, strings.Join(did, "; "), name)
+				}
+			}
+		}
+		if after := snapshot(decoy); len(after) != len(outside) {
+			t.Fatalf("round %d (%s): files outside the store changed (%d before, %d after)", round, strings.Join(did, "; "), len(outside), len(after))
+		}
+		for f, b := range outside {
+			if snapshot(decoy)[f] != b {
+				t.Fatalf("round %d (%s): %s outside the store changed", round, strings.Join(did, "; "), f)
+			}
+		}
+	}
+	t.Logf("%d rounds: %v", rounds, outcomes)
 }

@@ -310,7 +310,11 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool)
 		return err
 	}
 	s.computed.Add(1)
-	return s.writeSlot(n)
+	if err := s.writeSlot(n); err != nil {
+		// Slots only explain the next plan: the node is done.
+		s.notify("could not record slot %s of %s %s: %v", n.slot(), n.Kind, n.Label, err)
+	}
+	return nil
 }
 
 // verifiedInputs returns the folders of n's inputs, each verified (a no-op

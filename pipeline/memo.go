@@ -136,7 +136,7 @@ func (s *Store) MemoPut(namespace string, args, v any) error {
 	if bad {
 		s.quarantineFile(p, fmt.Sprintf("memo %s/%s failed verification: %s", namespace, filepath.Base(p), why))
 	}
-	return writeAtomicNoSync(p, b)
+	return s.writeOwnFile(p, b)
 }
 
 // quarantineFile moves one file to <root>/quarantine/ and reports why.

@@ -130,20 +130,22 @@ func (e *MarkerError) Error() string {
 	return fmt.Sprintf("store %s: its marker %s cannot be read (%v); if this folder is your dpaudit store, the marker was damaged: write {\"format\":\"dpaudit-store\",\"layout\":%d} into it; otherwise choose another --store", e.Root, filepath.Join(e.Root, MarkerFile), e.Err, Layout)
 }
 
-// FolderError is a folder of the store that dpaudit deletes in (tmp,
-// leases, quarantine) which is a symbolic link or a file: a link could
-// lead a clean-up out of the store, so it is refused, never followed.
+// FolderError is a top folder of the store that dpaudit writes and
+// deletes in (tmp, leases, quarantine, memo, slots) which is a symbolic
+// link or a file: a link could lead a write or a clean-up out of the
+// store, so it is refused, never followed.
 type FolderError struct {
 	Path string
 	Type string
 }
 
 func (e *FolderError) Error() string {
-	return fmt.Sprintf("%s is a %s, not a folder of the store: dpaudit deletes inside it and never follows a link out of the store; remove it (dpaudit recreates the folder)", e.Path, e.Type)
+	return fmt.Sprintf("%s is a %s, not a folder of the store: dpaudit writes and deletes inside it and never follows a link out of the store; remove it (dpaudit recreates the folder)", e.Path, e.Type)
 }
 
-// ownFolders are the store folders whose entries runs and gc delete.
-var ownFolders = []string{"tmp", "leases", "quarantine"}
+// ownFolders are the store's top folders that runs and gc write and
+// delete in.
+var ownFolders = []string{"tmp", "leases", "quarantine", "memo", "slots"}
 
 // checkOwnFolders refuses a store whose ownFolders are links or files.
 func (s *Store) checkOwnFolders() error {
@@ -196,6 +198,9 @@ func (s *Store) Check() error {
 		}
 		return s.checkOwnFolders()
 	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return &MarkerError{Root: s.Root, Err: err} // a folder, a dangling link, unreadable
+	}
 	entries, err := os.ReadDir(s.Root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -206,7 +211,12 @@ func (s *Store) Check() error {
 	var foreign []string
 	for _, e := range entries {
 		if e.Name() == MarkerFile {
-			return s.Check() // written by another process since we looked
+			// Written by another process since we looked; or present but
+			// not a readable file (say, a dangling link).
+			if _, err := os.ReadFile(filepath.Join(s.Root, MarkerFile)); err != nil {
+				return &MarkerError{Root: s.Root, Err: err}
+			}
+			return s.Check()
 		}
 		if !legacyEntry(e.Name()) {
 			foreign = append(foreign, e.Name())
@@ -649,11 +659,8 @@ func (s *Store) commit(tmp string, m *Meta, replace bool) error {
 	}
 	final := s.Dir(m.Key)
 	parent := filepath.Dir(final)
-	if _, err := os.Stat(parent); err != nil {
-		if err := os.MkdirAll(parent, 0o755); err != nil {
-			return err
-		}
-		SyncDir(s.Root)
+	if err := s.ownDir(parent); err != nil {
+		return err
 	}
 	for attempt := 0; ; attempt++ {
 		err := os.Rename(tmp, final)
@@ -773,6 +780,37 @@ func (s *Store) writeSlot(n *Node) error {
 	p := s.slotPath(n.slot())
 	if old, err := os.ReadFile(p); err == nil && string(old) == string(b) {
 		return nil // unchanged: a cached re-run writes nothing here
+	}
+	return s.writeOwnFile(p, b)
+}
+
+// ownDir makes sure dir, a folder inside the store, is a real folder: a
+// symbolic link or a file in its place is moved to the quarantine (the
+// store never writes through a link, which could lead out of it), then
+// the folder is made.
+func (s *Store) ownDir(dir string) error {
+	st, err := os.Lstat(dir)
+	if err == nil && st.IsDir() {
+		return nil
+	}
+	if err == nil {
+		s.quarantinePath(dir, filepath.Base(dir), fmt.Errorf("%s is a %s where the store keeps a folder", dir, st.Mode().Type()))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return SyncDir(filepath.Dir(dir))
+}
+
+// writeOwnFile writes a small file of the store's own (a slot, a memo)
+// atomically; whatever is in its place and is no regular file (a folder,
+// a link) is moved to the quarantine first.
+func (s *Store) writeOwnFile(p string, b []byte) error {
+	if err := s.ownDir(filepath.Dir(p)); err != nil {
+		return err
+	}
+	if st, err := os.Lstat(p); err == nil && !st.Mode().IsRegular() {
+		s.quarantinePath(p, filepath.Base(p), fmt.Errorf("%s is a %s where the store keeps a file", p, st.Mode().Type()))
 	}
 	return writeAtomicNoSync(p, b)
 }
