@@ -362,3 +362,34 @@ func TestRandomStoreCorruption(t *testing.T) {
 	}
 	t.Logf("%d rounds: %v", rounds, outcomes)
 }
+
+// A prefix folder replaced by a link to a copy of itself outside the
+// store: the run must not move or change anything out there (quarantining
+// a node through the link would take it out of the copy).
+func TestLinkedPrefixFolderIsNotFollowed(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "small.yaml", smallAudit)
+	o := Options{Store: filepath.Join(dir, "s"), Results: filepath.Join(dir, "r"), Jobs: 2}
+	p, res := runSpec(t, path, o)
+	want := publishedFiles(t, res.Dir)
+	sh := firstShards(t, p)
+	prefix := filepath.Dir(p.Store.Dir(sh[1].StoreKey()))
+	decoy := filepath.Join(dir, "decoy")
+	if err := os.CopyFS(decoy, os.DirFS(prefix)); err != nil {
+		t.Fatal(err)
+	}
+	outside := snapshot(decoy)
+	os.RemoveAll(prefix)
+	os.Symlink(decoy, prefix)
+	_, res = runSpec(t, path, o)
+	samePublished(t, want, publishedFiles(t, res.Dir))
+	after := snapshot(decoy)
+	if len(after) != len(outside) {
+		t.Fatalf("files outside the store: %d before, %d after", len(outside), len(after))
+	}
+	for f, b := range outside {
+		if after[f] != b {
+			t.Fatalf("%s outside the store changed", f)
+		}
+	}
+}

@@ -543,7 +543,12 @@ func (s *Store) Notices() []string {
 func (s *Store) Quarantine(key string, why error) error {
 	s.forgetVerified(key)
 	src := s.Dir(key)
-	if _, err := os.Stat(src); err != nil {
+	if st, err := os.Lstat(filepath.Dir(src)); err == nil && !st.IsDir() {
+		// A link (or file) in place of the prefix folder: move it, never
+		// what it points to.
+		return s.quarantinePath(filepath.Dir(src), filepath.Base(filepath.Dir(src)), why)
+	}
+	if _, err := os.Lstat(src); err != nil {
 		return nil
 	}
 	return s.quarantinePath(src, key, why)
