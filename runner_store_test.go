@@ -36,7 +36,7 @@ audit:
 
 func summaryNodeDir(p *Plan) string { return p.Store.Dir(p.Compiled.Summary.StoreKey()) }
 
-// Reproduces issue 15 (1): with a corrupted summary in the store,
+// With a corrupted summary in the store,
 // `run --force summary` said "done" but kept and published the garbage.
 func TestForceSummaryReplacesCorruptNode(t *testing.T) {
 	dir := t.TempDir()
@@ -88,7 +88,7 @@ func TestCorruptShardIsRecomputedBeforePublish(t *testing.T) {
 	}
 }
 
-// Reproduces issue 15 (1): a doctored calibration memo was used silently
+// A doctored calibration memo was used silently
 // (σ 0.84, ε_pld 4.0495 for target 4).
 func TestDoctoredCalibrationMemoIsRecomputed(t *testing.T) {
 	dir := t.TempDir()
@@ -110,7 +110,7 @@ func TestDoctoredCalibrationMemoIsRecomputed(t *testing.T) {
 	}
 }
 
-// Reproduces issue 15 (2): concurrent runs of one spec into one results
+// Concurrent runs of one spec into one results
 // folder failed about 5% of the time (a fixed manifest.json.tmp, the
 // .trials-old swap). 20 rounds of two concurrent runs, each round on a
 // fresh store so both compute; every run succeeds and the folder is whole.
@@ -156,7 +156,7 @@ func TestConcurrentRunsShareResultsFolder(t *testing.T) {
 	}
 }
 
-// Reproduces issue 15 (3): a publish that failed half-way left a new
+// A publish that failed half-way left a new
 // summary beside old trials and an old manifest. Now the previous folder
 // stays whole and the error says so, wherever the failure happens.
 func TestHalfFailedPublishKeepsPreviousResults(t *testing.T) {
@@ -250,7 +250,7 @@ func TestResultsAreCopiesNotLinks(t *testing.T) {
 	}
 }
 
-// Reproduces issue 15 (4): keys followed hand-bumped versions only. The
+// Keys followed hand-bumped versions only. The
 // code fingerprint is in every key; plan says "code changed".
 func TestCodeChangeInvalidatesKeys(t *testing.T) {
 	defer pipeline.SetCodeFingerprint(CodeFingerprint())

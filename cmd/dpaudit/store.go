@@ -55,7 +55,7 @@ func openStore(dir string, forGC bool) (*pipeline.Store, error) {
 }
 
 func cmdStoreVerify(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("store verify", "[--store DIR]", "Checks the size and SHA-256 of every file of every stored node, and every\nmemo. A failure is reported (node, file, expected, found) and moved to\n<store>/quarantine/, so the next run recomputes it. Exit 1 if any failed.", stderr)
+	fs := newFlags("store verify", "[--store DIR]", "Checks every stored node as a run does before using it (its meta names its\nown key and kind and lists exactly the files its folder holds, each of the\nlisted size and SHA-256), and every memo against its digest and its address.\nA failure is reported (node, file, expected, found) and moved to\n<store>/quarantine/, so the next run recomputes it. Exit 1 if any failed.", stderr)
 	store := fs.String("store", "", "store directory (default $DPAUDIT_STORE or .dpaudit/store)")
 	keep := fs.Bool("no-quarantine", false, "only report; leave failures in place")
 	if _, err := parse(fs, args); err != nil {
