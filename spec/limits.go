@@ -148,13 +148,6 @@ func nodeAdvice(key string) string {
 	return "lower " + key
 }
 
-func fileName(path string) string {
-	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
-		return path[i+1:]
-	}
-	return path
-}
-
 // pointTrials is the largest number of trials (trainings or repetitions)
 // one game of the point runs, as a number and as the spec states it, and
 // the key that sets it.
