@@ -437,3 +437,30 @@ func TestSlurmOddPaths(t *testing.T) {
 	}
 	sameResults(t, resultFiles(t, filepath.Join(dir, "local results", "slurmodd")), resultFiles(t, filepath.Join(dir, "slurm results", "slurmodd")))
 }
+
+// A restarted driver whose plan no longer holds the nodes of the array a
+// killed driver left queued (the spec changed) cancels that array instead
+// of letting it run beside its own.
+func TestSlurmRestartCancelsStaleArrays(t *testing.T) {
+	needSlurm(t)
+	dir := t.TempDir()
+	spec := writeSlurmSpec(t, dir, "slurmstale")
+	store, results := filepath.Join(dir, "s"), filepath.Join(dir, "r")
+	args := append([]string{"run", spec, "--store", store, "--results", results, "--slurm-chunk", "2", "--slurm-parallel", "1"}, slurmFast...)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "DPAUDIT_TEST_AS_CLI=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	job := arrayJob(t, "dpaudit-slurmstale-L0-a0")
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	os.WriteFile(spec, []byte(strings.Replace(fmt.Sprintf(slurmSpec, "slurmstale"), "seed: 7", "seed: 8", 1)), 0o644)
+	code, _, errs := cli(t, args...)
+	if code != 0 || !strings.Contains(errs, "cancelled job "+job+" of a previous driver") {
+		t.Fatalf("exit %d: the stale array %s was not cancelled:\n%s", code, job, errs)
+	}
+	if o, _ := exec.Command("squeue", "-h", "-j", job, "-t", "PENDING,RUNNING").Output(); strings.TrimSpace(string(o)) != "" {
+		t.Fatalf("job %s still queued: %s", job, o)
+	}
+}
