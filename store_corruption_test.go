@@ -224,8 +224,9 @@ type attack struct {
 	do   func(t *testing.T, rng *rand.Rand, target, other, decoy string)
 }
 
-// storeAttacks flip, truncate, copy, delete and replace by a symbolic link
-// (to a decoy folder outside the store) a store entry.
+// storeAttacks flip, truncate, copy, delete, plant a file beside, and
+// replace by a symbolic link (to a decoy folder outside the store) a store
+// entry.
 var storeAttacks = []attack{
 	{"flip", func(t *testing.T, rng *rand.Rand, target, _, _ string) {
 		if b, err := os.ReadFile(target); err == nil && len(b) > 0 {
@@ -252,6 +253,19 @@ var storeAttacks = []attack{
 		}
 	}},
 	{"delete", func(t *testing.T, rng *rand.Rand, target, _, _ string) { os.RemoveAll(target) }},
+	{"plant", func(t *testing.T, rng *rand.Rand, target, other, _ string) {
+		// A new file beside the target (in it, for a folder): a file its
+		// folder's meta does not list, or a stray entry.
+		b, err := os.ReadFile(other)
+		if err != nil {
+			b = []byte("planted")
+		}
+		dir := filepath.Dir(target)
+		if st, err := os.Lstat(target); err == nil && st.IsDir() {
+			dir = target
+		}
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("planted-%d", rng.IntN(1000))), b, 0o644)
+	}},
 	{"symlink", func(t *testing.T, rng *rand.Rand, target, other, decoy string) {
 		// The decoy holds a copy of another entry: a link that leads out of
 		// the store to plausible bytes.
@@ -268,16 +282,42 @@ var storeAttacks = []attack{
 	}},
 }
 
-// storeEntries lists every file and folder of a store (not the root).
-func storeEntries(root string) []string {
-	var out []string
+// storeEntries lists the files and folders of a store (not the root) in
+// four groups, so that each kind of entry is attacked about as often: the
+// top entries (prefix folders, tmp, memo, slots, the marker …), node
+// folders, the files of nodes (meta.json included), and everything else
+// (memo namespaces, memo and slot files).
+func storeEntries(root string) [4][]string {
+	var out [4][]string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && p != root {
-			out = append(out, p)
+		if err != nil || p == root {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		parts := strings.Split(rel, string(filepath.Separator))
+		node := len(parts[0]) == 2 && len(parts) > 1 && len(parts[1]) == 64
+		switch {
+		case len(parts) == 1:
+			out[0] = append(out[0], p)
+		case node && len(parts) == 2:
+			out[1] = append(out[1], p)
+		case node:
+			out[2] = append(out[2], p)
+		default:
+			out[3] = append(out[3], p)
 		}
 		return nil
 	})
 	return out
+}
+
+// pick draws an entry: a group at random, then an entry of it.
+func pick(rng *rand.Rand, groups [4][]string) string {
+	for {
+		if g := groups[rng.IntN(len(groups))]; len(g) > 0 {
+			return g[rng.IntN(len(g))]
+		}
+	}
 }
 
 // snapshot records every file under dir with its bytes.
@@ -293,8 +333,8 @@ func snapshot(dir string) map[string]string {
 	return m
 }
 
-// Continuous attack: random flips, truncations, copies, deletions and
-// symbolic links on random entries of a finished store. Every run after
+// Continuous attack: random flips, truncations, copies, deletions, planted
+// files and symbolic links on random entries of a finished store. Every run after
 // the damage must recompute what it cannot verify (publishing exactly the
 // first run's tables) or refuse; it must never publish other bytes, and
 // nothing outside the store may change. DPAUDIT_ATTACK_ROUNDS and
@@ -325,7 +365,7 @@ func TestRandomStoreCorruption(t *testing.T) {
 		for range 1 + rng.IntN(3) {
 			entries := storeEntries(store)
 			a := storeAttacks[rng.IntN(len(storeAttacks))]
-			target, other := entries[rng.IntN(len(entries))], entries[rng.IntN(len(entries))]
+			target, other := pick(rng, entries), pick(rng, entries)
 			a.do(t, rng, target, other, decoy)
 			rel, _ := filepath.Rel(store, target)
 			did = append(did, a.name+" "+rel)
