@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,9 +139,27 @@ func Load(path string, o Options) (*Plan, error) {
 	if err := checkReport(s, points, c); err != nil {
 		return nil, err
 	}
+	declarePublished(c)
 	force := func(n *pipeline.Node) bool { return contains(o.Force, n.Kind) }
 	steps := pipeline.PlanWith(c.Graph, store, pipeline.PlanOptions{Force: force, ReuseAcrossVersions: o.ReuseAcrossVersions})
 	return &Plan{Spec: s, Points: points, Columns: cols, Compiled: c, Steps: steps, Store: store, Options: o, memo: memo}, nil
+}
+
+// declarePublished makes the nodes a run publishes declare the file it
+// copies from each (the summary table, every shard's trials table), so
+// that a stored copy without it is corrupt when planned, not at publish.
+func declarePublished(c *stages.Compiled) {
+	need := func(n *pipeline.Node, file string) {
+		if !slices.Contains(n.Outputs, file) {
+			n.Outputs = append(n.Outputs, file)
+		}
+	}
+	need(c.Summary, stages.SummaryFile)
+	for _, shards := range c.Trials {
+		for _, n := range shards {
+			need(n, stages.TrialsFile)
+		}
+	}
 }
 
 func contains(list []string, s string) bool {

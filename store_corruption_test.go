@@ -433,3 +433,30 @@ func TestLinkedPrefixFolderIsNotFollowed(t *testing.T) {
 		}
 	}
 }
+
+// A trial shard whose folder and meta hold some other file but no trials
+// table was planned as cached, and the publish then failed ("no
+// trials.parquet in its meta"). The nodes a run publishes declare the file
+// they must hold, so such a copy is corrupt: recomputed, and published.
+func TestPublishedNodesDeclareTheirFile(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSpec(t, dir, "small.yaml", smallAudit)
+	o := Options{Store: filepath.Join(dir, "s"), Results: filepath.Join(dir, "r"), Jobs: 2}
+	p, res := runSpec(t, path, o)
+	want := publishedFiles(t, res.Dir)
+	victim := p.Store.Dir(firstShards(t, p)[1].StoreKey())
+	b, _ := os.ReadFile(filepath.Join(victim, stages.TrialsFile))
+	os.Remove(filepath.Join(victim, stages.TrialsFile))
+	os.WriteFile(filepath.Join(victim, "other.parquet"), b, 0o644)
+	mp := filepath.Join(victim, "meta.json")
+	mb, _ := os.ReadFile(mp)
+	var m map[string]any
+	json.Unmarshal(mb, &m)
+	files := m["files"].(map[string]any)
+	files["other.parquet"] = files[stages.TrialsFile]
+	delete(files, stages.TrialsFile)
+	mb, _ = json.Marshal(m)
+	os.WriteFile(mp, mb, 0o644)
+	_, res = runSpec(t, path, o)
+	samePublished(t, want, publishedFiles(t, res.Dir))
+}
