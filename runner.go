@@ -44,11 +44,11 @@ type Options struct {
 	Results string   // results root; default "results"
 	Jobs    int      // parallel nodes; 0 = number of CPUs
 	Force   []string // node kinds to recompute
+	DataDir string   // MNIST and Fashion-MNIST; default datasets.DefaultDataDir()
 	// Limits checked before anything is allocated for the spec (0 = the
 	// spec.Default* values); AllowLarge raises each spec.LargeFactor times.
 	AllowLarge                     bool
 	MaxPoints, MaxNodes, MaxTrials int
-	DataDir                        string // MNIST and Fashion-MNIST; default datasets.DefaultDataDir()
 	// Verify checks the SHA-256 of every cached node of the plan, not only
 	// of those used as inputs or published.
 	Verify bool
