@@ -54,6 +54,9 @@ type ManifestSpec struct {
 	SHA256    string `json:"sha256"`
 	GitCommit string `json:"git_commit,omitempty"` // of the checkout holding the spec
 	GitDirty  bool   `json:"git_dirty,omitempty"`
+	// Overrides are the command-line settings applied over the file
+	// (dpaudit run -s key.path=value), in order.
+	Overrides []string `json:"overrides,omitempty"`
 }
 
 // BuildInfo describes the dpaudit binary.
@@ -129,7 +132,7 @@ func writeManifest(p *Plan, res *Result, path string) error {
 		m.StoreKeys = append(m.StoreKeys, st.Node.StoreKey())
 	}
 	abs, _ := filepath.Abs(p.Spec.File)
-	m.Spec = ManifestSpec{Path: p.Spec.File, SHA256: p.Spec.SHA256}
+	m.Spec = ManifestSpec{Path: p.Spec.File, SHA256: p.Spec.SHA256, Overrides: p.Spec.Overrides}
 	m.Spec.GitCommit, m.Spec.GitDirty = gitCommit(filepath.Dir(abs))
 	m.Nodes.ByKind = map[string]int{}
 	for _, st := range p.Steps {

@@ -46,6 +46,10 @@ type Options struct {
 	AllowLarge bool     // allow sweeps above MaxPoints
 	MaxPoints  int      // 0 = spec.DefaultMaxPoints
 	DataDir    string   // MNIST and Fashion-MNIST; default datasets.DefaultDataDir()
+	// Overrides are "key.path=value" settings applied over the spec file
+	// (dpaudit run -s), validated like the file and recorded in the
+	// manifest; see spec.Options.Overrides.
+	Overrides []string
 	// Verify checks the SHA-256 of every cached node of the plan, not only
 	// of those used as inputs or published.
 	Verify bool
@@ -125,6 +129,7 @@ func Load(path string, o Options) (*Plan, error) {
 		Implemented: stages.Implements(games),
 		MaxPoints:   o.MaxPoints,
 		AllowLarge:  o.AllowLarge,
+		Overrides:   o.Overrides,
 	})
 	if err != nil {
 		return nil, err

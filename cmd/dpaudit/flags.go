@@ -83,3 +83,21 @@ func (m *multiFlag) Set(s string) error {
 	}
 	return nil
 }
+
+// overrideFlag collects -s key.path=value settings: repeatable, never split
+// on commas (a value may be a list, [1, 2]).
+type overrideFlag []string
+
+func (o *overrideFlag) String() string { return strings.Join(*o, " ") }
+func (o *overrideFlag) Set(s string) error {
+	*o = append(*o, s)
+	return nil
+}
+
+// overrideUsage is the help of -s, shared by run, plan, validate and worker.
+const overrideUsage = "set a spec key over the file, as `key.path=value` (repeatable; the value is YAML: 1.2, [1, 2], \"=2*epochs\"); a bare variable name sets vars, sweep.grid.KEY sets an axis, a swept key given here is no longer swept; validated like the file and recorded in the manifest"
+
+func registerOverrides(fs *flag.FlagSet, o *overrideFlag) {
+	fs.Var(o, "s", overrideUsage)
+	fs.Var(o, "set", "the same as -s")
+}

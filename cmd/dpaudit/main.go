@@ -57,7 +57,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintf(w, "\nRun \"dpaudit COMMAND --help\" for a command's flags.\nExit codes: 0 ok, 1 failure (dpaudit diff: the results differ), 2 bad input\n(spec error, bad flag, unwritable folder), 3 a privacy violation found with\n--fail-on-violation.\n")
+	fmt.Fprintf(w, "\nRun \"dpaudit COMMAND --help\" for a command's flags.\nExit codes: 0 ok, 1 failure (dpaudit diff: the results differ), 2 bad input\n(spec error, bad flag, unwritable folder), 3 a privacy violation found with\n--fail-on-violation, 130 interrupted (Ctrl-C; finished nodes are kept).\n")
 }
 
 func main() {
@@ -110,6 +110,11 @@ func report(err error, stderr io.Writer) int {
 	}
 	if errors.Is(err, errViolation) {
 		return exitViolation
+	}
+	var stopped *interrupted
+	if errors.As(err, &stopped) {
+		fmt.Fprintf(stderr, "dpaudit: %v\n", stopped)
+		return exitInterrupted
 	}
 	if errors.Is(err, errDiffers) {
 		return exitFailure

@@ -161,6 +161,9 @@ func newSlurmExecutor(cfg slurm.Config, rf *runnerFlags, specPath string, stderr
 		if rf.reuse {
 			w = append(w, "--reuse-across-versions")
 		}
+		for _, o := range rf.overrides {
+			w = append(w, "-s", o)
+		}
 		runID := fmt.Sprintf("%s-%s-%d", p.Spec.Name, time.Now().UTC().Format("20060102T150405"), os.Getpid())
 		return &slurm.Executor{Config: cfg, Worker: w, RunDir: filepath.Join(abs(o.Store), "slurm", runID), Name: p.Spec.Name,
 			Notify: func(msg string) { fmt.Fprintln(stderr, msg) }}, nil

@@ -7,11 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
 	"strings"
-	"syscall"
 
 	"github.com/dpaudit/dpaudit"
 	"github.com/dpaudit/dpaudit/pipeline"
@@ -30,6 +27,7 @@ type runnerFlags struct {
 	failOnViolation bool
 	verify          bool
 	reuse           bool
+	overrides       overrideFlag
 }
 
 func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
@@ -39,6 +37,7 @@ func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
 	fs.BoolVar(&r.allowLarge, "allow-large", false, "allow sweeps of more than --max-points points")
 	fs.IntVar(&r.maxPoints, "max-points", spec.DefaultMaxPoints, "largest sweep accepted without --allow-large")
 	fs.BoolVar(&r.reuse, "reuse-across-versions", false, "reuse stored nodes computed by another dpaudit code version when all else is equal (only for code changes you know are numerically neutral)")
+	registerOverrides(fs, &r.overrides)
 	fs.StringVar(&r.results, "results", "results", "results root; tables go to DIR/<name>/ (plan reads the last run's manifest there to say which data files changed)")
 	if withRun {
 		fs.IntVar(&r.jobs, "j", runtime.NumCPU(), "nodes run in parallel")
@@ -49,7 +48,7 @@ func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
 
 func (r *runnerFlags) options() dpaudit.Options {
 	return dpaudit.Options{Store: r.store, Results: r.results, Jobs: r.jobs, Force: r.force, AllowLarge: r.allowLarge, MaxPoints: r.maxPoints, DataDir: r.dataDir,
-		Verify: r.verify, ReuseAcrossVersions: r.reuse}
+		Verify: r.verify, ReuseAcrossVersions: r.reuse, Overrides: r.overrides}
 }
 
 func oneSpec(name string, pos []string) (string, error) {
@@ -117,12 +116,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	for _, n := range plan.Notes {
 		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	if sf.detach {
 		ctx = context.Background() // a detached run's jobs outlive the driver
 	}
-	res, err := plan.Execute(ctx, pipeline.NewReporter(stderr))
+	rep := &interruptReporter{Reporter: pipeline.NewReporter(stderr), ctx: ctx}
+	res, err := plan.Execute(ctx, rep)
 	if err != nil {
 		var re *slurm.RefusedError
 		var det *slurm.Detached
@@ -137,10 +137,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		case errors.As(err, &re):
 			return &usageError{re.Error()}
 		case ctx.Err() != nil:
+			kept := fmt.Sprintf("%d node(s) finished in this run and %d cached are kept in %s; run the same command again to resume", rep.finished.Load(), cachedNodes(plan), plan.Store.Root)
 			if ex != nil && len(ex.Submitted) > 0 {
-				return fmt.Errorf("interrupted; cancelled Slurm job(s) %s; finished nodes are kept in %s, run again to resume", strings.Join(ex.Submitted, " "), plan.Store.Root)
+				kept = fmt.Sprintf("cancelled Slurm job(s) %s; %s", strings.Join(ex.Submitted, " "), kept)
 			}
-			return fmt.Errorf("interrupted; finished nodes are kept in %s, run again to resume", plan.Store.Root)
+			return &interrupted{kept}
 		}
 		return err
 	}
@@ -238,6 +239,8 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	allowLarge := fs.Bool("allow-large", false, "allow sweeps of more than --max-points points")
 	maxPoints := fs.Int("max-points", spec.DefaultMaxPoints, "largest sweep accepted without --allow-large")
 	dataDir := fs.String("data-dir", "", "data directory of MNIST and Fashion-MNIST (default $DPAUDIT_DATA or the user cache dir)")
+	var overrides overrideFlag
+	registerOverrides(fs, &overrides)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -247,7 +250,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	}
 	var firstErr error
 	for _, p := range pos {
-		plan, err := dpaudit.Load(p, dpaudit.Options{AllowLarge: *allowLarge, MaxPoints: *maxPoints, DataDir: *dataDir})
+		plan, err := dpaudit.Load(p, dpaudit.Options{AllowLarge: *allowLarge, MaxPoints: *maxPoints, DataDir: *dataDir, Overrides: overrides})
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			if firstErr == nil {
