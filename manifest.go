@@ -61,8 +61,14 @@ type ManifestSpec struct {
 
 // BuildInfo describes the dpaudit binary.
 type BuildInfo struct {
-	Version   string            `json:"version"`
+	Version string `json:"version"`
+	// Module is the main module's version as the go command stamped it: a
+	// tag or pseudo-version under go build and go install, "(devel)" under
+	// go run and in tests.
+	Module    string            `json:"module_version,omitempty"`
 	GitCommit string            `json:"git_commit,omitempty"` // of the build, when known
+	GitTime   string            `json:"git_time,omitempty"`
+	GitDirty  bool              `json:"git_dirty,omitempty"` // built from a checkout with changes
 	GoVersion string            `json:"go_version"`
 	Modules   map[string]string `json:"modules"`
 }
@@ -93,9 +99,15 @@ func Build() BuildInfo {
 			}
 			b.Modules[d.Path] = v
 		}
+		b.Module = bi.Main.Version
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
+			switch s.Key {
+			case "vcs.revision":
 				b.GitCommit = s.Value
+			case "vcs.time":
+				b.GitTime = s.Value
+			case "vcs.modified":
+				b.GitDirty = s.Value == "true"
 			}
 		}
 	}

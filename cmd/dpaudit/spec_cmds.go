@@ -282,7 +282,7 @@ func cmdSchema(args []string, stdout, stderr io.Writer) error {
 }
 
 func cmdVersion(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("version", "[--json]", "Prints the version, Go version and module versions.", stderr)
+	fs := newFlags("version", "[--json]", "Prints the dpaudit version, the module version and git commit it was built\nfrom, and the Go version (--json adds every dependency's version).", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -293,11 +293,29 @@ func cmdVersion(args []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(b)
 	}
-	fmt.Fprintf(stdout, "dpaudit %s (%s)\n", b.Version, b.GoVersion)
-	if b.GitCommit != "" {
-		fmt.Fprintf(stdout, "commit %s\n", b.GitCommit)
-	}
+	printVersion(stdout, b)
 	return nil
+}
+
+// printVersion prints the version, the module version and the commit the
+// binary was built from. go run and go test stamp neither the module
+// version nor the commit; that is said plainly rather than left blank.
+func printVersion(w io.Writer, b dpaudit.BuildInfo) {
+	fmt.Fprintf(w, "dpaudit %s\n", b.Version)
+	module := b.Module
+	if module == "" || module == "(devel)" {
+		module = "devel (built with go run or go test, which stamp no version; go install ./cmd/dpaudit does)"
+	}
+	fmt.Fprintf(w, "module  %s\n", module)
+	switch {
+	case b.GitCommit == "":
+		fmt.Fprintf(w, "commit  unknown (not built by go build or go install from a git checkout)\n")
+	case b.GitDirty:
+		fmt.Fprintf(w, "commit  %s %s, with uncommitted changes\n", b.GitCommit, b.GitTime)
+	default:
+		fmt.Fprintf(w, "commit  %s %s\n", b.GitCommit, b.GitTime)
+	}
+	fmt.Fprintf(w, "go      %s\n", b.GoVersion)
 }
 
 // errViolation ends a run that found a violation with --fail-on-violation.
