@@ -15,6 +15,9 @@ var helpOut io.Writer = os.Stdout
 // newFlags makes a flag set whose --help prints a usage line and the flags.
 func newFlags(name, usageLine, about string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	if capturing != nil {
+		*capturing = append(*capturing, commandDoc{name: name, usage: usageLine, about: about, flags: fs})
+	}
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: dpaudit %s %s\n\n%s\n\nFlags:\n", name, usageLine, about)
@@ -26,6 +29,9 @@ func newFlags(name, usageLine, about string, stderr io.Writer) *flag.FlagSet {
 // parse parses flags that may come before or after positional arguments
 // ("dpaudit run spec.yaml -j 4"). A bad flag is a usage error (exit 2).
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	if capturing != nil {
+		return nil, errCaptured
+	}
 	for _, a := range args {
 		if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
 			fs.SetOutput(helpOut) // asked-for help is output, not an error

@@ -28,6 +28,14 @@ type command struct {
 	run     func(args []string, stdout, stderr io.Writer) error
 }
 
+// subcommands of the commands that have them (dpaudit store gc), each with
+// its own flags; completion and docs/cli.md list them.
+var subcommands = map[string][]string{
+	"data":     {"fetch", "ls"},
+	"store":    {"verify", "gc", "du"},
+	"canaries": {"make"},
+}
+
 var commands []command
 
 func init() {
@@ -49,6 +57,7 @@ func init() {
 		{"diff", "compare two results folders point by point (old → new)", cmdDiff},
 		{"report", "redraw a results folder's figures from its tables and write report.html", cmdReport},
 		{"version", "print the version and build information", cmdVersion},
+		{"completion", "print a bash or zsh completion script (source <(dpaudit completion bash))", cmdCompletion},
 	}
 }
 
