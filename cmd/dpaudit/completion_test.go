@@ -66,4 +66,3 @@ func TestCompletionBash(t *testing.T) {
 		t.Errorf("zsh: exit %d, %q…", code, out[:min(40, len(out))])
 	}
 }
-
