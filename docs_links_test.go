@@ -11,7 +11,7 @@ import (
 )
 
 var (
-	mdLink    = regexp.MustCompile(`\[[^\]]*\]\(([^)\s]+)\)`)
+	mdLink    = regexp.MustCompile(`\[[^\]]*\]\(([^)\s]+)\)|<img src="([^"]+)"`)
 	mdHeading = regexp.MustCompile(`^#{1,6} +(.+?) *$`)
 	mdCode    = regexp.MustCompile("`[^`]*`")
 )
@@ -56,7 +56,8 @@ func TestDocLinks(t *testing.T) {
 	}
 }
 
-// markdownLinks returns the link targets outside code blocks and code spans.
+// markdownLinks returns the link targets and image sources outside code
+// blocks and code spans.
 func markdownLinks(text string) []string {
 	var out []string
 	fence := false
@@ -70,7 +71,7 @@ func markdownLinks(text string) []string {
 		}
 		line = mdCode.ReplaceAllString(line, "")
 		for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
-			out = append(out, m[1])
+			out = append(out, m[1]+m[2]) // a link or an image's source
 		}
 	}
 	return out
