@@ -18,8 +18,8 @@ import (
 //   - sweep.grid.KEY=[…] and sweep.zip.KEY=[…] set a sweep axis; KEY is
 //     taken whole, so it may itself be a dotted path
 //     (sweep.grid.dpsgd.noise_multiplier=[1, 2]).
-//   - A key that the file sweeps is fixed to the override's value: its axis
-//     is dropped from the sweep (the command line wins).
+//   - A key that the file sweeps is fixed to the override's value (the
+//     command line wins); it stays a column of the summary.
 //
 // Every node of an override carries Pos{Override: i+1}, so errors about it
 // name the override instead of a line of the file.
@@ -90,7 +90,7 @@ func setOverride(root *Node, key string, val *Node) error {
 	if err := setPath(root, p, val); err != nil {
 		return err
 	}
-	unsweep(root, p)
+	unsweep(root, p, val)
 	return nil
 }
 
@@ -108,21 +108,32 @@ func child(n *Node, k string, pos Pos) *Node {
 	return c
 }
 
-// unsweep drops the sweep axes of p and of the keys inside it: the
-// override fixes their value.
-func unsweep(root *Node, p specPath) {
+// unsweep fixes the sweep axes of p to the override's value: a grid axis
+// becomes the one value, a zip axis the value repeated (its lists keep
+// their common length). The key stays a column of the summary, so the
+// figures and the points' columns of the file still find it. Axes inside
+// an overridden block keep sweeping within it.
+func unsweep(root *Node, p specPath, val *Node) {
 	sweep := root.Get("sweep")
 	for _, block := range []string{"grid", "zip"} {
 		axes := sweep.Get(block)
 		if axes == nil || axes.Kind != MapNode {
 			continue
 		}
-		for i := 0; i < len(axes.Keys); i++ {
-			ap, err := sweepKeyPath(root, axes.Keys[i])
-			if err == nil && ap.hasPrefix(p) {
-				removeKey(axes, axes.Keys[i])
-				i--
+		for i, k := range axes.Keys {
+			ap, err := sweepKeyPath(root, k)
+			if err != nil || ap.String() != p.String() {
+				continue
 			}
+			n := 1
+			if block == "zip" && axes.Vals[i].Kind == ListNode {
+				n = len(axes.Vals[i].Items)
+			}
+			fixed := &Node{Kind: ListNode, Pos: val.Pos}
+			for range n {
+				fixed.Items = append(fixed.Items, val.Clone())
+			}
+			axes.Vals[i] = fixed
 		}
 	}
 }

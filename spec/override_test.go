@@ -21,14 +21,15 @@ sweep:
 `
 
 // An override replaces the file's value, a bare variable name sets vars,
-// and a swept key that is overridden is no longer swept.
+// and a swept key that is overridden takes that one value (and stays a
+// column).
 func TestOverridesSetValues(t *testing.T) {
 	pts, cols, err := expand(t, overrideBase, Options{Overrides: []string{"dpsgd.noise_multiplier=1.5", "dpsgd.delta=1e-6", "epochs=4"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pts) != 1 || len(cols) != 1 { // steps stays derived
-		t.Fatalf("got %d points, %d columns (%v); want the sweep gone", len(pts), len(cols), cols)
+	if len(pts) != 1 || len(cols) != 3 { // σ and epochs swept once, steps derived
+		t.Fatalf("got %d points, %d columns (%v); want one point, three columns", len(pts), len(cols), cols)
 	}
 	d := pts[0].Exp.DPSGD
 	if d.NoiseMultiplier != 1.5 || d.Delta != 1e-6 || d.Steps != 400 {
@@ -91,5 +92,18 @@ func TestOverrideErrorsNameTheOverride(t *testing.T) {
 	)
 	if strings.Contains(err.Error(), "quick.yaml:") {
 		t.Fatalf("an override's error points into the file:\n%v", err)
+	}
+}
+
+// A zip axis that is overridden keeps its length, so the other lists of
+// the zip still pair up.
+func TestOverrideZipAxis(t *testing.T) {
+	src := base + "sweep:\n  zip:\n    dpsgd.steps: [10, 20, 30]\n    dpsgd.noise_multiplier: [1, 2, 3]\n"
+	pts, _, err := expand(t, src, Options{Overrides: []string{"dpsgd.noise_multiplier=1.5"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 3 || pts[2].Exp.DPSGD.NoiseMultiplier != 1.5 || pts[2].Exp.DPSGD.Steps != 30 {
+		t.Fatalf("got %d points, last σ %v steps %v", len(pts), pts[len(pts)-1].Exp.DPSGD.NoiseMultiplier, pts[len(pts)-1].Exp.DPSGD.Steps)
 	}
 }

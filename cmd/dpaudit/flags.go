@@ -101,7 +101,7 @@ func (o *overrideFlag) Set(s string) error {
 }
 
 // overrideUsage is the help of -s, shared by run, plan, validate and worker.
-const overrideUsage = "set a spec key over the file, as `key.path=value` (repeatable; the value is YAML: 1.2, [1, 2], \"=2*epochs\"); a bare variable name sets vars, sweep.grid.KEY sets an axis, a swept key given here is no longer swept; validated like the file and recorded in the manifest"
+const overrideUsage = "set a spec key over the file, as `key.path=value` (repeatable; the value is YAML: 1.2, [1, 2], \"=2*epochs\"); a bare variable name sets vars, sweep.grid.KEY sets an axis, a swept key given here takes that one value; validated like the file and recorded in the manifest"
 
 func registerOverrides(fs *flag.FlagSet, o *overrideFlag) {
 	fs.Var(o, "s", overrideUsage)
