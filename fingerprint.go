@@ -16,16 +16,17 @@ import (
 // The sources of the code that computes nodes: the stages and every
 // package of this module they import, except spec (it only produces the
 // parameters, which are in the keys) and the pipeline engine (only its
-// Parquet encoding shapes stored bytes). TestFingerprintCoversStages keeps
-// this list complete. Embedding the sources makes the fingerprint right
-// under go build, go run and go test alike, with no generated file to
-// forget; build-info VCS stamps are absent under go run and go test.
+// Parquet encoding, with internal/parquetio, shapes stored bytes).
+// TestFingerprintCoversStages keeps this list complete. Embedding the
+// sources makes the fingerprint right under go build, go run and go test
+// alike, with no generated file to forget; build-info VCS stamps are
+// absent under go run and go test.
 //
-//go:embed stages/*.go audit/*.go attack/*.go bounds/*.go datasets/*.go learn/*.go learn/*.s learn/gemm/*.go learn/gemm/*.s learn/internal/chacha8/*.go learn/internal/chacha8/*.s learn/glm/*.go internal/parallel/*.go internal/numeric/*.go internal/numeric/*.s attack/glm/*.go attack/recon/*.go attack/identify/*.go report/*.go privacy/*.go rng/*.go pipeline/table.go pipeline/table_parquet.go
+//go:embed stages/*.go audit/*.go attack/*.go bounds/*.go datasets/*.go learn/*.go learn/*.s learn/gemm/*.go learn/gemm/*.s learn/internal/chacha8/*.go learn/internal/chacha8/*.s learn/glm/*.go internal/parallel/*.go internal/numeric/*.go internal/numeric/*.s attack/glm/*.go attack/recon/*.go attack/identify/*.go report/*.go privacy/*.go rng/*.go pipeline/table.go pipeline/table_parquet.go internal/parquetio/*.go
 var codeSources embed.FS
 
 // fingerprintPackages are the module packages the embed above covers.
-var fingerprintPackages = []string{"stages", "audit", "attack", "bounds", "datasets", "learn", "learn/gemm", "learn/internal/chacha8", "learn/glm", "internal/parallel", "internal/numeric", "attack/glm", "attack/recon", "attack/identify", "report", "privacy", "rng"}
+var fingerprintPackages = []string{"stages", "audit", "attack", "bounds", "datasets", "learn", "learn/gemm", "learn/internal/chacha8", "learn/glm", "internal/parallel", "internal/numeric", "internal/parquetio", "attack/glm", "attack/recon", "attack/identify", "report", "privacy", "rng"}
 
 // CodeFingerprint is a hash of every non-test source file in codeSources
 // (the raw bytes: tokenising to ignore comments cost 60 ms per start, so a
