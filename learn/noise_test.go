@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/dpaudit/dpaudit/learn/gemm"
-	"github.com/dpaudit/dpaudit/learn/internal/chacha8"
+	"github.com/dpaudit/dpaudit/internal/chacha8"
 	"github.com/dpaudit/dpaudit/rng"
 )
 
