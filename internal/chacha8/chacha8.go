@@ -33,7 +33,7 @@ const Words = 124
 type Stream struct {
 	seed [4]uint64
 	iter func(seed *[4]uint64, out *[128]uint64) // the vector path, or nil
-	std  *rand.ChaCha8                            // fallback generator (nil on the vector path)
+	std  *rand.ChaCha8                           // fallback generator (nil on the vector path)
 }
 
 // Buffer receives one iteration: Words words of output, then 4 words of
