@@ -12,7 +12,10 @@ import (
 func idealZiggurat(w *uint64, groups int, kn *uint32, wn *float32, sigma float64, cand *float64, slow *uint64)
 
 //go:noescape
-func idealScore4(ys *float64, n int, st *idealState4) (done int, fold bool)
+func idealExp4(ys *float64, n int, c float64, e *float64, ok *uint8)
+
+//go:noescape
+func idealScore4(ys, e *float64, ok *uint8, n int, st *idealState4) (done int, fold bool)
 
 //go:noescape
 func idealScatter4(dst *float64, src *float64, n int)

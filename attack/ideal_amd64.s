@@ -75,43 +75,25 @@ zvalues:
 	VZEROUPPER
 	RET
 
-// func idealScore4(ys *float64, n int, st *idealState4) (done int, fold bool)
+// func idealExp4(ys *float64, n int, c float64, e *float64, ok *uint8)
 //
-// Scores steps [0, n) of four lanes (ys interleaved: step k of lane l at
-// ys[4k+l]) into st: per step and lane, as trial does,
-//
-//	p += y;  d := y − 1;  w −= d·d·c;  z := (2y − 1)·c;
-//	prod *= (1 − q) + q·exp(z)
-//
-// with exp math.Exp's FMA path (as internal/numeric's expFMA). It stops
-// before a step where some lane's z is outside [−700, 30] or NaN (the
-// caller does that step: largeStepLLR above 30, math.Exp below −700),
-// returning the steps done and fold = false; and after a step where some
-// lane's prod left [1e-150, 1e150], returning fold = true (the caller
-// folds it into the lane's log).
-TEXT ·idealScore4(SB), NOSPLIT, $0-33
+// The exps of the LLR for steps [0, n) of four lanes (ys interleaved:
+// step k of lane l at ys[4k+l]): e[4k+l] = exp(z) of z = (2y − 1)·c, with
+// math.Exp's FMA path (as internal/numeric's expFMA), and ok[k] = 15 when
+// every lane's z is in [−700, 30] (bit l for lane l; NaN is not). The
+// steps are independent: the out-of-order core overlaps their exps.
+TEXT ·idealExp4(SB), NOSPLIT, $0-40
 	MOVQ ys+0(FP), DI
 	MOVQ n+8(FP), SI
-	MOVQ st+16(FP), BX
-	VMOVUPD 0(BX), Y13        // p
-	VMOVUPD 32(BX), Y14       // w
-	VMOVUPD 64(BX), Y15       // prod
-	VBROADCASTSD 96(BX), Y12  // c = 1/(2σ_d²)
-	VBROADCASTSD 104(BX), Y11 // q
-	VBROADCASTSD 112(BX), Y10 // 1 − q
+	VBROADCASTSD c+16(FP), Y12
+	MOVQ e+24(FP), R8
+	MOVQ ok+32(FP), R9
 	VBROADCASTSD idealOne<>(SB), Y9
-	XORQ CX, CX
-	XORL DX, DX
-	CMPQ SI, $0
-	JLE  sdone
+	TESTQ SI, SI
+	JLE  edone
 
-sloop:
+eloop:
 	VMOVUPD (DI), Y0          // y
-	VADDPD Y0, Y13, Y1        // p + y
-	VSUBPD Y9, Y0, Y2         // d = y − 1
-	VMULPD Y2, Y2, Y2
-	VMULPD Y12, Y2, Y2
-	VSUBPD Y2, Y14, Y2        // w − d·d·c
 	VADDPD Y0, Y0, Y3         // 2y
 	VSUBPD Y9, Y3, Y3
 	VMULPD Y12, Y3, Y3        // z
@@ -119,10 +101,9 @@ sloop:
 	VCMPPD $0x12, idealHi<>(SB), Y3, Y5 // z ≤ 30
 	VANDPD Y5, Y4, Y4
 	VMOVMSKPD Y4, AX
-	CMPL AX, $15
-	JNE  sdone                // this step is the caller's
+	MOVB AX, (R9)
 
-	// exp(z), as math.Exp's amd64 FMA path, into Y5.
+	// exp(z), as math.Exp's amd64 FMA path.
 	VMULPD idealLog2e<>(SB), Y3, Y4
 	VCVTPD2DQY Y4, X6         // k
 	VCVTDQ2PD X6, Y4
@@ -149,20 +130,70 @@ sloop:
 	VPMOVSXDQ X6, Y4          // 2^k
 	VPADDQ idealBias<>(SB), Y4, Y4
 	VPSLLQ $52, Y4, Y4
-	VMULPD Y4, Y3, Y5         // e^z
+	VMULPD Y4, Y3, Y5
+	VMOVUPD Y5, (R8)
 
-	VMULPD Y11, Y5, Y5        // q·e^z
+	ADDQ $32, DI
+	ADDQ $32, R8
+	INCQ R9
+	DECQ SI
+	JNZ  eloop
+
+edone:
+	VZEROUPPER
+	RET
+
+// func idealScore4(ys, e *float64, ok *uint8, n int, st *idealState4) (done int, fold bool)
+//
+// Scores steps [0, n) of four lanes into st, with the exps from
+// idealExp4: per step and lane, as trial does,
+//
+//	p += y;  d := y − 1;  w −= d·d·c;  prod *= (1 − q) + q·e
+//
+// It stops before a step whose ok is not 15 (the caller does that step:
+// largeStepLLR above 30, math.Exp below −700), returning the steps done
+// and fold = false; and after a step where some lane's prod left
+// [1e-150, 1e150], returning fold = true (the caller folds it into the
+// lane's log).
+TEXT ·idealScore4(SB), NOSPLIT, $0-49
+	MOVQ ys+0(FP), DI
+	MOVQ e+8(FP), R8
+	MOVQ ok+16(FP), R9
+	MOVQ n+24(FP), SI
+	MOVQ st+32(FP), BX
+	VMOVUPD 0(BX), Y13        // p
+	VMOVUPD 32(BX), Y14       // w
+	VMOVUPD 64(BX), Y15       // prod
+	VBROADCASTSD 96(BX), Y12  // c = 1/(2σ_d²)
+	VBROADCASTSD 104(BX), Y11 // q
+	VBROADCASTSD 112(BX), Y10 // 1 − q
+	VBROADCASTSD idealOne<>(SB), Y9
+	VMOVUPD idealBig<>(SB), Y8
+	VMOVUPD idealSmall<>(SB), Y7
+	XORQ CX, CX
+	XORL DX, DX
+	TESTQ SI, SI
+	JLE  sdone
+
+sloop:
+	CMPB (R9)(CX*1), $15
+	JNE  sdone                // this step is the caller's
+	VMOVUPD (DI), Y0          // y
+	VADDPD Y0, Y13, Y13       // p += y
+	VSUBPD Y9, Y0, Y2         // d = y − 1
+	VMULPD Y2, Y2, Y2
+	VMULPD Y12, Y2, Y2
+	VSUBPD Y2, Y14, Y14       // w −= d·d·c
+	VMULPD (R8), Y11, Y5      // q·e^z
 	VADDPD Y10, Y5, Y5        // (1 − q) + q·e^z
 	VMULPD Y5, Y15, Y15       // prod
-	VMOVAPD Y1, Y13
-	VMOVAPD Y2, Y14
 	INCQ CX
 	ADDQ $32, DI
-	VCMPPD $0x1E, idealBig<>(SB), Y15, Y4   // prod > 1e150
-	VCMPPD $0x11, idealSmall<>(SB), Y15, Y5 // prod < 1e-150
+	ADDQ $32, R8
+	VCMPPD $0x1E, Y8, Y15, Y4 // prod > 1e150
+	VCMPPD $0x11, Y7, Y15, Y5 // prod < 1e-150
 	VORPD Y5, Y4, Y4
-	VMOVMSKPD Y4, AX
-	TESTL AX, AX
+	VPTEST Y4, Y4
 	JNZ  sfold
 	CMPQ CX, SI
 	JLT  sloop
@@ -175,8 +206,8 @@ sdone:
 	VMOVUPD Y13, 0(BX)
 	VMOVUPD Y14, 32(BX)
 	VMOVUPD Y15, 64(BX)
-	MOVQ CX, done+24(FP)
-	MOVB DX, fold+32(FP)
+	MOVQ CX, done+40(FP)
+	MOVB DX, fold+48(FP)
 	VZEROUPPER
 	RET
 

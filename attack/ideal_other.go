@@ -6,7 +6,11 @@ import "github.com/dpaudit/dpaudit/internal/chacha8"
 
 const haveIdealKernels = false
 
-func idealScore4(ys *float64, n int, st *idealState4) (int, bool) { panic("no ideal kernels") }
+func idealExp4(ys *float64, n int, c float64, e *float64, ok *uint8) { panic("no ideal kernels") }
+
+func idealScore4(ys, e *float64, ok *uint8, n int, st *idealState4) (int, bool) {
+	panic("no ideal kernels")
+}
 
 func idealSums4(ys *float64, n int, st *idealState4) { panic("no ideal kernels") }
 

@@ -26,9 +26,12 @@ type idealScorer struct {
 	st           idealState4
 	logLR        [idealLanes]float64
 	// ys are the released values of a block of steps, interleaved (step k
-	// of lane j at ys[idealLanes·k + j]); zs and es are one lane's LLR
-	// exponents (2y − 1)/(2σ_d²) and their exps, for the portable path.
-	ys     [idealLanes * idealBlock]float64
+	// of lane j at ys[idealLanes·k + j]); e4 are their LLR exps and ok4
+	// whether the kernel may use them (idealExp4); zs and es are one
+	// lane's LLR exponents (2y − 1)/(2σ_d²) and their exps, for the
+	// portable path.
+	ys, e4 [idealLanes * idealBlock]float64
+	ok4    [idealBlock]uint8
 	zs, es [idealBlock]float64
 }
 
@@ -101,12 +104,14 @@ func (s *idealScorer) score(n, b int) {
 	}
 }
 
-// score4 runs the kernel over the block, doing itself the steps it leaves
-// (an exponent outside [−700, 30]) and the folds of a product that left
-// [1e-150, 1e150].
+// score4 runs the kernels over the block — the exps of every step first,
+// independent of each other, then the running sums and products — doing
+// itself the steps they leave (an exponent outside [−700, 30]) and the
+// folds of a product that left [1e-150, 1e150].
 func (s *idealScorer) score4(b int) {
+	idealExp4(&s.ys[0], b, s.inv2s2, &s.e4[0], &s.ok4[0])
 	for k := 0; k < b; {
-		done, fold := idealScore4(&s.ys[idealLanes*k], b-k, &s.st)
+		done, fold := idealScore4(&s.ys[idealLanes*k], &s.e4[idealLanes*k], &s.ok4[k], b-k, &s.st)
 		k += done
 		if fold {
 			for j := range idealLanes {
