@@ -22,7 +22,7 @@ import (
 // alike, with no generated file to forget; build-info VCS stamps are
 // absent under go run and go test.
 //
-//go:embed stages/*.go audit/*.go attack/*.go attack/*.s bounds/*.go datasets/*.go learn/*.go learn/*.s learn/gemm/*.go learn/gemm/*.s internal/chacha8/*.go internal/chacha8/*.s learn/glm/*.go internal/parallel/*.go internal/numeric/*.go internal/numeric/*.s attack/glm/*.go attack/recon/*.go attack/identify/*.go report/*.go privacy/*.go rng/*.go pipeline/table.go pipeline/table_parquet.go internal/parquetio/*.go
+//go:embed stages/*.go audit/*.go attack/*.go attack/*.s bounds/*.go datasets/*.go learn/*.go learn/*.s learn/gemm/*.go learn/gemm/*.s internal/chacha8/*.go internal/chacha8/*.s learn/glm/*.go learn/glm/*.s internal/parallel/*.go internal/numeric/*.go internal/numeric/*.s attack/glm/*.go attack/recon/*.go attack/identify/*.go report/*.go privacy/*.go rng/*.go pipeline/table.go pipeline/table_parquet.go internal/parquetio/*.go
 var codeSources embed.FS
 
 // fingerprintPackages are the module packages the embed above covers.
