@@ -105,8 +105,9 @@ func TestFindABugExampleIsFlagged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vs) != 1 || !(vs[0].EpsilonLB > vs[0].EpsilonAccountant) || vs[0].Method != "split" ||
-		!strings.Contains(vs[0].Claim, "σ=1.627") || !strings.Contains(vs[0].Trained, "σ=0.6") || !strings.HasPrefix(vs[0].Familywise, "holm") {
+	if len(vs) != 1 || vs[0].Game != "membership" || vs[0].Column != "violation" || !(vs[0].Value > vs[0].Limit) ||
+		!strings.Contains(vs[0].Message, "split thresholds") || !strings.Contains(vs[0].Claimed, "σ=1.627") || !strings.Contains(vs[0].Trained, "σ=0.6") ||
+		len(vs[0].Notes) != 1 || !strings.HasPrefix(vs[0].Notes[0], "family-wise correction: holm") {
 		t.Fatalf("violations %+v", vs)
 	}
 	// Without the bug there is none.
@@ -122,7 +123,7 @@ func TestFindABugExampleIsFlagged(t *testing.T) {
 
 // The six adversaries of Nasr et al. on a small trained model at ε = 8 (a
 // large ε so that 1000 trials separate the strong adversaries), checked
-// for their wiring (issue 11): each adversary's AUC is above ½ at 95%
+// for their wiring: each adversary's AUC is above ½ at 95%
 // (one-sided, Hanley–McNeil) and its ε lower bound reaches a minimum, and
 // the same check on the same trials with the distinguisher's direction
 // flipped fails (so a flipped loss or watermark direction cannot pass
@@ -324,7 +325,7 @@ audit: {threat_model: malicious_dataset, trials: 4000, threshold: bonferroni, bo
 	}
 }
 
-// audit.splits: k runs the split estimate over k seeded splits (issue 12),
+// audit.splits: k runs the split estimate over k seeded splits,
 // labelled so and still valid.
 func TestSplitsFromSpec(t *testing.T) {
 	dir := t.TempDir()

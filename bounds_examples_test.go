@@ -299,7 +299,7 @@ func TestBoundSpecErrors(t *testing.T) {
 // BenchmarkFig15QSweep runs examples/hayes2023/fig15-q-sweep.yaml end to
 // end (50 values of q × 3 prior sizes, σ calibrated per q with the PLD
 // accountant) with a fresh store each time, so the calibrations and the
-// bounds are all computed (the target: ≤ 60 s). Besides wall time
+// bounds are all computed (the target: ≤ 60 s cold). Besides wall time
 // it reports the CPU time of loading (the calibrations, which the spec
 // evaluates one point after another) and of running the nodes: on a
 // shared machine wall time varies with the load, CPU time much less.

@@ -16,6 +16,7 @@ import (
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/spec"
 	"github.com/dpaudit/dpaudit/stages"
+	"github.com/dpaudit/dpaudit/stages/figure"
 )
 
 // Manifest is results/<name>/manifest.json: what was run, from which spec,
@@ -36,12 +37,15 @@ type Manifest struct {
 	Points      []PointInfo  `json:"points"`
 	// Report is the spec's report block, so that dpaudit report can
 	// redraw the figures from the folder alone; Figures, what was drawn.
-	Report  json.RawMessage     `json:"report,omitempty"` // with the spec's keys (spec.ToValue)
-	Figures []stages.FigureInfo `json:"figures,omitempty"`
+	Report  json.RawMessage `json:"report,omitempty"` // with the spec's keys (spec.ToValue)
+	Figures []figure.Info   `json:"figures,omitempty"`
 	// Code is the code fingerprint in the node keys; StoreKeys are the
 	// store nodes this run used (what `dpaudit store gc` keeps).
 	Code      string   `json:"code_fingerprint"`
 	StoreKeys []string `json:"store_keys"`
+	// DataFiles are the users' data files read (dataset source file), with
+	// their SHA-256: plan compares them with the files' digests now.
+	DataFiles []stages.DataFile `json:"data_files,omitempty"`
 }
 
 // ManifestSpec identifies the spec file.
@@ -119,6 +123,7 @@ func writeManifest(p *Plan, res *Result, path string) error {
 		Figures:     res.Figures,
 		Description: p.Points[0].Exp.Description,
 		Code:        pipeline.CodeFingerprint(),
+		DataFiles:   p.DataFiles,
 	}
 	for _, st := range p.Steps {
 		m.StoreKeys = append(m.StoreKeys, st.Node.StoreKey())

@@ -132,7 +132,7 @@ audit: {threat_model: intermediate_poison, estimator: one_run, canaries: input, 
 	}
 }
 
-// Bad one-run setups (issue 14, "Bad input"): positioned spec errors at
+// Bad one-run setups are positioned spec errors at
 // load time, exit code 2, nothing written.
 func TestOneRunCanariesBadInput(t *testing.T) {
 	dir := t.TempDir()

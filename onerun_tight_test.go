@@ -98,7 +98,7 @@ sweep: {grid: {sampling: [shuffle, poisson]}}
 		t.Errorf("poisson: %v violation %v (ε_lb %v, claim %v)", po["trained_sampling"], po["violation"], po["epsilon_lb"], po["epsilon_accountant"])
 	}
 	vs, err := Violations(res.Summary)
-	if err != nil || len(vs) != 1 || !vs[0].ShuffleAsPoisson {
+	if err != nil || len(vs) != 1 || len(vs[0].Notes) == 0 || !strings.Contains(vs[0].Notes[0], "shuffled batches were accounted as Poisson sampling") {
 		t.Errorf("violations %+v, %v", vs, err)
 	}
 }

@@ -89,11 +89,11 @@ func TestReconViolationClaimed(t *testing.T) {
 	dir := t.TempDir()
 	path := writeSpec(t, dir, "v.yaml", fmt.Sprintf(reconIdealSpec, 3, 1, 10, "orthogonal", 2000, 0, ", claimed_noise_multiplier: 10"))
 	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "s"), Results: filepath.Join(dir, "r")})
-	vs, err := ReconViolations(res.Summary)
+	vs, err := Violations(res.Summary)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vs) != 1 || !(vs[0].SuccessLo > vs[0].Bound) || vs[0].PriorSize != 10 {
+	if len(vs) != 1 || vs[0].Game != "reconstruction" || vs[0].Column != "rero_violation" || !(vs[0].Value > vs[0].Limit) || !strings.Contains(vs[0].Message, "|π| = 10") {
 		t.Fatalf("violations %+v, want one with success above the bound", vs)
 	}
 }
@@ -134,7 +134,7 @@ sweep:
 }
 
 // A point with a membership audit and a reconstruction audit reports both
-// in one summary row with both bounds (issue 8 item 7); the trained game
+// in one summary row with both bounds; the trained game
 // runs end to end with the spec's own rero entry (no duplicate columns);
 // the rows of both games are published.
 func TestReconAndMembershipOneRow(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/spec"
 	"github.com/dpaudit/dpaudit/stages"
+	"github.com/dpaudit/dpaudit/stages/figure"
 	"golang.org/x/sys/unix"
 )
 
@@ -90,20 +90,30 @@ type Plan struct {
 	Steps    []pipeline.Step
 	Store    *pipeline.Store
 	Options  Options
-	memo     *stages.Memo
+	// DataFiles are the users' data files the points read, with their
+	// digests (recorded in the manifest); Notes say what changed since the
+	// spec's last run (a data file's digest), for plan and run to print.
+	DataFiles []stages.DataFile
+	Notes     []string
+	memo      *stages.Memo
 }
 
-// KnownKinds are the node kinds --force accepts.
-var KnownKinds = []string{"accountant", "rero", "rero_comparator", "mse_rdp", "minimax_mse", "belief", "train_run", "train", "craft", "trials", "estimate", "summary", "figure"}
+// checkForce refuses a --force kind that no stage produces.
+func checkForce(kinds []string) error {
+	for _, k := range kinds {
+		if !contains(KnownKinds, k) {
+			return &InputError{fmt.Errorf("--force %s: unknown node kind (known: %s)", k, strings.Join(KnownKinds, ", "))}
+		}
+	}
+	return nil
+}
 
 // Load reads, validates and expands a spec, compiles its graph and plans
 // it against the store. Spec problems come back as spec.Errors.
 func Load(path string, o Options) (*Plan, error) {
 	o = o.withDefaults()
-	for _, k := range o.Force {
-		if !contains(KnownKinds, k) {
-			return nil, &InputError{fmt.Errorf("--force %s: unknown node kind (known: %s)", k, strings.Join(KnownKinds, ", "))}
-		}
+	if err := checkForce(o.Force); err != nil {
+		return nil, err
 	}
 	store := pipeline.NewStore(o.Store)
 	if err := store.Check(); err != nil {
@@ -112,7 +122,7 @@ func Load(path string, o Options) (*Plan, error) {
 	memo := stages.NewMemo(store)
 	s, err := spec.Load(path, spec.Options{
 		Functions:   stages.Functions(memo),
-		Implemented: stages.Implemented,
+		Implemented: stages.Implements(games),
 		MaxPoints:   o.MaxPoints,
 		AllowLarge:  o.AllowLarge,
 	})
@@ -123,7 +133,8 @@ func Load(path string, o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := stages.Compile(s.Name, points, cols, stages.Env{DataDir: o.DataDir})
+	env := stages.Env{DataDir: o.DataDir, Code: codeOf}
+	c, err := stages.Compile(games, s.Name, points, cols, env)
 	if err != nil {
 		var pe *stages.PathError
 		if errors.As(err, &pe) {
@@ -131,12 +142,17 @@ func Load(path string, o Options) (*Plan, error) {
 		}
 		return nil, &InputError{fmt.Errorf("%s: %w", path, err)}
 	}
+	figure.Add(c, s.Name, points, env)
 	if err := checkReport(s, points, c); err != nil {
 		return nil, err
 	}
 	force := func(n *pipeline.Node) bool { return contains(o.Force, n.Kind) }
-	steps := pipeline.PlanWith(c.Graph, store, pipeline.PlanOptions{Force: force, ReuseAcrossVersions: o.ReuseAcrossVersions})
-	return &Plan{Spec: s, Points: points, Columns: cols, Compiled: c, Steps: steps, Store: store, Options: o, memo: memo}, nil
+	steps := pipeline.PlanWith(c.Graph, store, pipeline.PlanOptions{Force: force, ReuseAcrossVersions: o.ReuseAcrossVersions, ExplainCode: explainCode})
+	p := &Plan{Spec: s, Points: points, Columns: cols, Compiled: c, Steps: steps, Store: store, Options: o, memo: memo}
+	if err := p.noteDataFiles(); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 func contains(list []string, s string) bool {
@@ -156,8 +172,8 @@ type Result struct {
 	Dir      string
 	Summary  string
 	Manifest string
-	Figures  []stages.FigureInfo // drawn into Dir/figures
-	Report   string              // Dir/report.html
+	Figures  []figure.Info // drawn into Dir/figures
+	Report   string        // Dir/report.html
 	Run      int
 	Cached   int
 	Started  time.Time
@@ -271,68 +287,4 @@ func checkWritable(dir string) error {
 		}
 		d = parent
 	}
-}
-
-// Violation is a point whose empirical lower bound exceeds the
-// accountant's ε: the implementation or its analysis is wrong.
-type Violation struct {
-	PointIndex        int64
-	PointID           string
-	EpsilonLB         float64
-	EpsilonAccountant float64
-	Confidence        float64
-	Method            string
-	// Claim and Trained describe what the implementation claimed (whose
-	// ε is EpsilonAccountant) and what was trained; Familywise names the
-	// correction over the run's points.
-	Claim, Trained, Familywise string
-	PValue                     float64
-	// ShuffleAsPoisson: training used shuffled batches and the claim
-	// Poisson sampling; ShuffleLB is then a lower bound on the true ε of
-	// the shuffled training (epsilon_shuffle_lb).
-	ShuffleAsPoisson bool
-	ShuffleLB        float64
-	// Detail says what refuted the claim when it is not ε_lb above the
-	// claim's ε (a sequential audit's profile test: violation_detail).
-	Detail string
-}
-
-// Violations reads the summary of a finished run.
-func Violations(summary string) ([]Violation, error) {
-	t, err := pipeline.ReadParquet(summary)
-	if err != nil {
-		return nil, err
-	}
-	vc := t.Col("violation")
-	if vc == nil {
-		return nil, nil
-	}
-	var out []Violation
-	for i, v := range vc.Values {
-		if v != true {
-			continue
-		}
-		vi := Violation{PointIndex: t.Col("point_index").Values[i].(int64), PointID: t.Col("point_id").Values[i].(string),
-			EpsilonLB: t.Col("epsilon_lb").Float(i), EpsilonAccountant: t.Col("epsilon_accountant").Float(i),
-			Confidence: t.Col("epsilon_lb_confidence").Float(i)}
-		str := func(col string) string {
-			if c := t.Col(col); c != nil {
-				if v, ok := c.Values[i].(string); ok {
-					return v
-				}
-			}
-			return ""
-		}
-		vi.Method, vi.Claim, vi.Trained, vi.Familywise = str("threshold_method"), str("claim_config"), str("trained_config"), str("violation_familywise")
-		vi.Detail = str("violation_detail")
-		vi.PValue = math.NaN()
-		if c := t.Col("violation_p_value"); c != nil && c.Values[i] != nil {
-			vi.PValue = c.Float(i)
-		}
-		if c := t.Col("shuffle_accounted_as_poisson"); c != nil && c.Values[i] == true {
-			vi.ShuffleAsPoisson, vi.ShuffleLB = true, t.Col("epsilon_shuffle_lb").Float(i)
-		}
-		out = append(out, vi)
-	}
-	return out, nil
 }

@@ -14,13 +14,14 @@ import (
 	"github.com/dpaudit/dpaudit/report"
 	"github.com/dpaudit/dpaudit/spec"
 	"github.com/dpaudit/dpaudit/stages"
+	"github.com/dpaudit/dpaudit/stages/figure"
 )
 
 // checkReport checks the figures of the report block against the columns
 // the compiled spec will write: a typo is a positioned spec error before
 // anything runs.
 func checkReport(s *spec.Spec, points []spec.Point, c *stages.Compiled) error {
-	probs := report.Check(points[0].Exp.Report, c.Columns)
+	probs := report.Check(points[0].Exp.Report, report.Available(c.Columns))
 	if len(probs) == 0 {
 		return nil
 	}
@@ -33,8 +34,8 @@ func checkReport(s *spec.Spec, points []spec.Point, c *stages.Compiled) error {
 
 // publishFigures copies the figure nodes' files out of the store into
 // dir/figures, each a verified copy (see publishNodeFile).
-func (p *Plan) publishFigures(dir string) ([]stages.FigureInfo, error) {
-	var infos []stages.FigureInfo
+func (p *Plan) publishFigures(dir string) ([]figure.Info, error) {
+	var infos []figure.Info
 	if len(p.Compiled.Figures) == 0 {
 		return nil, nil
 	}
@@ -43,11 +44,11 @@ func (p *Plan) publishFigures(dir string) ([]stages.FigureInfo, error) {
 		return nil, err
 	}
 	for _, n := range p.Compiled.Figures {
-		b, err := os.ReadFile(filepath.Join(p.Store.Dir(n.StoreKey()), stages.FigureInfoFile))
+		b, err := os.ReadFile(filepath.Join(p.Store.Dir(n.StoreKey()), figure.InfoFile))
 		if err != nil {
 			return nil, err
 		}
-		var info stages.FigureInfo
+		var info figure.Info
 		if err := json.Unmarshal(b, &info); err != nil {
 			return nil, fmt.Errorf("figure %s: %w", n.Label, err)
 		}
@@ -117,7 +118,7 @@ func writeFileAtomic(path string, b []byte) error {
 type ReportResult struct {
 	Dir     string
 	HTML    string
-	Figures []stages.FigureInfo
+	Figures []figure.Info
 }
 
 // Report redraws the figures of a results folder from its tables (never
@@ -153,44 +154,9 @@ func Report(target string, o Options) (*ReportResult, error) {
 	} else if rep, err = decodeReport(dir, m.Report); err != nil {
 		return nil, &InputError{fmt.Errorf("%s: the report block recorded in manifest.json: %w", dir, err)}
 	}
-	tables, err := report.FindTables(dir)
-	if err != nil {
-		return nil, &InputError{err}
-	}
-	sum, err := pipeline.ReadParquet(tables.Summary)
+	res, files, err := redrawFigures(dir, rep, m)
 	if err != nil {
 		return nil, err
-	}
-	if rep != nil {
-		// Check the figures against the tables as they are.
-		avail := report.Available{}
-		for _, c := range sum.Columns {
-			avail.Summary = append(avail.Summary, c.Name)
-		}
-		if len(tables.Trials) > 0 {
-			avail.Trials = m.trialColumns(tables.Trials[0].Path)
-		}
-		if probs := report.Check(rep, avail); len(probs) > 0 {
-			var msgs []string
-			for _, p := range probs {
-				msgs = append(msgs, p.Path+": "+p.Msg)
-			}
-			return nil, &InputError{fmt.Errorf("%s: the figures do not fit the tables:\n  %s", dir, strings.Join(msgs, "\n  "))}
-		}
-	}
-	res := &ReportResult{Dir: dir}
-	files := map[string][]byte{}
-	if rep != nil {
-		for i := range rep.Figures {
-			info, fs, err := stages.DrawFigure(&rep.Figures[i], sum, tables.Trials)
-			if err != nil {
-				return nil, err
-			}
-			for k, v := range fs {
-				files[k] = v
-			}
-			res.Figures = append(res.Figures, *info)
-		}
 	}
 	err = replaceDir(filepath.Join(dir, "figures"), func(tmp string) error {
 		for name, b := range files {
@@ -215,6 +181,51 @@ func Report(target string, o Options) (*ReportResult, error) {
 		return nil, &InputError{fmt.Errorf("cannot write the report page: %w", errUnwrap(err))}
 	}
 	return res, nil
+}
+
+// redrawFigures draws the report block's figures from the tables of the
+// results folder dir, after checking them against the tables' columns:
+// the files by name, and what Report returns.
+func redrawFigures(dir string, rep *spec.Report, m *Manifest) (*ReportResult, map[string][]byte, error) {
+	tables, err := report.FindTables(dir)
+	if err != nil {
+		return nil, nil, &InputError{err}
+	}
+	sum, err := pipeline.ReadParquet(tables.Summary)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &ReportResult{Dir: dir}
+	files := map[string][]byte{}
+	if rep == nil {
+		return res, files, nil
+	}
+	// Check the figures against the tables as they are.
+	avail := report.Available{}
+	for _, c := range sum.Columns {
+		avail.Summary = append(avail.Summary, c.Name)
+	}
+	if len(tables.Trials) > 0 {
+		avail.Trials = m.trialColumns(tables.Trials[0].Path)
+	}
+	if probs := report.Check(rep, avail); len(probs) > 0 {
+		var msgs []string
+		for _, p := range probs {
+			msgs = append(msgs, p.Path+": "+p.Msg)
+		}
+		return nil, nil, &InputError{fmt.Errorf("%s: the figures do not fit the tables:\n  %s", dir, strings.Join(msgs, "\n  "))}
+	}
+	for i := range rep.Figures {
+		info, fs, err := figure.Draw(&rep.Figures[i], sum, tables.Trials)
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, v := range fs {
+			files[k] = v
+		}
+		res.Figures = append(res.Figures, *info)
+	}
+	return res, files, nil
 }
 
 func errUnwrap(err error) error {
@@ -271,7 +282,9 @@ func writeReportPage(dir string) (string, error) {
 		}
 		pg.Figures = append(pg.Figures, pf)
 	}
-	pg.Banner = violationLines(sum, m)
+	if pg.Banner, err = violationLines(sum, m); err != nil {
+		return "", err
+	}
 	if len(pg.Banner) > 0 {
 		pg.BannerTitle = fmt.Sprintf("PRIVACY VIOLATION: %d of %d point(s) break their claimed guarantee", len(pg.Banner), sum.Rows())
 	}
@@ -284,17 +297,15 @@ func writeReportPage(dir string) (string, error) {
 	return out, writeFileAtomic(out, buf.Bytes())
 }
 
-// violationLines lists every row that a violation column flags: the
-// membership audit's `violation`, and any `<game>_violation` column the
-// other games write (reconstruction, δ′), with the point's parameters.
-func violationLines(sum *pipeline.Table, m *Manifest) []string {
-	var flags []*pipeline.Column
-	for _, c := range sum.Columns {
-		if c.Type == pipeline.Bool && (c.Name == "violation" || strings.HasSuffix(c.Name, "_violation")) {
-			flags = append(flags, c)
-		}
+// violationLines lists every violation the registered games read from the
+// summary, with the point's parameters, what was measured against what,
+// and what was claimed and what was trained.
+func violationLines(sum *pipeline.Table, m *Manifest) ([]string, error) {
+	vs, err := stages.Violations(games, sum)
+	if err != nil || len(vs) == 0 {
+		return nil, err
 	}
-	params := map[int]string{}
+	params := map[int64]string{}
 	for _, pt := range m.Points {
 		var keys []string
 		for k := range pt.Values {
@@ -305,33 +316,17 @@ func violationLines(sum *pipeline.Table, m *Manifest) []string {
 		for _, k := range keys {
 			kv = append(kv, fmt.Sprintf("%s=%v", k, pt.Values[k]))
 		}
-		params[pt.Index] = strings.Join(kv, " ")
+		params[int64(pt.Index)] = strings.Join(kv, " ")
 	}
 	var out []string
-	idx := sum.Col("point_index")
-	for i := 0; i < sum.Rows(); i++ {
-		for _, f := range flags {
-			if f.Values[i] != true {
-				continue
-			}
-			pi := -1
-			if idx != nil {
-				if v, ok := idx.Values[i].(int64); ok {
-					pi = int(v)
-				}
-			}
-			line := fmt.Sprintf("point %d [%s] %s", pi, f.Name, params[pi])
-			if f.Name == "violation" {
-				if dc := sum.Col("violation_detail"); dc != nil && dc.Values[i] != nil && dc.Values[i] != "" {
-					line += fmt.Sprintf(": %v", dc.Values[i])
-				} else if lb, acc := sum.Col("epsilon_lb"), sum.Col("epsilon_accountant"); lb != nil && acc != nil {
-					line += fmt.Sprintf(": ε lower bound %.4g > accountant ε %.4g", lb.Float(i), acc.Float(i))
-				}
-			}
-			out = append(out, line)
+	for _, v := range vs {
+		line := fmt.Sprintf("point %d [%s] %s: %s", v.PointIndex, v.Column, params[v.PointIndex], v.Message)
+		if v.Claimed != "" {
+			line += fmt.Sprintf("; claimed: %s; trained: %s", v.Claimed, v.Trained)
 		}
+		out = append(out, line)
 	}
-	return out
+	return out, nil
 }
 
 func provenance(m *Manifest) [][2]string {

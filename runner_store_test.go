@@ -36,8 +36,8 @@ audit:
 
 func summaryNodeDir(p *Plan) string { return p.Store.Dir(p.Compiled.Summary.StoreKey()) }
 
-// Reproduces issue 15 (1): with a corrupted summary in the store,
-// `run --force summary` said "done" but kept and published the garbage.
+// A corrupted summary in the store is replaced by `run --force summary`,
+// never kept and published (it once said "done" and published the garbage).
 func TestForceSummaryReplacesCorruptNode(t *testing.T) {
 	dir := t.TempDir()
 	path := writeSpec(t, dir, "small.yaml", smallAudit)
@@ -88,8 +88,8 @@ func TestCorruptShardIsRecomputedBeforePublish(t *testing.T) {
 	}
 }
 
-// Reproduces issue 15 (1): a doctored calibration memo was used silently
-// (σ 0.84, ε_pld 4.0495 for target 4).
+// A doctored calibration memo is detected and recomputed, never used
+// silently (it once gave σ 0.84, ε_pld 4.0495 for target 4).
 func TestDoctoredCalibrationMemoIsRecomputed(t *testing.T) {
 	dir := t.TempDir()
 	path := writeSpec(t, dir, "e.yaml", "name: e\ndpsgd:\n  noise_multiplier: \"=calibrate(4, 1e-5, 0.01, 200)\"\n  sampling_rate: 0.01\n  steps: 200\nbound: [{kind: accountant, accountants: [pld]}]\n")
@@ -110,8 +110,8 @@ func TestDoctoredCalibrationMemoIsRecomputed(t *testing.T) {
 	}
 }
 
-// Reproduces issue 15 (2): concurrent runs of one spec into one results
-// folder failed about 5% of the time (a fixed manifest.json.tmp, the
+// Concurrent runs of one spec into one results folder all succeed (they
+// once failed about 5% of the time: a fixed manifest.json.tmp, the
 // .trials-old swap). 20 rounds of two concurrent runs, each round on a
 // fresh store so both compute; every run succeeds and the folder is whole.
 func TestConcurrentRunsShareResultsFolder(t *testing.T) {
@@ -156,9 +156,9 @@ func TestConcurrentRunsShareResultsFolder(t *testing.T) {
 	}
 }
 
-// Reproduces issue 15 (3): a publish that failed half-way left a new
-// summary beside old trials and an old manifest. Now the previous folder
-// stays whole and the error says so, wherever the failure happens.
+// A publish that fails half-way keeps the previous folder whole, and the
+// error says so, wherever the failure happens (it once left a new summary
+// beside old trials and an old manifest).
 func TestHalfFailedPublishKeepsPreviousResults(t *testing.T) {
 	dir := t.TempDir()
 	path := writeSpec(t, dir, "small.yaml", smallAudit)
@@ -250,10 +250,11 @@ func TestResultsAreCopiesNotLinks(t *testing.T) {
 	}
 }
 
-// Reproduces issue 15 (4): keys followed hand-bumped versions only. The
-// code fingerprint is in every key; plan says "code changed".
+// Keys do not follow hand-bumped versions only: the code fingerprint is in
+// every key, a change of every package's code changes every key, and plan
+// says "code changed"; --reuse-across-versions reuses the old nodes.
 func TestCodeChangeInvalidatesKeys(t *testing.T) {
-	defer pipeline.SetCodeFingerprint(CodeFingerprint())
+	defer func(old func(string) string) { codeOf = old }(codeOf)
 	dir := t.TempDir()
 	path := writeSpec(t, dir, "small.yaml", smallAudit)
 	o := Options{Store: filepath.Join(dir, "s"), Results: filepath.Join(dir, "r"), Jobs: 2}
@@ -261,7 +262,8 @@ func TestCodeChangeInvalidatesKeys(t *testing.T) {
 	if len(CodeFingerprint()) != 16 || pipeline.CodeFingerprint() != CodeFingerprint() {
 		t.Fatalf("fingerprint %q", CodeFingerprint())
 	}
-	pipeline.SetCodeFingerprint("a-numerics-change")
+	old := codeOf
+	codeOf = func(pkg string) string { return old(pkg) + " numerics=changed" }
 	p2, err := Load(path, o)
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ audit:
 `
 
 // The find-a-bug example as a sequential audit stops with a violation
-// within 1000 trials (issue 14 item 6), computes no trial past its
+// within 1000 trials, computes no trial past its
 // stopping look, and the result does not depend on the shard size or -j
 // (shards are cut at the looks); a cached re-run computes nothing and
 // gives the same bytes.

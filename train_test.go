@@ -103,7 +103,7 @@ func readWithout(t *testing.T, data []byte, drop ...string) ([]byte, error) {
 	return os.ReadFile(p)
 }
 
-// Sanity check of the issue: non-private logistic regression on MNIST
+// Sanity check of training: non-private logistic regression on MNIST
 // 0-vs-1 reaches ≥ 99.5% test accuracy. Needs MNIST (CI fetches it).
 func TestMNISTNonPrivateLogReg(t *testing.T) {
 	dir := t.TempDir()

@@ -25,7 +25,7 @@ func mnistShaped(n int) ([]float32, []int32) {
 	return X, Y
 }
 
-// benchSetting is the gradient-canary audit: MLP 784-64-2 (relu),
+// benchSetting is the benchmark's gradient-canary audit: MLP 784-64-2 (relu),
 // N = 1000, binary, C = 1, σ = 1, q = 0.01, T = 1000, η = 0.1.
 func benchSetting() CraftInput {
 	X, Y := mnistShaped(1000)

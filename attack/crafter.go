@@ -125,13 +125,13 @@ func row(X []float32, Y []int32, D, i int) *Record {
 
 // inputGradientKinds are the model kinds whose learn.Model provides
 // InputGradient (∂loss/∂x), which poison crafting needs.
-var inputGradientKinds = map[string]bool{learn.KindLogReg: true, learn.KindMLP: true, learn.KindCNN: true}
+var inputGradientKinds = map[string]bool{learn.KindLogReg: true, learn.KindMLP: true, learn.KindCNN: true, learn.KindLayers: true}
 
 // checkInputGradients rejects a model kind that cannot differentiate its
 // loss with respect to the input.
 func checkInputGradients(kind string, a learn.Arch) error {
 	if !inputGradientKinds[a.Kind] {
-		return invalidf("%s: crafting needs input gradients, which model kind %q does not provide (want logreg, mlp or cnn)", kind, a.Kind)
+		return invalidf("%s: crafting needs input gradients, which model kind %q does not provide (want logreg, mlp, cnn or layers)", kind, a.Kind)
 	}
 	return nil
 }

@@ -3,7 +3,7 @@ package attack
 import (
 	"math"
 
-	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // Forms of the Watermark score.
@@ -157,21 +157,10 @@ func newWatermarkStats(sigma, C, q float64) watermarkStats {
 // contributes C).
 func (w *watermarkStats) add(y float64) {
 	u := y / w.C // in units of C, as the note and IdealMechanism write it
-	w.llr += privacy.LogAddExp(w.log1mQ, w.logQ+(2*u-1)*w.inv2Sigma2)
+	w.llr += numeric.LogAddExp(w.log1mQ, w.logQ+(2*u-1)*w.inv2Sigma2)
 	d := u - 1
 	w.watermark -= d * d * w.inv2Sigma2
 	w.projection += u
-}
-
-// logAddExp returns log(eᵃ + eᵇ) without overflow; a or b may be −Inf.
-func logAddExp(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	if math.IsInf(a, -1) {
-		return a
-	}
-	return a + math.Log1p(math.Exp(b-a))
 }
 
 type watermarkScorer struct {

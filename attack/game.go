@@ -109,25 +109,10 @@ func TrialStream(seed uint64, point string, trial int) *rand.Rand {
 // model and the data, and the distinguisher against the crafted products.
 // Errors wrap ErrInvalid.
 func NewGame(cfg GameConfig) (*Game, error) {
+	if err := checkGameConfig(cfg); err != nil {
+		return nil, err
+	}
 	c, d := cfg.Crafted, cfg.Distinguisher
-	if d == nil {
-		return nil, invalidf("game: no distinguisher")
-	}
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	if err := d.Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkPair(c.Kind, c.Access, c.Products, d, cfg.Threat); err != nil {
-		return nil, err
-	}
-	if cfg.ClaimedNoiseMultiplier < 0 || math.IsNaN(cfg.ClaimedNoiseMultiplier) {
-		return nil, invalidf("game: claimed noise multiplier must be ≥ 0, got %v", cfg.ClaimedNoiseMultiplier)
-	}
-	if cfg.RandomInit && c.Products&FreezesModel != 0 {
-		return nil, invalidf("game: %s labels its dataset with the fixed θ_0; a random initialisation per trial would break it", c.Kind)
-	}
 	g := &Game{cfg: cfg, train: cfg.DPSGD}
 	if c.LearningRate != nil {
 		g.train.LearningRate = *c.LearningRate
@@ -135,20 +120,9 @@ func NewGame(cfg GameConfig) (*Game, error) {
 	if err := g.train.Validate(); err != nil {
 		return nil, invalidf("game: %v", err)
 	}
-	m, err := learn.NewModel(cfg.Arch, cfg.InShape, cfg.Classes, c.InitSeed)
+	m, err := initialModel(cfg)
 	if err != nil {
-		return nil, invalidf("game: model: %v", err)
-	}
-	if c.Init != nil {
-		if cfg.RandomInit {
-			return nil, invalidf("game: %s fixes θ_0 (crafted initial parameters); a random initialisation per trial would discard it", c.Kind)
-		}
-		if len(c.Init) != m.NumParams() {
-			return nil, invalidf("game: crafted θ_0 has %d parameters, the model has %d", len(c.Init), m.NumParams())
-		}
-		if err := m.SetParams(c.Init); err != nil {
-			return nil, invalidf("game: crafted θ_0: %v", err)
-		}
+		return nil, err
 	}
 	if !cfg.RandomInit {
 		g.init = m
@@ -157,7 +131,7 @@ func NewGame(cfg GameConfig) (*Game, error) {
 		return nil, err
 	}
 	// Every trial trains on the base set: scan it and code its rows once
-	// here, not in each trial (issue 12 item 3).
+	// here, not in each trial (it was a large share of a trial).
 	if g.base, err = learn.NewInputs(g.baseX, g.baseY, m.InputSize()); err != nil {
 		return nil, invalidf("game: %v", err)
 	}
@@ -173,20 +147,7 @@ func NewGame(cfg GameConfig) (*Game, error) {
 			return nil, invalidf("game: %s draws a fresh record per trial but the pool has %d records of %d features (%d values)", c.Kind, len(cfg.PoolY), D, len(cfg.PoolX))
 		}
 	}
-	sigma := cfg.DPSGD.NoiseMultiplier
-	if cfg.ClaimedNoiseMultiplier > 0 {
-		sigma = cfg.ClaimedNoiseMultiplier
-	}
-	norm := g.train.SamplingRate * float64(len(g.baseY))
-	if g.train.ExpectedBatchSize > 0 {
-		norm = g.train.ExpectedBatchSize
-	}
-	g.info = TrialInfo{
-		Crafted: c, NoiseMultiplier: sigma, ClipNorm: g.train.ClipNorm,
-		SamplingRate: g.train.SamplingRate, LearningRate: g.train.LearningRate,
-		Momentum: g.train.Momentum, WeightDecay: g.train.WeightDecay,
-		Steps: g.train.Steps, Normalizer: norm,
-	}
+	g.info = g.trialInfo()
 	if _, err := d.NewScorer(g.info); err != nil { // fail at validation, not in trial 0
 		return nil, err
 	}
@@ -195,6 +156,75 @@ func NewGame(cfg GameConfig) (*Game, error) {
 		return nil, invalidf("game: distinguisher %s names no scores", d.Kind())
 	}
 	return g, nil
+}
+
+// checkGameConfig checks what needs no model: the crafted result and the
+// distinguisher on their own, their access against the threat model, the
+// claimed σ, and a per-trial random initialisation against a crafter that
+// relies on a fixed θ_0.
+func checkGameConfig(cfg GameConfig) error {
+	c, d := cfg.Crafted, cfg.Distinguisher
+	if d == nil {
+		return invalidf("game: no distinguisher")
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	if err := checkPair(c.Kind, c.Access, c.Products, d, cfg.Threat); err != nil {
+		return err
+	}
+	if cfg.ClaimedNoiseMultiplier < 0 || math.IsNaN(cfg.ClaimedNoiseMultiplier) {
+		return invalidf("game: claimed noise multiplier must be ≥ 0, got %v", cfg.ClaimedNoiseMultiplier)
+	}
+	if cfg.RandomInit && c.Products&FreezesModel != 0 {
+		return invalidf("game: %s labels its dataset with the fixed θ_0; a random initialisation per trial would break it", c.Kind)
+	}
+	return nil
+}
+
+// initialModel builds the model every trial starts from: initialised from
+// the crafter's seed, with the crafted θ_0 when there is one.
+func initialModel(cfg GameConfig) (*learn.Model, error) {
+	c := cfg.Crafted
+	m, err := learn.NewModel(cfg.Arch, cfg.InShape, cfg.Classes, c.InitSeed)
+	if err != nil {
+		return nil, invalidf("game: model: %v", err)
+	}
+	if c.Init == nil {
+		return m, nil
+	}
+	if cfg.RandomInit {
+		return nil, invalidf("game: %s fixes θ_0 (crafted initial parameters); a random initialisation per trial would discard it", c.Kind)
+	}
+	if len(c.Init) != m.NumParams() {
+		return nil, invalidf("game: crafted θ_0 has %d parameters, the model has %d", len(c.Init), m.NumParams())
+	}
+	if err := m.SetParams(c.Init); err != nil {
+		return nil, invalidf("game: crafted θ_0: %v", err)
+	}
+	return m, nil
+}
+
+// trialInfo is what a scorer knows of the trials: the crafted result and
+// the training the auditor believes ran (the claimed σ when one is given).
+func (g *Game) trialInfo() TrialInfo {
+	sigma := g.cfg.DPSGD.NoiseMultiplier
+	if g.cfg.ClaimedNoiseMultiplier > 0 {
+		sigma = g.cfg.ClaimedNoiseMultiplier
+	}
+	norm := g.train.SamplingRate * float64(len(g.baseY))
+	if g.train.ExpectedBatchSize > 0 {
+		norm = g.train.ExpectedBatchSize
+	}
+	return TrialInfo{
+		Crafted: g.cfg.Crafted, NoiseMultiplier: sigma, ClipNorm: g.train.ClipNorm,
+		SamplingRate: g.train.SamplingRate, LearningRate: g.train.LearningRate,
+		Momentum: g.train.Momentum, WeightDecay: g.train.WeightDecay,
+		Steps: g.train.Steps, Normalizer: norm,
+	}
 }
 
 // prepareData builds the base training set shared by both worlds.
@@ -294,11 +324,55 @@ func (g *Game) RunTrial(world int, r *rand.Rand) (TrialResult, error) {
 	if r == nil {
 		return TrialResult{}, invalidf("trial: nil random source")
 	}
-	c, d := g.cfg.Crafted, g.cfg.Distinguisher
-	info := g.info
+	d := g.cfg.Distinguisher
+	c, info := g.trialCrafted(r)
+	m, err := g.trialModel(r)
+	if err != nil {
+		return TrialResult{}, err
+	}
+	scorer, err := d.NewScorer(info)
+	if err != nil {
+		return TrialResult{}, err
+	}
+	h, err := g.trialHooks(world, c, m)
+	if err != nil {
+		return TrialResult{}, err
+	}
+	observe := d.Access().Observe
+	o := newTrialObserver(m, observe, scorer, h.Target != nil, len(g.baseY))
+	if h.Target != nil || o.view != nil {
+		h.OnStep = o.onStep
+	}
+	tr, err := learn.TrainInputs(m, g.base, g.train, r, h)
+	if err != nil {
+		return TrialResult{}, fmt.Errorf("trial (world %d): %w", world, err)
+	}
+	o.release()
+	var final LossOracle = &blackBox{m: m}
+	if observe >= ObserveFinalModel {
+		final = &modelView{m: m}
+	}
+	scores, err := g.finishScores(scorer, final, world)
+	if err != nil {
+		return TrialResult{}, err
+	}
+	res := TrialResult{World: world, TestAccuracy: math.NaN(), TargetSteps: o.targetSteps, Scores: scores,
+		CanarySteps: tr.CanarySteps, EmptyBatches: tr.EmptyBatches, MeanBatchSize: tr.MeanBatchSize}
+	if g.cfg.TestY != nil {
+		if res.TestAccuracy, err = m.Accuracy(g.cfg.TestX, g.cfg.TestY); err != nil {
+			return TrialResult{}, fmt.Errorf("trial (world %d): test accuracy: %w", world, err)
+		}
+	}
+	return res, nil
+}
+
+// trialCrafted returns the crafted result of this trial and what its
+// scorer knows: the game's, or, for a crafter that draws a fresh record
+// per trial, one with this trial's record (the stream's first draw, so
+// the record depends on the trial only).
+func (g *Game) trialCrafted(r *rand.Rand) (*Crafted, TrialInfo) {
+	c, info := g.cfg.Crafted, g.info
 	if c.FreshFromPool {
-		// This trial's record: the stream's first draw, so the record
-		// depends on the trial only.
 		D := len(g.cfg.PoolX) / len(g.cfg.PoolY)
 		fresh := *c
 		fresh.Target = row(g.cfg.PoolX, g.cfg.PoolY, D, r.IntN(len(g.cfg.PoolY)))
@@ -306,22 +380,27 @@ func (g *Game) RunTrial(world int, r *rand.Rand) (TrialResult, error) {
 		c = &fresh
 		info.Crafted = c
 	}
-	var m *learn.Model
-	if g.init != nil {
-		m = g.init.Clone()
-	} else {
-		var err error
-		if m, err = learn.NewModel(g.cfg.Arch, g.cfg.InShape, g.cfg.Classes, r.Uint64()); err != nil {
-			return TrialResult{}, fmt.Errorf("trial: model: %w", err)
-		}
-	}
-	scorer, err := d.NewScorer(info)
-	if err != nil {
-		return TrialResult{}, err
-	}
+	return c, info
+}
 
+// trialModel returns the model the trial starts from: a copy of the
+// game's θ_0, or a fresh random initialisation from the trial's stream.
+func (g *Game) trialModel(r *rand.Rand) (*learn.Model, error) {
+	if g.init != nil {
+		return g.init.Clone(), nil
+	}
+	m, err := learn.NewModel(g.cfg.Arch, g.cfg.InShape, g.cfg.Classes, r.Uint64())
+	if err != nil {
+		return nil, fmt.Errorf("trial: model: %w", err)
+	}
+	return m, nil
+}
+
+// trialHooks returns what world `world` adds to the training on the base
+// set: the target record (of D′, or D's own for a crafter that swaps
+// records), the gradient canary, the adaptive poisoner.
+func (g *Game) trialHooks(world int, c *Crafted, m *learn.Model) (*learn.Hooks, error) {
 	h := &learn.Hooks{}
-	res := TrialResult{World: world, TestAccuracy: math.NaN()}
 	switch {
 	case world == 1 && c.Target != nil:
 		h.Target = c.Target.learnRecord()
@@ -334,75 +413,79 @@ func (g *Game) RunTrial(world int, r *rand.Rand) (TrialResult, error) {
 	if world == 1 && c.Adaptive != nil {
 		p, err := newPoisoner(m, c.Adaptive, c.Query, g.train)
 		if err != nil {
-			return TrialResult{}, err
+			return nil, err
 		}
 		h.BeforeStep = p.beforeStep
 	}
+	return h, nil
+}
 
-	targetIndex := len(g.baseY) // the trainer's index of Hooks.Target
-	observe := d.Access().Observe
-	var view StepView
-	var sv *stepView
-	var gv *gradientView
-	switch {
-	case observe >= ObserveGradients:
-		gv = &gradientView{stepView: stepView{m: m}}
-		view = gv
-	case observe >= ObserveIntermediateModels:
-		sv = &stepView{m: m}
-		view = sv
-	}
-	if h.Target != nil || view != nil {
-		h.OnStep = func(s *learn.Step) error {
-			if h.Target != nil && len(s.Batch) > 0 && s.Batch[len(s.Batch)-1] == targetIndex {
-				res.TargetSteps++
-			}
-			switch {
-			case gv != nil:
-				gv.step, gv.params, gv.sum = s.Index, s.Params, s.NoisySum
-			case sv != nil:
-				sv.step, sv.params = s.Index, s.Params
-			default:
-				return nil
-			}
-			return scorer.ObserveStep(view)
-		}
-	}
-
-	tr, err := learn.TrainInputs(m, g.base, g.train, r, h)
-	if err != nil {
-		return TrialResult{}, fmt.Errorf("trial (world %d): %w", world, err)
-	}
-	if gv != nil { // the views must not outlive the step
-		gv.params, gv.sum = nil, nil
-	}
-	if sv != nil {
-		sv.params = nil
-	}
-	var final LossOracle = &blackBox{m: m}
-	if observe >= ObserveFinalModel {
-		final = &modelView{m: m}
-	}
+// finishScores asks the scorer for the trial's scores and checks them.
+func (g *Game) finishScores(scorer Scorer, final LossOracle, world int) ([]float64, error) {
+	d := g.cfg.Distinguisher
 	scores, err := scorer.Finish(final)
 	if err != nil {
-		return TrialResult{}, fmt.Errorf("trial (world %d): %s: %w", world, d.Kind(), err)
+		return nil, fmt.Errorf("trial (world %d): %s: %w", world, d.Kind(), err)
 	}
 	if len(scores) != len(g.scoreNames) {
-		return TrialResult{}, fmt.Errorf("trial (world %d): %s returned %d scores for %d names", world, d.Kind(), len(scores), len(g.scoreNames))
+		return nil, fmt.Errorf("trial (world %d): %s returned %d scores for %d names", world, d.Kind(), len(scores), len(g.scoreNames))
 	}
 	for i, s := range scores {
 		if math.IsNaN(s) {
-			return TrialResult{}, fmt.Errorf("trial (world %d): %s score %s is NaN", world, d.Kind(), g.scoreNames[i])
+			return nil, fmt.Errorf("trial (world %d): %s score %s is NaN", world, d.Kind(), g.scoreNames[i])
 		}
 	}
-	res.Scores = scores
-	res.CanarySteps = tr.CanarySteps
-	res.EmptyBatches = tr.EmptyBatches
-	res.MeanBatchSize = tr.MeanBatchSize
-	if g.cfg.TestY != nil {
-		if res.TestAccuracy, err = m.Accuracy(g.cfg.TestX, g.cfg.TestY); err != nil {
-			return TrialResult{}, fmt.Errorf("trial (world %d): test accuracy: %w", world, err)
-		}
+	return scores, nil
+}
+
+// trialObserver is the training's on-step hook in a trial: it counts the
+// steps whose batch held the target record and shows the scorer the
+// release its access allows (every intermediate model, or also every
+// privatised gradient sum), through views that must not outlive the step.
+type trialObserver struct {
+	scorer      Scorer
+	view        StepView // nil when the scorer sees no step
+	sv          *stepView
+	gv          *gradientView
+	countTarget bool
+	targetIndex int // the trainer's index of Hooks.Target
+	targetSteps int
+}
+
+func newTrialObserver(m *learn.Model, observe Observation, scorer Scorer, countTarget bool, targetIndex int) *trialObserver {
+	o := &trialObserver{scorer: scorer, countTarget: countTarget, targetIndex: targetIndex}
+	switch {
+	case observe >= ObserveGradients:
+		o.gv = &gradientView{stepView: stepView{m: m}}
+		o.view = o.gv
+	case observe >= ObserveIntermediateModels:
+		o.sv = &stepView{m: m}
+		o.view = o.sv
 	}
-	return res, nil
+	return o
+}
+
+func (o *trialObserver) onStep(s *learn.Step) error {
+	if o.countTarget && len(s.Batch) > 0 && s.Batch[len(s.Batch)-1] == o.targetIndex {
+		o.targetSteps++
+	}
+	switch {
+	case o.gv != nil:
+		o.gv.step, o.gv.params, o.gv.sum = s.Index, s.Params, s.NoisySum
+	case o.sv != nil:
+		o.sv.step, o.sv.params = s.Index, s.Params
+	default:
+		return nil
+	}
+	return o.scorer.ObserveStep(o.view)
+}
+
+// release drops the views' references to the trainer's buffers.
+func (o *trialObserver) release() {
+	if o.gv != nil {
+		o.gv.params, o.gv.sum = nil, nil
+	}
+	if o.sv != nil {
+		o.sv.params = nil
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"github.com/dpaudit/dpaudit/internal/parallel"
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/rng"
@@ -183,8 +184,8 @@ func (m IdealMechanism) shuffleTrial(r *rand.Rand, world bool, sigmaD float64) I
 			s.Projection += y
 			d := y - 1
 			s.Watermark -= d * d * inv2s2
-			la = logAddExp(la, (4*y-4)*inv2s2)
-			lb = logAddExp(lb, (2*y-1)*inv2s2)
+			la = numeric.LogAddExp(la, (4*y-4)*inv2s2)
+			lb = numeric.LogAddExp(lb, (2*y-1)*inv2s2)
 		}
 		s.LLR += la - lb
 	}

@@ -114,7 +114,7 @@ func TestMaliciousDataset(t *testing.T) {
 // on the canary's coordinates (note §3.6): the residual data gradient
 // there is exactly 0, and the LLR's AUC on a real model must match the
 // scalar mechanism y_t = b·Bern(q) + N(0, σ²) within the sampling error
-// (issue 11; the earlier version of this crafter left gradient mass on
+// (the earlier version of this crafter left gradient mass on
 // those coordinates and was only checked to ±0.1). At q = 0.1, T = 30,
 // σ = 0.5 the ideal AUC ≈ 0.858; both AUCs are measured here, the game's
 // on 4000 trials (SE ≈ 0.006), the ideal's on 40,000 (SE ≈ 0.002), and

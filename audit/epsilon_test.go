@@ -36,7 +36,7 @@ func TestEpsilonLowerBoundNoteNumbers(t *testing.T) {
 		{"0/500+0/500", Counts{N0: 500, N1: 500}, 1e-5, TwoSided, 4.90558413593, 1e-9},
 		// The note's one-sided 5.80906 spends α on each rate, so the pair
 		// would hold only at 1 − 2α; OneSided must spend α/2 per rate in a
-		// two-rate bound (issue 11) and so equals the two-sided 5.60058.
+		// two-rate bound and so equals the two-sided 5.60058.
 		{"one-sided 0/1000", Counts{N0: 1000, N1: 1000}, 1e-5, OneSided, 5.60057749429, 1e-9},
 		// Item 3: CIFAR-10 API attack, FP 2/1000, FN 983/1000 (paper: "0.31";
 		// the note asserts [0.30, 0.33]).

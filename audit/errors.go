@@ -3,14 +3,15 @@ package audit
 import (
 	"fmt"
 
-	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/internal/inputerr"
 )
 
 // ErrInvalid is wrapped by every error caused by bad input (fewer than two
 // trials in a world, a confidence outside (0, 1), a NaN score, …). It is the
-// same sentinel as privacy.ErrInvalid, so a caller that maps bad input to
-// exit code 2 needs one errors.Is test for both packages.
-var ErrInvalid = privacy.ErrInvalid
+// module's one input-error sentinel (internal/inputerr, also
+// privacy.ErrInvalid), so a caller that maps bad input to exit code 2 needs
+// one errors.Is test for every package.
+var ErrInvalid = inputerr.ErrInvalid
 
 // invalidf returns an error wrapping ErrInvalid that says what was wrong.
 func invalidf(format string, args ...any) error {

@@ -17,7 +17,7 @@ type Options struct {
 	// Method chooses the threshold ("" means Split).
 	Method Method
 	// SplitFraction is the fraction of each world's trials used to choose
-	// the threshold under Split (0 means ½, the note's 500/500 of item 17).
+	// the threshold under Split (0 means DefaultSplitFraction).
 	SplitFraction float64
 	// Splits is the number of seeded splits Split draws (0 means 1): each
 	// is evaluated at miss probability α/Splits and the largest bound is
@@ -48,7 +48,15 @@ type Options struct {
 }
 
 // DefaultOptions: δ = 1e-5 (Nasr et al. 2021), 95% two-sided
-// Clopper–Pearson, split thresholds on half of the trials, seed 0.
+// Clopper–Pearson, split thresholds chosen on DefaultSplitFraction of the
+// trials, seed 0.
+//
+// The zero Options is not this default, unlike net/http's zero Server: its
+// δ = 0 is a valid claim (pure DP) whose estimates differ from δ = 1e-5's,
+// so zero cannot stand for "the default δ" without changing them, and a
+// zero confidence is refused as bad input rather than read as 95%. The
+// fields whose zero value is not a valid input (Method, SplitFraction,
+// GridSize, Splits) mean their defaults.
 func DefaultOptions() Options {
 	return Options{Delta: 1e-5, Confidence: 0.95, Sides: TwoSided, Method: Split, SplitFraction: DefaultSplitFraction}
 }
@@ -59,7 +67,7 @@ func DefaultOptions() Options {
 // trial, so a fifth beats a half: on the ideal mechanism (selftest, 100
 // audits each) the mean ε_lb rose from 0.17 to 0.23 of the true ε
 // (Gaussian, ε = 4, 10³ trials) and from 0.061 to 0.089 (q = 0.01,
-// σ = 0.8256, T = 100, 10⁴ trials), coverage unchanged (issue 12).
+// σ = 0.8256, T = 100, 10⁴ trials), coverage unchanged.
 const DefaultSplitFraction = 0.2
 
 func (o Options) withDefaults() Options {
@@ -177,7 +185,7 @@ type Result struct {
 // (claimedEpsilon, Delta)-DP: a valid lower bound above the claim. A
 // posthoc result never proves a violation, however large.
 func (r Result) ViolatesClaim(claimedEpsilon float64) bool {
-	return r.Valid && r.EpsilonLB > claimedEpsilon
+	return r.Valid && Exceeds(r.EpsilonLB, claimedEpsilon, ClaimTolerance)
 }
 
 // Estimate audits a distinguisher from its per-trial scores and the world

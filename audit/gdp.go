@@ -3,8 +3,8 @@ package audit
 import (
 	"math"
 
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"github.com/dpaudit/dpaudit/privacy"
-	"gonum.org/v1/gonum/mathext"
 )
 
 // GDPEstimate is the Gaussian-DP reading of an attack (Dong, Roth & Su
@@ -83,7 +83,7 @@ func GDPFromCounts(c Counts, delta, confidence float64, sides Sides) (GDPEstimat
 // with the other below 1 gives +Inf; the test that never (or always)
 // guesses world 1 gives 0.
 func gdpMu(fpr, fnr float64) float64 {
-	mu := -mathext.NormalQuantile(fpr) - mathext.NormalQuantile(fnr)
+	mu := -numeric.NormQuantile(fpr) - numeric.NormQuantile(fnr)
 	if math.IsNaN(mu) || mu < 0 {
 		return 0
 	}

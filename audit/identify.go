@@ -3,7 +3,7 @@ package audit
 import (
 	"math"
 
-	"gonum.org/v1/gonum/mathext"
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // Identifiability estimates of Bernau et al. (2021) Sec. 5.3 (reference
@@ -30,10 +30,11 @@ type Identifiability struct {
 	// the Clopper–Pearson interval of the win rate mapped through 2p − 1.
 	Wins                                int
 	Advantage, AdvantageLo, AdvantageHi float64
-	// Exceed counts β_k > ρ_β (Λ_k > ε); DeltaPrime = Exceed/N is δ′ with
-	// its interval. DeltaViolation: the interval's lower end is above δ,
-	// so at this confidence the belief bound fails more often than the
-	// (ε, δ) guarantee allows.
+	// Exceed counts β_k > ρ_β (Λ_k > ε beyond BeliefTolerance);
+	// DeltaPrime = Exceed/N is δ′ with its interval. DeltaViolation: the
+	// interval's lower end is above δ (beyond ClaimTolerance), so at this
+	// confidence the belief bound fails more often than the (ε, δ)
+	// guarantee allows.
 	Exceed                                 int
 	DeltaPrime, DeltaPrimeLo, DeltaPrimeHi float64
 	DeltaViolation                         bool
@@ -52,7 +53,8 @@ type Identifiability struct {
 	EpsilonBelief, BeliefMax                                 float64
 	EpsilonAdvantage, EpsilonAdvantageLo, EpsilonAdvantageHi float64
 	// RhoBeta = logistic(Epsilon), RhoAlpha = 2Φ(ε/(2c(δ))) − 1, and
-	// AdvantageAboveRhoAlpha: AdvantageLo > RhoAlpha.
+	// AdvantageAboveRhoAlpha: AdvantageLo > RhoAlpha (beyond
+	// ClaimTolerance).
 	RhoBeta, RhoAlpha      float64
 	AdvantageAboveRhoAlpha bool
 }
@@ -80,7 +82,7 @@ func EstimateIdentifiability(in IdentifiabilityInput) (Identifiability, error) {
 		if l > 0 {
 			r.Wins++
 		}
-		if l > in.Epsilon {
+		if Exceeds(l, in.Epsilon, BeliefTolerance) {
 			r.Exceed++
 		}
 		r.EpsilonBelief = math.Max(r.EpsilonBelief, l)
@@ -96,15 +98,15 @@ func EstimateIdentifiability(in IdentifiabilityInput) (Identifiability, error) {
 	p := float64(r.Wins) / float64(n)
 	r.Advantage, r.AdvantageLo, r.AdvantageHi = 2*p-1, 2*lo-1, 2*hi-1
 	c := math.Sqrt(2 * math.Log(1.25/in.Delta))
-	epsAdv := func(q float64) float64 { return 2 * c * mathext.NormalQuantile(q) }
+	epsAdv := func(q float64) float64 { return 2 * c * numeric.NormQuantile(q) }
 	r.EpsilonAdvantage, r.EpsilonAdvantageLo, r.EpsilonAdvantageHi = epsAdv(p), epsAdv(lo), epsAdv(hi)
 	r.DeltaPrime = float64(r.Exceed) / float64(n)
 	r.DeltaPrimeLo, _ = ClopperPearsonLower(r.Exceed, n, in.Confidence, TwoSided)
 	r.DeltaPrimeHi, _ = ClopperPearsonUpper(r.Exceed, n, in.Confidence, TwoSided)
-	r.DeltaViolation = r.DeltaPrimeLo > in.Delta
+	r.DeltaViolation = Exceeds(r.DeltaPrimeLo, in.Delta, ClaimTolerance)
 	r.RhoBeta = logistic(in.Epsilon)
-	r.RhoAlpha = 2*normCDF(in.Epsilon/(2*c)) - 1
-	r.AdvantageAboveRhoAlpha = r.AdvantageLo > r.RhoAlpha
+	r.RhoAlpha = 2*numeric.NormCDF(in.Epsilon/(2*c)) - 1
+	r.AdvantageAboveRhoAlpha = Exceeds(r.AdvantageLo, r.RhoAlpha, ClaimTolerance)
 	return r, nil
 }
 
@@ -115,5 +117,3 @@ func logistic(x float64) float64 {
 	e := math.Exp(x)
 	return e / (1 + e)
 }
-
-func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }

@@ -3,7 +3,7 @@ package audit
 import (
 	"math"
 
-	"gonum.org/v1/gonum/mathext"
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // The one-run f-DP audit of Mahloujifar, Melis & Chaudhuri (2024),
@@ -75,10 +75,8 @@ func binvGauss(x, mu float64) float64 {
 	if x >= 1 {
 		return 1
 	}
-	return normalCDF(mathext.NormalQuantile(x) - mu)
+	return numeric.NormCDF(numeric.NormQuantile(x) - mu)
 }
-
-func normalCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 
 // OneRunFDPMu returns the largest μ whose μ-GDP claim c correct guesses
 // out of cCap among m canaries reject at the given confidence, to 1e-9 (0

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"github.com/dpaudit/dpaudit/privacy"
 	"gonum.org/v1/gonum/mathext"
 )
@@ -91,7 +92,7 @@ func newOSProfile(f OSFamily, mu float64) *osProfile {
 		if f.gaussian() {
 			l = mu*x - mu*mu/2 // log N(μ,1)/N(0,1)
 		} else {
-			l = logAddExp(log1mQ, logQ+mu*x-mu*mu/2)
+			l = numeric.LogAddExp(log1mQ, logQ+mu*x-mu*mu/2)
 		}
 		p.logLR[j] = l
 		p.mass[j] = 0.5 * (phi + phi*math.Exp(l)) * dx
@@ -106,7 +107,7 @@ func newOSProfile(f OSFamily, mu float64) *osProfile {
 	w := 0.0
 	for k, j := range order {
 		a := math.Abs(p.logLR[j])
-		p.gamma[k] = math.Exp(-a - logAddExp(0, -a))
+		p.gamma[k] = math.Exp(-a - numeric.LogAddExp(0, -a))
 		w += p.mass[j]
 		p.wHi[k] = w
 		err[k] = p.gamma[k] * p.mass[j]
@@ -118,16 +119,6 @@ func newOSProfile(f OSFamily, mu float64) *osProfile {
 	}
 	p.eOpt = s
 	return p
-}
-
-func logAddExp(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	if math.IsInf(b, -1) {
-		return a
-	}
-	return a + math.Log1p(math.Exp(b-a))
 }
 
 // gammaBar is the mean error rate of the guesses above quantile w.

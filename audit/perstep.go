@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/mathext"
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // FamilyPerStepGDP labels the per-step white-box estimate (Nasr et al.,
@@ -59,7 +59,7 @@ func PerStepMu(alpha, beta, q float64) float64 {
 	if arg <= 0 || alpha <= 0 {
 		return math.Inf(1)
 	}
-	mu := -mathext.NormalQuantile(alpha) - mathext.NormalQuantile(arg)
+	mu := -numeric.NormQuantile(alpha) - numeric.NormQuantile(arg)
 	if mu < 0 || math.IsNaN(mu) {
 		return 0
 	}

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/mathext"
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // perStepSamples draws n samples of the per-step mechanism of the family
@@ -82,7 +82,7 @@ func TestPerStepMuCurve(t *testing.T) {
 	for _, q := range []float64{1, 0.5, 0.01} {
 		for _, mu := range []float64{0.1, 1, 3} {
 			alpha := 0.1
-			beta := (1-q)*(1-alpha) + q*normalCDF(-mathext.NormalQuantile(alpha)-mu)
+			beta := (1-q)*(1-alpha) + q*numeric.NormCDF(-numeric.NormQuantile(alpha)-mu)
 			if got := PerStepMu(alpha, beta, q); math.Abs(got-mu) > 1e-6 {
 				t.Errorf("q=%v μ=%v: got %v", q, mu, got)
 			}

@@ -203,8 +203,10 @@ func EvaluateLook(scores []float64, worlds []bool, k int, o SequentialOptions) (
 	look.FPRUpper = cpUpper(float64(c.FP), float64(c.N0), tail)
 	look.FNRUpper = cpUpper(float64(c.FN), float64(c.N1), tail)
 	look.EpsilonLB = epsilonFromRates(look.FPRUpper, look.FNRUpper, o.Delta)
+	// A margin above 0 refutes a pair; rounding must not: it must exceed
+	// ClaimTolerance relative to the profile's largest ε (Exceeds).
 	margin := obj(look.FPRUpper, look.FNRUpper) - offset
-	look.Violation = margin > 0
+	look.Violation = Exceeds(offset+margin, offset, ClaimTolerance)
 	j := bestPair(o.Profile, look.FPRUpper, look.FNRUpper)
 	look.ProfileEpsilon, look.ProfileDeltaClaim = o.Profile[j].Epsilon, o.Profile[j].Delta
 	look.ProfileDeltaLB = deltaFromRates(look.FPRUpper, look.FNRUpper, o.Profile[j].Epsilon)

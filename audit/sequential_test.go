@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dpaudit/dpaudit/attack"
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"github.com/dpaudit/dpaudit/privacy"
 )
 
@@ -151,7 +152,7 @@ func TestSequentialBoxesHoldTogether(t *testing.T) {
 			t.Fatalf("audit %d: %d looks, want all 7 (the claim ε = 100 cannot be refuted)", r, len(res.Looks))
 		}
 		for _, l := range res.Looks {
-			fpr, fnr := privacy.NormSF(l.Threshold), privacy.NormCDF(l.Threshold-mu)
+			fpr, fnr := numeric.NormSF(l.Threshold), numeric.NormCDF(l.Threshold-mu)
 			if fpr > l.FPRUpper || fnr > l.FNRUpper {
 				failed++
 				break

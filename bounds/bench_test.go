@@ -18,7 +18,7 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// Benchmarks of the brief (report medians of -count 5):
+// The ReRo benchmarks (report medians of -count 5):
 //
 //	go test -run XXX -bench 'ReRo' -benchtime 3x -count 5 ./bounds/
 
@@ -48,7 +48,7 @@ func benchMC(b *testing.B, method ReRoMethod, passes int) {
 	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }
 
-// BenchmarkReRoExact: one (q, σ) point at error ≤ 1e-3 (the brief: ≤ 0.5 s
+// BenchmarkReRoExact: one (q, σ) point at error ≤ 1e-3 (target: ≤ 0.5 s
 // per point), at the Fig. 5 and Fig. 15 settings (PLD-calibrated σ from the
 // notes §5.3), three priors at once as a Fig. 15 sweep evaluates them.
 func BenchmarkReRoExact(b *testing.B) {

@@ -3,7 +3,7 @@ package bounds
 import (
 	"math"
 
-	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // Posterior-belief and advantage bounds of Bernau, Keller, Eibl, Grassal &
@@ -94,7 +94,7 @@ func RhoAlpha(eps, delta float64) (float64, error) {
 	if err := checkDeltaOpen(delta); err != nil {
 		return 0, err
 	}
-	return 2*privacy.NormCDF(eps/(2*gaussianC(delta))) - 1, nil
+	return 2*numeric.NormCDF(eps/(2*gaussianC(delta))) - 1, nil
 }
 
 // RhoAlphaRDP returns the RDP form of the advantage bound (Sec. 4.4),
@@ -107,7 +107,7 @@ func RhoAlphaRDP(epsRDP, alpha float64) (float64, error) {
 	if !(alpha > 1) || math.IsInf(alpha, 1) {
 		return 0, invalidf("RDP order α must be > 1 and finite, got %v", alpha)
 	}
-	return 2*privacy.NormCDF(math.Sqrt(epsRDP/(2*alpha))) - 1, nil
+	return 2*numeric.NormCDF(math.Sqrt(epsRDP/(2*alpha))) - 1, nil
 }
 
 // RhoAlphaGaussianSteps returns ρ_α = 2·Φ(√k/(2z)) − 1 for k full-batch
@@ -121,7 +121,7 @@ func RhoAlphaGaussianSteps(steps int, z float64) (float64, error) {
 	if err := checkPositive("noise multiplier z", z); err != nil {
 		return 0, err
 	}
-	return 2*privacy.NormCDF(math.Sqrt(float64(steps))/(2*z)) - 1, nil
+	return 2*numeric.NormCDF(math.Sqrt(float64(steps))/(2*z)) - 1, nil
 }
 
 // EpsilonFromRhoBeta returns the total ε that caps the posterior belief at
@@ -144,7 +144,7 @@ func EpsilonFromRhoAlpha(rho, delta float64) (float64, error) {
 	if err := checkDeltaOpen(delta); err != nil {
 		return 0, err
 	}
-	return 2 * gaussianC(delta) * normQuantile((rho+1)/2), nil
+	return 2 * gaussianC(delta) * numeric.NormQuantile((rho+1)/2), nil
 }
 
 // YeomBound returns the membership-advantage bound min(1, e^ε − 1) of an

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/internal/inputerr"
 )
 
 // ErrInvalid is wrapped by every error caused by bad input: a κ outside
@@ -13,10 +13,11 @@ import (
 // its inverse is defined on, and so on. Test for it with errors.Is to map
 // the error to exit code 2.
 //
-// It is the same sentinel as privacy.ErrInvalid, so bad input detected by
-// the accountants underneath (a noise multiplier ≤ 0, a sampling rate
-// outside (0, 1], …) is recognised by the same test.
-var ErrInvalid = privacy.ErrInvalid
+// It is the module's one input-error sentinel (internal/inputerr, also
+// privacy.ErrInvalid), so bad input detected by the accountants underneath
+// (a noise multiplier ≤ 0, a sampling rate outside (0, 1], …) is
+// recognised by the same test.
+var ErrInvalid = inputerr.ErrInvalid
 
 // invalidf returns an error wrapping ErrInvalid that says what was wrong and why.
 func invalidf(format string, args ...any) error {

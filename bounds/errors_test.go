@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The brief: bad input must be an error wrapping ErrInvalid (exit code 2).
+// Bad input must be an error wrapping ErrInvalid (exit code 2).
 func TestBadInputIsInvalid(t *testing.T) {
 	ok := DPSGD{1, 0.1, 10}
 	errOf := func(_ float64, err error) error { return err }

@@ -3,7 +3,7 @@ package bounds
 import (
 	"math"
 
-	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // Bounds every membership audit compares against. Advantage is TPR − FPR of
@@ -52,7 +52,7 @@ func GDPTradeOff(mu, alpha float64) (float64, error) {
 		return 0, nil
 	}
 	// Φ⁻¹(1 − α) = −Φ⁻¹(α) keeps precision for small α.
-	return privacy.NormCDF(-normQuantile(alpha) - mu), nil
+	return numeric.NormCDF(-numeric.NormQuantile(alpha) - mu), nil
 }
 
 // GDPAdvantage returns the largest advantage under μ-GDP, max_α [1 − α − G_μ(α)]
@@ -61,7 +61,7 @@ func GDPAdvantage(mu float64) (float64, error) {
 	if err := checkEpsilon("GDP μ", mu); err != nil {
 		return 0, err
 	}
-	return 1 - 2*privacy.NormCDF(-mu/2), nil
+	return 1 - 2*numeric.NormCDF(-mu/2), nil
 }
 
 // DPTradeOff returns the (ε, δ)-DP trade-off curve (Kairouz et al. 2015;

@@ -1,6 +1,7 @@
 package bounds
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -181,7 +182,7 @@ func ReRoBound(m DPSGD, kappa float64, o ReRoOptions) (ReRoResult, error) {
 	if err != nil {
 		return ReRoResult{}, err
 	}
-	rs, err := reroAll(m, []float64{kappa}, o)
+	rs, err := reroAll(context.Background(), m, []float64{kappa}, o)
 	if err != nil {
 		return ReRoResult{}, err
 	}
@@ -205,20 +206,23 @@ func ReRoBounds(m DPSGD, kappas []float64, o ReRoOptions) ([]ReRoResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	return reroAll(m, kappas, o)
+	return reroAll(context.Background(), m, kappas, o)
 }
 
-// reroAll dispatches on the method; inputs are checked and defaulted.
-func reroAll(m DPSGD, kappas []float64, o ReRoOptions) ([]ReRoResult, error) {
+// reroAll dispatches on the method; inputs are checked and defaulted. The
+// Monte Carlo methods stop early once ctx is done. (ReRoBound and
+// ReRoBounds pass a context that is never done: their callers, the bound
+// nodes, do not hand theirs down yet.)
+func reroAll(ctx context.Context, m DPSGD, kappas []float64, o ReRoOptions) ([]ReRoResult, error) {
 	var rs []ReRoResult
 	var err error
 	switch o.Method {
 	case ReRoExact:
 		rs, err = reroExact(m, kappas, o)
 	case ReRoMonteCarlo:
-		rs, err = reroAlgorithm1(m, kappas, o)
+		rs, err = reroAlgorithm1(ctx, m, kappas, o)
 	default:
-		rs, err = reroRobust(m, kappas, o)
+		rs, err = reroRobust(ctx, m, kappas, o)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("ReRo bound (σ=%v, q=%v, T=%d, %s): %w",

@@ -50,7 +50,7 @@ func TestReRoFig5Calibrated(t *testing.T) {
 func TestReRoFig15Calibrated(t *testing.T) {
 	// Fig. 15 caption: ε = 32, |π| = 100, T = 100: "at q = 0.01 the upper
 	// bound is 0.4 and at q = 0.99 it is 1". Notes §5.3 (PLD σ = 0.2808 and
-	// 2.0326): 0.3748 and 0.9945. The brief: ≈ 0.375 (±0.01 here, σ from our
+	// 2.0326): 0.3748 and 0.9945. Required: ≈ 0.375 (±0.01 here, σ from our
 	// accountant) and ≥ 0.98.
 	sigma := calibratePLD(t, 32, 0.01, 100)
 	nearRel(t, "PLD-calibrated σ at q = 0.01", sigma, 0.2808, 3e-3)

@@ -3,7 +3,7 @@ package bounds
 import (
 	"math"
 
-	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // Closed-form pieces of the reconstruction-robustness (ReRo) bounds of
@@ -56,7 +56,7 @@ func ReRoFullBatchLogKappa(sigma float64, steps int, logKappa float64) (float64,
 		return 0, invalidf("log κ must be finite and < 0, got %v", logKappa)
 	}
 	shift := math.Sqrt(float64(steps)) / sigma
-	return privacy.NormCDF(normQuantileLog(logKappa) + shift), nil
+	return numeric.NormCDF(numeric.NormQuantileLog(logKappa) + shift), nil
 }
 
 // ReRoAdvantage converts a success probability γ into the advantage over

@@ -15,11 +15,11 @@ func TestReRoTable2Ours(t *testing.T) {
 		want []float64
 		tol  float64
 	}{
-		// n = 10 within ±0.005 (the brief); the exact values are within 0.0025.
+		// n = 10 within ±0.005; the exact values are within 0.0025.
 		{10, []float64{0.737, 0.322, 0.189, 0.128, 0.099, 0.080}, 0.005},
 		// n = 100: the paper's numbers are Monte Carlo (10⁵ samples) and differ
 		// from the exact closed form by up to 0.0062 (σ = 1: 0.077 vs 0.0832),
-		// so the notes (§7) set ±0.007; the brief's ±0.005 fails at σ = 1.
+		// so the notes (§7) set ±0.007; ±0.005 fails at σ = 1.
 		{100, []float64{0.362, 0.077, 0.035, 0.024, 0.018, 0.012}, 0.007},
 	}
 	for _, row := range rows {

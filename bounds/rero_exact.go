@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"github.com/dpaudit/dpaudit/privacy"
-	"gonum.org/v1/gonum/mathext"
 )
 
 // The exact method (our improvement; no paper has it). Per step the pair
@@ -66,8 +66,8 @@ func fullBatchResults(m DPSGD, kappas []float64) []ReRoResult {
 	mu := math.Sqrt(float64(m.Steps)) / m.NoiseMultiplier
 	out := make([]ReRoResult, len(kappas))
 	for i, kappa := range kappas {
-		z := normQuantile(kappa)
-		g := privacy.NormCDF(z + mu)
+		z := numeric.NormQuantile(kappa)
+		g := numeric.NormCDF(z + mu)
 		out[i] = ReRoResult{Gamma: g, Lower: g, Upper: g, Confidence: 1, Method: ReRoExact, Threshold: -mu*z - mu*mu/2}
 	}
 	return out
@@ -194,12 +194,12 @@ func newReRoDistributions(m DPSGD, h float64) (*reroDistributions, error) {
 		return nil, fmt.Errorf("one-step loss at interval %v: %w", h, err)
 	}
 	stepMu, err := loss.withCDF(func(x float64) float64 {
-		return (1-q)*privacy.NormCDF(x/sigma) + q*privacy.NormCDF((x+1)/sigma)
+		return (1-q)*numeric.NormCDF(x/sigma) + q*numeric.NormCDF((x+1)/sigma)
 	}).Buckets(h, false)
 	if err != nil {
 		return nil, fmt.Errorf("rounded loss under μ at interval %v: %w", h, err)
 	}
-	stepNu, err := loss.withCDF(func(x float64) float64 { return privacy.NormCDF(x / sigma) }).Buckets(h, false)
+	stepNu, err := loss.withCDF(func(x float64) float64 { return numeric.NormCDF(x / sigma) }).Buckets(h, false)
 	if err != nil {
 		return nil, fmt.Errorf("rounded loss under ν at interval %v: %w", h, err)
 	}
@@ -246,7 +246,7 @@ func stepHockeyStick(q, sigma float64) func(eps float64) float64 {
 		case q == 1:
 			lr = eps
 		case eps > 1:
-			lr = privacy.LogAddExp(eps+math.Log1p(-math.Exp(-eps))-logq, 0)
+			lr = numeric.LogAddExp(eps+math.Log1p(-math.Exp(-eps))-logq, 0)
 		default:
 			lr = math.Log1p(math.Expm1(eps) / q)
 		}
@@ -254,15 +254,15 @@ func stepHockeyStick(q, sigma float64) func(eps float64) float64 {
 		if eps >= 0 {
 			// log(e^ε − 1 + q) = ε + log(1 − (1−q)e^{−ε}).
 			logW := eps + math.Log1p(-(1-q)*math.Exp(-eps))
-			t1 := logq + privacy.LogNormCDF((x+1)/sigma)
-			t2 := logW + privacy.LogNormCDF(x/sigma)
+			t1 := logq + numeric.LogNormCDF((x+1)/sigma)
+			t2 := logW + numeric.LogNormCDF(x/sigma)
 			if t2 >= t1 {
 				return 0
 			}
 			return -math.Exp(t1) * math.Expm1(t2-t1)
 		}
 		w := math.Expm1(eps) + q
-		return -math.Expm1(eps) + w*privacy.NormSF(x/sigma) - q*privacy.NormSF((x+1)/sigma)
+		return -math.Expm1(eps) + w*numeric.NormSF(x/sigma) - q*numeric.NormSF((x+1)/sigma)
 	}
 }
 
@@ -276,7 +276,7 @@ type monotoneLoss struct{ privacy.MonotoneLoss }
 func mirroredLoss(q, sigma float64) monotoneLoss {
 	s2 := sigma * sigma
 	log1mq, logq := math.Log1p(-q), math.Log(q)
-	z := sigma * mathext.NormalQuantile(0.5*math.Exp(-50))
+	z := sigma * numeric.NormQuantile(0.5*math.Exp(-50))
 	return monotoneLoss{privacy.MonotoneLoss{
 		XLow: z - 1, XHigh: -z,
 		Loss: func(y float64) float64 {
@@ -284,7 +284,7 @@ func mirroredLoss(q, sigma float64) monotoneLoss {
 			if q == 1 {
 				return l0
 			}
-			return privacy.LogAddExp(log1mq, logq+l0)
+			return numeric.LogAddExp(log1mq, logq+l0)
 		},
 		InverseLoss: func(l float64) float64 {
 			if q == 1 {
@@ -302,17 +302,6 @@ func (m monotoneLoss) withCDF(cdf func(float64) float64) privacy.MonotoneLoss {
 	l := m.MonotoneLoss
 	l.CDF = cdf
 	return l
-}
-
-// logAddExp returns log(e^a + e^b) without overflow.
-func logAddExp(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	if math.IsInf(b, -1) {
-		return a
-	}
-	return a + math.Log1p(math.Exp(b-a))
 }
 
 // bounds reads the bracket for every κ.

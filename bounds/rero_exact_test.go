@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 func TestReRoExactBracketsFullBatchClosedForm(t *testing.T) {
@@ -49,7 +49,7 @@ func TestReRoExactFullBatchShortcut(t *testing.T) {
 	want := f64(t)(ReRoFullBatch(4.9989, 100, 0.1))
 	nearRel(t, "q = 1 exact", r.Gamma, want, 1e-15)
 	mu := 10 / 4.9989
-	near(t, "P_ν[L > t]", privacy.NormSF((r.Threshold+mu*mu/2)/mu), 0.1, 1e-12)
+	near(t, "P_ν[L > t]", numeric.NormSF((r.Threshold+mu*mu/2)/mu), 0.1, 1e-12)
 }
 
 func TestReRoExactReferenceValues(t *testing.T) {
@@ -96,7 +96,7 @@ func TestReRoExactSmallNoiseLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := 1 - math.Pow(0.99, 100)*(1-kappa)
-		// 3e-6: since issue 15 the FFT masses carry their rounding bound
+		// 3e-6: the FFT masses carry their rounding bound
 		// (privacy.PMF.RoundingBound), which moves γ up by 1.6e-6 here.
 		near(t, "σ → 0 limit", r.Gamma, want, 3e-6)
 		if r.Lower > want+1e-12 || r.Upper < want-1e-9 {

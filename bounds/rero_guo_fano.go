@@ -1,6 +1,7 @@
 package bounds
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 )
@@ -123,7 +124,7 @@ func GuoMutualInfoMC(priorSize int, sigma float64, samples int, seed uint64) (in
 	sums := make([][2]float64, chunks)
 	inv := 1 / (sigma * sigma)
 	logN := math.Log(float64(n))
-	parallelChunks(chunks, 0, seed, []any{"guo-fano"}, func(c int, r *rand.Rand) {
+	err = parallelChunks(context.Background(), chunks, 0, seed, []any{"guo-fano"}, func(c int, r *rand.Rand) {
 		w := make([]float64, n)
 		var s1, s2 float64
 		for i := c * reroChunk; i < min((c+1)*reroChunk, samples); i++ {
@@ -146,6 +147,9 @@ func GuoMutualInfoMC(priorSize int, sigma float64, samples int, seed uint64) (in
 		}
 		sums[c] = [2]float64{s1, s2}
 	})
+	if err != nil {
+		return 0, 0, err
+	}
 	var s1, s2 float64
 	for _, s := range sums {
 		s1 += s[0]

@@ -1,6 +1,7 @@
 package bounds
 
 import (
+	"context"
 	"math"
 )
 
@@ -34,7 +35,7 @@ func topCount(kappa float64, n int) (int, error) {
 //     solved for ε at probability α/2 with the sample variance v and the
 //     largest deviation b (plug-in: X is unbounded, which is why this
 //     interval fails in the heavy-tail regime; see EffectiveSamples).
-func reroAlgorithm1(m DPSGD, kappas []float64, o ReRoOptions) ([]ReRoResult, error) {
+func reroAlgorithm1(ctx context.Context, m DPSGD, kappas []float64, o ReRoOptions) ([]ReRoResult, error) {
 	n := o.Samples
 	ks := make([]int, len(kappas))
 	kMax := 0
@@ -46,7 +47,10 @@ func reroAlgorithm1(m DPSGD, kappas []float64, o ReRoOptions) ([]ReRoResult, err
 		ks[i], kMax = k, max(kMax, k)
 	}
 	s := newLossSampler(m)
-	losses := sampleNuLosses(s, n, o.Workers, o.Seed)
+	losses, err := sampleNuLosses(ctx, s, n, o.Workers, o.Seed)
+	if err != nil {
+		return nil, err
+	}
 	top := topSorted(losses, kMax)
 	alpha := 1 - o.Confidence
 	out := make([]ReRoResult, len(kappas))

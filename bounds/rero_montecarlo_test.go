@@ -1,6 +1,8 @@
 package bounds
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -25,7 +27,7 @@ func TestReRoAlgorithm1Table2(t *testing.T) {
 }
 
 func TestReRoMonteCarloAgreesWithExact(t *testing.T) {
-	// The brief: the estimators must agree within their stated errors. At
+	// The estimators must agree within their stated errors. At
 	// the Fig. 5 setting (ε = 4, q = 0.01, σ = 0.5908, T = 100; notes §5.3:
 	// 0.1867 and 0.0352) both Monte Carlo intervals (confidence 0.999)
 	// contain the exact bracket's midpoint, and the robust interval is
@@ -77,7 +79,7 @@ func TestReRoHeavyTails(t *testing.T) {
 	// bound 0.9945. Algorithm 1's likelihood ratios are so heavy-tailed that
 	// a handful of samples carry its estimate (≈ 0.41 for the notes' seed):
 	// its EffectiveSamples must flag that (< 100 of ⌈κN⌉ = 2000). The robust
-	// estimator must stay ≥ 0.98 with its whole interval (the brief).
+	// estimator must stay ≥ 0.98 with its whole interval.
 	m := DPSGD{2.0326, 0.99, 100}
 	opts := ReRoOptions{Samples: 200_000, Seed: 5}
 	r, err := ReRoBound(m, 0.01, opts)
@@ -106,7 +108,7 @@ func TestReRoHeavyTails(t *testing.T) {
 }
 
 func TestReRoMonteCarloDeterministic(t *testing.T) {
-	// The brief: results identical for any GOMAXPROCS (streams per chunk).
+	// Results are identical for any GOMAXPROCS (streams per chunk).
 	m := DPSGD{0.8, 0.05, 20}
 	for _, method := range []ReRoMethod{ReRoRobust, ReRoMonteCarlo} {
 		var first ReRoResult
@@ -131,8 +133,24 @@ func TestReRoMonteCarloDeterministic(t *testing.T) {
 	}
 }
 
+// The Monte Carlo methods stop on a cancelled context, with its error.
+func TestReRoMonteCarloCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	o, err := ReRoOptions{Samples: 30_000}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, method := range []ReRoMethod{ReRoRobust, ReRoMonteCarlo} {
+		o.Method = method
+		if _, err := reroAll(ctx, DPSGD{0.8, 0.05, 20}, []float64{0.05}, o); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: %v, want context.Canceled", method, err)
+		}
+	}
+}
+
 func TestReRoTooFewSamples(t *testing.T) {
-	// The brief: ⌈κN⌉ < 100 is an error that says so and suggests N.
+	// ⌈κN⌉ < 100 is an error that says so and suggests N.
 	_, err := ReRoBound(DPSGD{1, 0.1, 10}, 0.01, ReRoOptions{Samples: 5000})
 	wantInvalid(t, "N = 5000 at κ = 0.01", err)
 	if err != nil && !strings.Contains(err.Error(), "N ≥ 10000") {

@@ -1,6 +1,7 @@
 package bounds
 
 import (
+	"context"
 	"math"
 
 	"gonum.org/v1/gonum/mathext"
@@ -24,7 +25,7 @@ import (
 //     are Neyman–Pearson sets).
 //   - the two μ-masses are bounded by one-sided Clopper–Pearson limits at
 //     α/4 each from the (independent) μ sample.
-func reroRobust(m DPSGD, kappas []float64, o ReRoOptions) ([]ReRoResult, error) {
+func reroRobust(ctx context.Context, m DPSGD, kappas []float64, o ReRoOptions) ([]ReRoResult, error) {
 	n := o.Samples
 	alpha := 1 - o.Confidence
 	type plan struct{ k, jUp, jDown int }
@@ -40,7 +41,10 @@ func reroRobust(m DPSGD, kappas []float64, o ReRoOptions) ([]ReRoResult, error) 
 		jMax = max(jMax, up)
 	}
 	s := newLossSampler(m)
-	losses := sampleNuLosses(s, n, o.Workers, o.Seed)
+	losses, err := sampleNuLosses(ctx, s, n, o.Workers, o.Seed)
+	if err != nil {
+		return nil, err
+	}
 	top := topSorted(losses, jMax)
 	// X_(j) for j = 0 means "no sample": the empty set, threshold +Inf.
 	orderStat := func(j int) float64 {
@@ -53,7 +57,10 @@ func reroRobust(m DPSGD, kappas []float64, o ReRoOptions) ([]ReRoResult, error) 
 	for _, p := range plans {
 		thresholds = append(thresholds, orderStat(p.k), orderStat(p.jUp), orderStat(p.jDown))
 	}
-	counts := countMuAbove(s, n, o.Workers, o.Seed, thresholds)
+	counts, err := countMuAbove(ctx, s, n, o.Workers, o.Seed, thresholds)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]ReRoResult, len(kappas))
 	for i, p := range plans {
 		c, cUp, cDown := counts[3*i], counts[3*i+1], counts[3*i+2]

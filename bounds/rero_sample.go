@@ -1,12 +1,11 @@
 package bounds
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
+	"github.com/dpaudit/dpaudit/internal/parallel"
 	"github.com/dpaudit/dpaudit/rng"
 )
 
@@ -131,52 +130,36 @@ func (s *lossSampler) drawMu(r *rand.Rand) float64 {
 // on `workers` goroutines (0: GOMAXPROCS), giving chunk c the stream
 // rng.New(seed, labels..., c). Chunks are handed out dynamically, but as each
 // chunk's stream and output slot are fixed, results do not depend on the
-// schedule.
-func parallelChunks(chunks, workers int, seed uint64, labels []any, work func(chunk int, r *rand.Rand)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, chunks)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				c := int(next.Add(1) - 1)
-				if c >= chunks {
-					return
-				}
-				path := append(append([]any(nil), labels...), c)
-				work(c, rng.New(seed, path...))
-			}
-		}()
-	}
-	wg.Wait()
+// schedule. It returns ctx.Err() once ctx is done, or a worker's panic.
+func parallelChunks(ctx context.Context, chunks, workers int, seed uint64, labels []any, work func(chunk int, r *rand.Rand)) error {
+	return parallel.For(ctx, chunks, workers, func(c int) error {
+		path := append(append(make([]any, 0, len(labels)+1), labels...), c)
+		work(c, rng.New(seed, path...))
+		return nil
+	})
 }
 
 // sampleNuLosses returns n samples of L under ν, sample i drawn from chunk
 // i/reroChunk's stream rng.New(seed, "rero", i/reroChunk).
-func sampleNuLosses(s *lossSampler, n, workers int, seed uint64) []float64 {
+func sampleNuLosses(ctx context.Context, s *lossSampler, n, workers int, seed uint64) ([]float64, error) {
 	out := make([]float64, n)
 	chunks := (n + reroChunk - 1) / reroChunk
-	parallelChunks(chunks, workers, seed, []any{"rero"}, func(c int, r *rand.Rand) {
+	err := parallelChunks(ctx, chunks, workers, seed, []any{"rero"}, func(c int, r *rand.Rand) {
 		end := min((c+1)*reroChunk, n)
 		for i := c * reroChunk; i < end; i++ {
 			out[i] = s.drawNu(r)
 		}
 	})
-	return out
+	return out, err
 }
 
 // countMuAbove draws n samples of L under μ (chunk c from
 // rng.New(seed, "rero", "mu", c)) and returns, for each threshold, how many
 // samples have L ≥ threshold. Memory is O(chunks·len(thresholds)).
-func countMuAbove(s *lossSampler, n, workers int, seed uint64, thresholds []float64) []int {
+func countMuAbove(ctx context.Context, s *lossSampler, n, workers int, seed uint64, thresholds []float64) ([]int, error) {
 	chunks := (n + reroChunk - 1) / reroChunk
 	perChunk := make([][]int, chunks)
-	parallelChunks(chunks, workers, seed, []any{"rero", "mu"}, func(c int, r *rand.Rand) {
+	err := parallelChunks(ctx, chunks, workers, seed, []any{"rero", "mu"}, func(c int, r *rand.Rand) {
 		counts := make([]int, len(thresholds))
 		end := min((c+1)*reroChunk, n)
 		for i := c * reroChunk; i < end; i++ {
@@ -189,11 +172,14 @@ func countMuAbove(s *lossSampler, n, workers int, seed uint64, thresholds []floa
 		}
 		perChunk[c] = counts
 	})
+	if err != nil {
+		return nil, err
+	}
 	total := make([]int, len(thresholds))
 	for _, counts := range perChunk {
 		for j, v := range counts {
 			total[j] += v
 		}
 	}
-	return total
+	return total, nil
 }

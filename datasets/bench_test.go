@@ -29,7 +29,7 @@ func benchLoad(b *testing.B, src Source, o Options) {
 }
 
 // BenchmarkLoadMNIST: read + verify (SHA-256) + decode all 70,000 images
-// to float32 in [0,1]. The brief's budget is about 100 ms.
+// to float32 in [0,1]. The budget is about 100 ms.
 func BenchmarkLoadMNIST(b *testing.B) {
 	benchLoad(b, Source{Name: SourceMNIST}, Options{})
 }

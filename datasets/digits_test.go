@@ -7,7 +7,7 @@ import (
 
 // The embedded file: 1797 rows, values in 0..16 (sklearn descr/digits.rst)
 // and per-class counts 178, 182, 177, 183, 181, 182, 181, 179, 174, 180
-// (the brief's numbers, confirmed with `zcat digits.csv.gz | cut -d, -f65 |
+// (confirmed with `zcat digits.csv.gz | cut -d, -f65 |
 // sort | uniq -c`). Exact integers, no tolerance.
 func TestDigitsEmbedded(t *testing.T) {
 	ds, err := Digits()

@@ -1,7 +1,8 @@
 // Package datasets provides the data that dpaudit trains and audits on:
 // an embedded default set, MNIST-shaped sets read from a data directory,
-// and seeded synthetic generators. It is a floor-1 package: it imports
-// only the standard library and the module's rng package.
+// seeded synthetic generators, and users' own files (Parquet, CSV, .npy,
+// .npz). It is a floor-1 package: it imports the standard library,
+// arrow-go (Parquet) and the module's rng and internal/npy packages.
 //
 // # Sources
 //
@@ -19,6 +20,13 @@
 //     standing in for Purchase-100.
 //   - "adult-like": census-like one-hot records, binary label
 //     (AdultLike), standing in for UCI Adult.
+//   - "file": a user's file (Source.File, a FileSource): a Parquet or CSV
+//     table with a label column and numeric feature columns, or arrays
+//     in .npz/.npy. Parquet is read in record batches straight into the
+//     float32 matrix. The content's SHA-256 (Digest, remembered per
+//     process while size, time and inode stay the same) is checked on
+//     every load against the digest the caller recorded (FileRef.SHA256),
+//     so a cache keyed by it never serves results of an older file.
 //
 // CIFAR-10, Purchase-100 and Adult cannot be obtained on the machines this
 // project builds on; experiments that use them in the papers run on the
@@ -56,8 +64,12 @@
 //
 // Bad input — an unknown source or option, a filter that leaves no data,
 // sizes larger than available, a missing or corrupt data file, NaN or Inf
-// in data — wraps one of ErrInvalid, ErrNotFetched, ErrChecksum,
-// ErrFormat; IsBadInput tells these from I/O failures. A missing file's
+// in data, a missing column, a non-numeric value, a ragged CSV row, a
+// user's file that changed since its digest was recorded — wraps one of
+// ErrInvalid, ErrNotFetched, ErrChecksum, ErrFormat; IsBadInput tells
+// these from I/O failures. Problems with one field of a FileSource are
+// also a *FieldError naming the field ("label", "features", "shape",
+// "path", …). A missing file's
 // error (*MissingError) names the file and the exact command that fetches
 // it.
 package datasets

@@ -3,6 +3,8 @@ package datasets
 import (
 	"errors"
 	"fmt"
+
+	"github.com/dpaudit/dpaudit/internal/inputerr"
 )
 
 // Sentinel errors. Every error this package returns for a problem the user
@@ -11,8 +13,10 @@ import (
 // IsBadInput or errors.Is.
 var (
 	// ErrInvalid: an option or source parameter is out of range, or a
-	// filter/size request cannot be met by the data.
-	ErrInvalid = errors.New("invalid dataset request")
+	// filter/size request cannot be met by the data. It keeps its own
+	// wording but errors.Is also matches it to the module's one
+	// input-error sentinel (internal/inputerr, privacy.ErrInvalid, …).
+	ErrInvalid = inputerr.New("invalid dataset request")
 	// ErrNotFetched: a data file is absent from the data directory.
 	ErrNotFetched = errors.New("dataset not fetched")
 	// ErrChecksum: a file's SHA-256 differs from the pinned digest.

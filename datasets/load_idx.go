@@ -1,23 +1,28 @@
 package datasets
 
-import "sync"
+import (
+	"context"
+	"fmt"
+
+	"github.com/dpaudit/dpaudit/internal/parallel"
+)
 
 // loadIDXSource reads and verifies the four files of an MNIST-shaped data
-// set. The two image files are read concurrently: on MNIST the larger one
-// dominates and the smaller one hides behind it.
+// set. The files are read concurrently: on MNIST the larger image file
+// dominates and the others hide behind it. Every file is opened even when
+// another fails, and the first failure in file order is reported, so the
+// error does not depend on which read finished first.
 func loadIDXSource(ds *fetchable, dataDir string) (*sourceData, error) {
 	var arrays [4]*IDXArray
 	var verify [4]func() error
 	var errs [4]error
-	var wg sync.WaitGroup
-	for i := range ds.Files {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			arrays[i], verify[i], errs[i] = openStoredIDX(ds, dataDir, ds.Files[i])
-		}()
+	err := parallel.For(context.Background(), len(ds.Files), len(ds.Files), func(i int) error {
+		arrays[i], verify[i], errs[i] = openStoredIDX(ds, dataDir, ds.Files[i])
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ds.Name, err)
 	}
-	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

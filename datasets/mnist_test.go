@@ -86,7 +86,7 @@ func TestMNIST01(t *testing.T) {
 	if !slices.Equal(s.Train.Shape, []int{784}) {
 		t.Fatalf("flattened shape %v", s.Train.Shape)
 	}
-	// The subsample of the brief's example spec: 1000 of them.
+	// The subsample of the quickstart's size: 1000 of them.
 	sub := loadReal(t, SourceMNIST, Options{Classes: []int{0, 1}, TrainSize: 1000, Seed: 1})
 	if sub.Train.N != 1000 || sub.Test.N != 2115 {
 		t.Fatalf("subsample %d / %d", sub.Train.N, sub.Test.N)

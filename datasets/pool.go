@@ -8,6 +8,10 @@ type pool struct {
 	u8   []byte    // n×d, or nil
 	f32  []float32 // n×d, or nil
 	y    []int32
+	// owned: nothing else refers to the pool's memory (it was read for
+	// this Load alone), so a split that keeps every row in order may take
+	// it instead of copying it.
+	owned bool
 }
 
 // sourceData is what a source yields: its train and test pools and how to

@@ -13,11 +13,12 @@ const (
 	SourceGaussian     = "gaussian"      // synthetic Gaussian mixture
 	SourcePurchaseLike = "purchase-like" // synthetic, stands in for Purchase-100
 	SourceAdultLike    = "adult-like"    // synthetic, stands in for UCI Adult
+	// SourceFile ("file") is a user's own file: see FileSource.
 )
 
 // SourceNames lists every source Load accepts, in a stable order.
 func SourceNames() []string {
-	return []string{SourceDigits, SourceMNIST, SourceFashionMNIST, SourceGaussian, SourcePurchaseLike, SourceAdultLike}
+	return []string{SourceDigits, SourceMNIST, SourceFashionMNIST, SourceGaussian, SourcePurchaseLike, SourceAdultLike, SourceFile}
 }
 
 // Defaults for Source fields left zero.
@@ -72,6 +73,10 @@ type Source struct {
 	// NumClasses ≤ D). 0 is allowed and makes labels independent of the
 	// features. Gaussian only.
 	Separation float64
+	// File is the user's file and how to read it; source "file" only,
+	// which needs it. (omitempty keeps the encoding, and so every cache
+	// key, of the other sources unchanged.)
+	File *FileSource `json:",omitempty"`
 }
 
 // Load materialises the train/test split of src shaped by o. dataDir is
@@ -120,6 +125,8 @@ func sourceDataFor(src Source, seed uint64, dataDir string) (*sourceData, error)
 		return digitsSource(frac)
 	case SourceMNIST, SourceFashionMNIST:
 		return loadIDXSource(fetchables[name], dataDir)
+	case SourceFile:
+		return fileSource(src.File)
 	case SourceGaussian:
 		shape := src.Shape
 		if shape == nil {
@@ -174,10 +181,14 @@ func (s Source) checkParams(name string) error {
 		{s.Shape != nil, "Shape", name == SourceGaussian},
 		{s.NumClasses != 0, "NumClasses", name == SourceGaussian || name == SourcePurchaseLike},
 		{s.Separation != 0, "Separation", name == SourceGaussian},
+		{s.File != nil, "File", name == SourceFile},
 	} {
 		if p.set && !p.allowed {
 			return invalidf("source %s takes no parameter %s", name, p.field)
 		}
+	}
+	if name == SourceFile && s.File == nil {
+		return invalidf("source file needs its File (path, format, label)")
 	}
 	if s.N < 0 {
 		return invalidf("%s: N %d must be > 0", name, s.N)

@@ -1,11 +1,12 @@
 package datasets
 
 import (
+	"context"
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 
+	"github.com/dpaudit/dpaudit/internal/parallel"
 	"github.com/dpaudit/dpaudit/rng"
 )
 
@@ -159,6 +160,9 @@ func chooseRows(sd *sourceData, p *pool, classMap []int32, o Options, part strin
 // by div (rounded once, from float64, so 7/255 is the float32 nearest
 // 7/255) and remapping labels.
 func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, div float64, names []string) *Dataset {
+	if ds := takePool(sd, p, idx, classMap, div, names); ds != nil {
+		return ds
+	}
 	d := p.d
 	x := make([]float32, len(idx)*d)
 	y := make([]int32, len(idx))
@@ -187,6 +191,41 @@ func materialise(sd *sourceData, p *pool, idx []int, classMap []int32, div float
 	})
 	return &Dataset{
 		X: x, Y: y, N: len(idx), D: d,
+		Shape:      slices.Clone(sd.shape),
+		Classes:    len(names),
+		ClassNames: slices.Clone(names),
+		Name:       sd.name,
+	}
+}
+
+// takePool is materialise without the copy: when the pool owns float32
+// memory and every row is kept in order, its slices become the Dataset's
+// (a large file is then held once, not twice). It returns nil otherwise.
+// The pool must not be read again (the division happens in place).
+func takePool(sd *sourceData, p *pool, idx []int, classMap []int32, div float64, names []string) *Dataset {
+	if !p.owned || p.f32 == nil || len(idx) != p.n {
+		return nil
+	}
+	for r, i := range idx {
+		if r != i {
+			return nil
+		}
+	}
+	x, y := p.f32, p.y
+	p.f32, p.y, p.n = nil, nil, 0
+	parallelRows(len(y), p.d, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			if div != 1 {
+				row := x[r*p.d : (r+1)*p.d]
+				for j := range row {
+					row[j] = float32(float64(row[j]) / div)
+				}
+			}
+			y[r] = classMap[y[r]]
+		}
+	})
+	return &Dataset{
+		X: x, Y: y, N: len(y), D: p.d,
 		Shape:      slices.Clone(sd.shape),
 		Classes:    len(names),
 		ClassNames: slices.Clone(names),
@@ -261,21 +300,23 @@ func scaleL2(ds *Dataset, r float64, exact bool) error {
 
 // parallelRows splits rows 0..n-1 into contiguous blocks over the
 // available CPUs when there is enough work (about a million values) to pay
-// for the goroutines; fn must only touch its own rows.
+// for the goroutines; fn must only touch its own rows. A panic in fn (a
+// bug: fn returns nothing that can fail) is raised again on the calling
+// goroutine, carrying the worker's stack, where the caller's recovery (a
+// pipeline node's) can catch it; in a worker it would end the process.
+// There is no context: loading a data set is not cancellable, and one
+// block takes milliseconds.
 func parallelRows(n, d int, fn func(lo, hi int)) {
 	workers := runtime.GOMAXPROCS(0)
-	if workers < 2 || n*d < 1<<20 {
-		fn(0, n)
-		return
+	if n*d < 1<<20 {
+		workers = 1
 	}
-	var wg sync.WaitGroup
 	block := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += block {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, min(lo+block, n))
-		}()
+	err := parallel.Chunks(context.Background(), n, block, workers, func(_, lo, hi int) error {
+		fn(lo, hi)
+		return nil
+	})
+	if err != nil {
+		panic(err)
 	}
-	wg.Wait()
 }

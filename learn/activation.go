@@ -78,7 +78,7 @@ func (a *activation) backward(s *scratch, in, out, dOut, dIn []float32, b int, s
 // bit, with the exponentials in expInto's loop. negPart and posPart are
 // min(v, 0) and max(v, 0) by the sign bit: Go's float min and max are a
 // dependent sequence of five instructions each, and the two were a third
-// of the ELU's time in a Hayes et al. trial (issue 12 item 3).
+// of the ELU's time in a Hayes et al. trial (BenchmarkAuditTrial).
 func eluForward(y, x []float32) {
 	x = x[:len(y)]
 	// With AVX-512, one vector pass does all three steps (the same bits);

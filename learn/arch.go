@@ -57,7 +57,8 @@ type ConvSpec struct {
 	MaxPool bool `json:",omitempty"`
 }
 
-// Arch describes a model. Kind selects the family:
+// Arch describes a model. Kind selects the family (every one is a name
+// for a layer list: LayerList):
 //
 //   - "logreg": one dense layer from the input to the output.
 //   - "mlp": dense layers of the Hidden widths, each followed by Activation
@@ -65,6 +66,9 @@ type ConvSpec struct {
 //   - "cnn": the Conv blocks (conv → Activation → optional average pool),
 //     then dense layers of the Hidden widths with Activation (default tanh),
 //     then a dense output layer. The input must be [C, H, W].
+//   - "layers": the Layers as listed (dense, conv2d, maxpool, avgpool,
+//     flatten, activations), ending in a dense layer of one unit per class
+//     (or 1: a sigmoid head on two classes).
 type Arch struct {
 	Kind       string
 	Hidden     []int
@@ -76,6 +80,9 @@ type Arch struct {
 	NoBias bool
 	// Init selects the initialisation scheme; "" means InitPyTorch.
 	Init string
+	// Layers is the list of kind "layers". (omitempty keeps the encoding,
+	// and so the cache keys, of the other kinds unchanged.)
+	Layers []LayerSpec `json:",omitempty"`
 }
 
 // TanhCNN is the MNIST CNN of Papernot et al. (2020) used by Guo et al.'s
@@ -96,6 +103,9 @@ func TanhCNN() Arch {
 
 // String renders the architecture compactly, e.g. "mlp 512 relu".
 func (a Arch) String() string {
+	if a.Kind == KindLayers {
+		return a.Kind + " " + layersString(a.Layers)
+	}
 	var b strings.Builder
 	b.WriteString(a.Kind)
 	for _, c := range a.Conv {
@@ -156,8 +166,17 @@ func (a Arch) validate(classes int) error {
 		if len(a.Conv) == 0 {
 			return fmt.Errorf("arch cnn: needs at least one conv block")
 		}
+	case KindLayers:
+		if len(a.Hidden) > 0 || len(a.Conv) > 0 || a.Activation != "" || a.NoBias {
+			return fmt.Errorf("arch layers: hidden, conv, activation and no-bias belong in the layer list")
+		}
+		if classes >= 2 {
+			if err := checkLayers(a.Layers, classes, a.Output); err != nil {
+				return err
+			}
+		}
 	default:
-		return fmt.Errorf("arch kind %q: want logreg, mlp or cnn", a.Kind)
+		return fmt.Errorf("arch kind %q: want logreg, mlp, cnn or layers", a.Kind)
 	}
 	if a.NoBias && a.Kind != KindLogReg {
 		return fmt.Errorf("arch %s: NoBias is only supported for logreg", a.Kind)

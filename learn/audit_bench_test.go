@@ -8,8 +8,8 @@ import (
 	"github.com/dpaudit/dpaudit/rng"
 )
 
-// BenchmarkAuditTrial times the training of one trial of issue 12 item 3's
-// two audit workloads on real MNIST (skipped without the data set), one
+// BenchmarkAuditTrial times the training of one trial of the two audit
+// workloads the per-step kernels are tuned for, on real MNIST (skipped without the data set), one
 // trial per iteration, in trials per CPU-second (and per wall second, which
 // on a shared machine says little):
 //

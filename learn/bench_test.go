@@ -28,7 +28,7 @@ func mnistShaped(n, classes int) ([]float32, []int32) {
 // BenchmarkDPSGD measures DP-SGD training throughput (C = 1, σ = 1, fixed
 // batches of B examples by shuffling N = 4096 random MNIST-shaped records;
 // one benchmark iteration = one step) in examples/s, and whole audit-sized
-// training runs in trials/s. The targets, single run:
+// training runs in trials/s. Targets, single run:
 // logreg 784→10 B=256 ≥ 500,000; MLP 784-512-10 B=256 ≥ 25,000;
 // MLP 784-128-10 B=64 ≥ 50,000; TanhCNN B=128 ≥ 14,000 examples/s.
 func BenchmarkDPSGD(b *testing.B) {

@@ -14,6 +14,13 @@
 // (26,010 parameters). Losses are cross-entropies: softmax over the classes,
 // or one logit with a sigmoid for a 2-class logistic regression.
 //
+// Every architecture is a layer list ([LayerSpec]: dense, conv2d, maxpool,
+// avgpool, flatten, activations): Arch kind "layers" takes the user's own
+// list, and the presets logreg, mlp and cnn are names for lists
+// ([Arch.LayerList]) that train to the same bits (TestPresetsAreLayerLists).
+// A list that does not fit its input shape is a *[LayerError] naming the
+// layer, the shape it got and the layer that produced it.
+//
 // # DP-SGD
 //
 // [Train] runs the algorithm of Abadi et al. (2016) as the accountants
@@ -21,8 +28,15 @@
 //
 //   - Poisson sampling with rate q (default): each record is in the batch
 //     independently with probability q, drawn in O(batch) with geometric
-//     gaps; empty batches are noise-only steps. Fixed-size shuffled batches
-//     are available but flagged (Result.MatchesAccountant = false).
+//     gaps; empty batches are noise-only steps. Other samplers —
+//     shuffled epochs, fixed-size batches without replacement,
+//     balls-in-bins (random allocation) and cyclic groups (the
+//     participation of matrix-factorization training) — are available and
+//     flagged (Result.MatchesAccountant = false: the Poisson accountants
+//     do not cover them; privacy.SampledGaussian's Sampling does).
+//   - Correlated noise (DPSGD.Correlated): matrix-factorization / DP-FTRL
+//     noise C⁻¹w with a banded Toeplitz or BLT strategy, solved row by
+//     row from the same noise stream.
 //   - Per-example gradients g_i are clipped to norm C (hard clip, or Guo et
 //     al.'s soft clip), summed, and N(0, σ²C²·I) is added to the sum, which
 //     is divided by the expected batch size q·N.

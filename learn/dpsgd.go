@@ -16,6 +16,28 @@ const (
 	// at an epoch's end is dropped). Common in practice, but NOT what the
 	// accountants analyse: Result.MatchesAccountant is false.
 	SampleShuffle = "shuffle"
+	// SampleFixedSize draws every step a uniformly random subset of
+	// round(q·N) records, independently across steps (sampling without
+	// replacement within a step). Accounted by privacy.SamplingFixedSize
+	// under replace-one adjacency, not by the Poisson accountants:
+	// Result.MatchesAccountant is false.
+	SampleFixedSize = "fixed_size"
+	// SampleBallsInBins puts every record, each epoch of round(1/q) steps,
+	// into one of the epoch's batches uniformly at random (random
+	// allocation, Chua et al. 2025): each record is used exactly once per
+	// epoch, batch sizes are multinomial. Accounted by
+	// privacy.SamplingBallsInBins, not by the Poisson accountants:
+	// Result.MatchesAccountant is false. A gradient canary (Hooks.Canary)
+	// is a record too: it lands in one step per epoch.
+	SampleBallsInBins = "balls_in_bins"
+	// SampleCyclic splits the records at random, once, into Groups groups
+	// and at step t samples each record of group t mod Groups with
+	// probability q (q = 1: the whole group). With q = 1 every record
+	// takes part every Groups steps (cyclic, (k, b)-participation of the
+	// matrix-factorization literature); with q < 1 and Groups = b bands it
+	// is the sampler of amplified banded MF (Choquette-Choo et al. 2023).
+	// The normaliser is q·N/Groups. Result.MatchesAccountant is false.
+	SampleCyclic = "cyclic"
 )
 
 // Clipping schemes accepted in DPSGD.Clip.
@@ -66,8 +88,14 @@ type DPSGD struct {
 	Momentum float64
 	// WeightDecay is λ ≥ 0.
 	WeightDecay float64
-	// Sampling is SamplePoisson (default) or SampleShuffle.
+	// Sampling is SamplePoisson (default), SampleShuffle, SampleFixedSize,
+	// SampleBallsInBins or SampleCyclic.
 	Sampling string
+	// Groups is the number of groups SampleCyclic cycles through.
+	Groups int
+	// Correlated, when set, replaces the independent noise by
+	// matrix-factorization noise (see CorrelatedNoise).
+	Correlated *CorrelatedNoise
 	// Clip is ClipHard (default) or ClipSoft.
 	Clip string
 	// ExpectedBatchSize overrides the normaliser q·N (N = len(Y), the
@@ -142,9 +170,22 @@ func (c DPSGD) Validate() error {
 		return bad("ChunkSize", c.ChunkSize, "must be ≥ 0")
 	}
 	switch c.sampling() {
-	case SamplePoisson, SampleShuffle:
+	case SamplePoisson, SampleShuffle, SampleFixedSize:
+	case SampleCyclic:
+		if c.Groups < 1 {
+			return bad("Groups", c.Groups, "cyclic sampling needs at least one group")
+		}
+	case SampleBallsInBins:
+		if k := math.Round(1 / c.SamplingRate); math.Abs(k*c.SamplingRate-1) > 1e-9 {
+			return bad("SamplingRate", c.SamplingRate, "balls-in-bins sampling needs 1/q to be a whole number of steps per epoch")
+		}
 	default:
-		return bad("Sampling", c.Sampling, `want "poisson" or "shuffle"`)
+		return bad("Sampling", c.Sampling, `want "poisson", "shuffle", "fixed_size", "balls_in_bins" or "cyclic"`)
+	}
+	if c.Correlated != nil {
+		if err := c.Correlated.Validate(c.Steps); err != nil {
+			return err
+		}
 	}
 	switch c.clip() {
 	case ClipHard:

@@ -7,7 +7,7 @@ import (
 	"github.com/dpaudit/dpaudit/rng"
 )
 
-// The per-step fast paths of issue 12 item 3 must give the same bits as
+// The per-step fast paths (assembly kernels, coded inputs) must give the same bits as
 // the scalar code they replace: the same seed must keep training to the
 // same parameters.
 

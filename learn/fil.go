@@ -69,6 +69,17 @@ func CheckSmooth(a Arch, clip string) error {
 			return fmt.Errorf("the %s activation of the hidden layers has a non-smooth derivative (ReLU: a kink at 0; ELU: a jump of its second derivative at 0): use activation tanh", act)
 		}
 		return nil
+	case KindLayers:
+		for i, l := range a.Layers {
+			switch Activation(l.Kind) {
+			case ReLU, ELU:
+				return fmt.Errorf("layers[%d]: the %s activation has a non-smooth derivative (ReLU: a kink at 0; ELU: a jump of its second derivative at 0): use tanh or sigmoid", i, l.Kind)
+			}
+			if l.Kind == LayerMaxPool {
+				return fmt.Errorf("layers[%d]: max pooling has no derivative where a window's maximum is tied: use avgpool", i)
+			}
+		}
+		return nil
 	}
 	return fmt.Errorf("model kind %q: no FIL accounting", a.Kind)
 }

@@ -36,6 +36,18 @@ func gradCases() []gradCase {
 			{Filters: 3, Kernel: 3, Stride: 1, Pool: 2, MaxPool: true},
 			{Filters: 4, Kernel: 2, Stride: 1, Pool: 2, PoolStride: 1, MaxPool: true},
 		}}, []int{2, 9, 8}, 3, 1e-3},
+		// A user's layer list with what no preset builds: pooling on the
+		// input, a dense layer without bias, a sigmoid head.
+		{"layers-pool-first", Arch{Kind: KindLayers, Layers: []LayerSpec{
+			{Kind: LayerAvgPool, Size: 2, Stride: 1},
+			{Kind: LayerConv2D, Filters: 3, Kernel: 3, Padding: 1},
+			{Kind: "tanh"},
+			{Kind: LayerMaxPool, Size: 2},
+			{Kind: LayerFlatten},
+			{Kind: LayerDense, Units: 5, NoBias: true},
+			{Kind: "sigmoid"},
+			{Kind: LayerDense, Units: 1},
+		}}, []int{2, 7, 7}, 2, 1e-3},
 	}
 }
 

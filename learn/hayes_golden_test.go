@@ -15,7 +15,7 @@ import (
 // (MLP 784-10-10 eLU, full batch of 600 records plus a target, so three
 // chunks of 256 with the target's chunk gathered, T = 4): the final
 // parameters and every step's losses and norms. The constants were
-// recorded with the code of main at 7dfe282, before the issue 12 item 3
+// recorded with the code of main at 7dfe282, before the per-step audit
 // kernels of this file's commit (specialised dot reduction, vector ELU,
 // softmax head and narrow-row kernels) replaced the ones it had: those must
 // not change a trained bit. The assembly paths (AVX-512, AVX2) agree bit

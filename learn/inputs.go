@@ -18,8 +18,8 @@ import (
 //     of 784 float32 features (3 KB) is 784 bytes of codes. Gathering a
 //     sampled row then reads 4× fewer bytes from the (L3-resident, 40 MB
 //     for MNIST 0-vs-1) data set and rebuilds the floats with vector ops.
-//     That copy was 46% of a logistic-regression audit trial (issue 12
-//     item 3). A row is coded only if every feature maps back to the very
+//     That copy was 46% of a logistic-regression audit trial
+//     (BenchmarkAuditTrial). A row is coded only if every feature maps back to the very
 //     same float32 bits, so training on Inputs gives bit-identical
 //     parameters to Train on X; other rows (and the whole set, if the
 //     decoder cannot reproduce the scale's floats exactly) are read as

@@ -177,8 +177,8 @@ func sameResult(a, b *Result) bool {
 		a.Normalizer == b.Normalizer && a.MatchesAccountant == b.MatchesAccountant && slices.Equal(a.Warnings, b.Warnings)
 }
 
-// TestTrainInputsMNIST: on real MNIST 0-vs-1 (the logreg audit workload of
-// issue 12 item 3, shortened) every record is coded and TrainInputs
+// TestTrainInputsMNIST: on real MNIST 0-vs-1 (BenchmarkAuditTrial's logreg
+// workload, shortened) every record is coded and TrainInputs
 // matches Train bit for bit. Skipped without the data set.
 func TestTrainInputsMNIST(t *testing.T) {
 	s, err := datasets.Load(datasets.Source{Name: datasets.SourceMNIST}, datasets.Options{Classes: []int{0, 1}, TrainSize: 2000, Flatten: true, Seed: 1}, datasets.DefaultDataDir())

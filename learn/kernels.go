@@ -148,7 +148,7 @@ func exp32(x float32) float32 {
 // expInto sets y[j] = exp32(x[j]) for j < len(y), bit for bit (x and y may
 // be the same slice). The softmax head and ELU of the small audit models
 // (Hayes et al.'s 784-10-10: 20,000 exponentials per full-batch step) spent
-// a fifth of their time in exp32 (issue 12 item 3); expBlocks does four at
+// a fifth of their time in exp32 (BenchmarkAuditTrial); expBlocks does four at
 // a time with AVX2 (exp_amd64.s, the same float64 operations, so the same
 // bits), and exp32 finishes what it leaves: groups holding a value outside
 // [−80, 80] or NaN, and the tail.

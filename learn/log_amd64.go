@@ -11,7 +11,7 @@ func log8AVX512(x *[8]float64) bool
 // kernel when every one is a positive normal number (the same operations
 // as the standard library's amd64 math.Log, so the same bits), else with
 // math.Log. The softmax head's 1000 logarithms per step were 3.6% of a
-// Hayes et al. trial (issue 12 item 3).
+// Hayes et al. trial (BenchmarkAuditTrial).
 func log8(x *[8]float64) {
 	if haveExpAVX512 && log8AVX512(x) {
 		return

@@ -54,7 +54,7 @@ func softmaxCE(logits []float32, y []int32, b, k int, dLogits []float32, loss []
 // dependency chain).
 func softmaxCEDelta(logits []float32, y []int32, b, k int, dLogits []float32, loss []float64) {
 	// Ten classes with losses (the training step): sixteen rows at a time
-	// in one AVX-512 kernel where there is one (issue 12 item 3: the loops
+	// in one AVX-512 kernel where there is one (the loops
 	// below were 11% of a Hayes et al. 784-10-10 trial), the same bits;
 	// blocks it declines and the last rows take the loops.
 	if k == 10 && loss != nil {
@@ -125,7 +125,7 @@ func softmaxCEDeltaRows(logits []float32, y []int32, b, k int, dLogits []float32
 // and commutative, so any order gives the same bits; the tree's chains
 // are 4 maxima deep for 10 logits instead of 9 (Go's float max is a
 // dependent sequence of five instructions, and the running maximum made
-// it 4% of a Hayes et al. 784-10-10 trial, issue 12 item 3).
+// it 4% of a Hayes et al. 784-10-10 trial in BenchmarkAuditTrial).
 func rowMax(z []float32) float32 {
 	if len(z) == 10 {
 		z := z[:10]

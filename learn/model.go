@@ -18,8 +18,8 @@ type Model struct {
 	inSize  int
 	logits  int  // logits per example: 1 for a sigmoid head, else classes
 	sigmoid bool // sigmoid/BCE head instead of softmax/CE
-	// chw is set when images arrive as C×H×W with C > 1 and must be
-	// reordered to the internal H×W×C layout.
+	// chw is set when images arrive as C×H×W with C > 1 and reach a
+	// convolution or pooling, so they are reordered to the layers' H×W×C.
 	chw     bool
 	layers  []layer
 	offsets []int // offset of each layer's parameters in params
@@ -75,49 +75,16 @@ func (m *Model) build() error {
 		return fmt.Errorf("empty input shape")
 	}
 	m.inSize = size
-	m.sigmoid = m.arch.sigmoidHead(m.classes)
-	m.logits = m.classes
-	if m.sigmoid {
-		m.logits = 1
+	list := m.arch.LayerList(m.classes)
+	b, err := buildLayers(list, m.inShape)
+	if err != nil {
+		return err
 	}
-	act := m.arch.activation()
-	width := size
-	if m.arch.Kind == KindCNN {
-		if len(m.inShape) != 3 {
-			return fmt.Errorf("a cnn needs a [C, H, W] input shape")
-		}
-		c, h, w := m.inShape[0], m.inShape[1], m.inShape[2]
-		m.chw = c > 1
-		for i, s := range m.arch.Conv {
-			cv, err := newConv(h, w, c, s.Filters, s.Kernel, s.Stride, s.Padding)
-			if err != nil {
-				return fmt.Errorf("conv[%d]: %w", i, err)
-			}
-			m.layers = append(m.layers, cv, &activation{kind: act, n: cv.outSize()})
-			h, w, c = cv.outH, cv.outW, cv.outC
-			if s.Pool > 0 && s.MaxPool {
-				p, err := newMaxPool(h, w, c, s.Pool, s.poolStride())
-				if err != nil {
-					return fmt.Errorf("conv[%d] pool: %w", i, err)
-				}
-				m.layers = append(m.layers, p)
-				h, w = p.outH, p.outW
-			} else if s.Pool > 0 {
-				p, err := newAvgPool(h, w, c, s.Pool, s.poolStride())
-				if err != nil {
-					return fmt.Errorf("conv[%d] pool: %w", i, err)
-				}
-				m.layers = append(m.layers, p)
-				h, w = p.outH, p.outW
-			}
-		}
-		width = h * w * c
-	}
-	for _, hdn := range m.arch.Hidden {
-		m.layers = append(m.layers, newDense(width, hdn, true), &activation{kind: act, n: hdn})
-		width = hdn
-	}
-	m.layers = append(m.layers, newDense(width, m.logits, !m.arch.NoBias))
+	m.layers, m.chw = b.layers, b.chw
+	// The last layer is dense (validate): its units are the logits, and
+	// one logit is the sigmoid head.
+	m.logits = list[len(list)-1].Units
+	m.sigmoid = m.logits == 1
 
 	total := 0
 	m.offsets = make([]int, len(m.layers))

@@ -21,7 +21,7 @@ type batchSampler interface {
 // without an interface call per draw). 1−U is exact in float64 (U is a
 // multiple of 2⁻⁵³), so math.Log(1−U), assembly on amd64, is as accurate
 // as math.Log1p(−U) and 2–3× cheaper; the logarithm was a fifth of a
-// logistic-regression audit step (issue 12 item 3). The two can round
+// logistic-regression audit step (BenchmarkAuditTrial). The two can round
 // differently in the last bit, which changes a gap only when
 // ln(1−U)/ln(1−q) lies within an ulp of an integer: the law is the same
 // geometric law (TestPoissonBatchSizeDistribution, TestPoissonGapLaw).

@@ -10,18 +10,16 @@ import (
 // step runs training step s: sample, clip and sum per chunk, add the canary
 // and the noise, show the hooks, update.
 func (t *trainer) step(s int) error {
-	if t.h.BeforeStep != nil {
-		if err := t.h.BeforeStep(s, t.m.params, t.h.Target); err != nil {
-			return fmt.Errorf("step %d: before-step hook: %w", s, err)
-		}
-		if t.h.Target != nil {
-			if err := t.loadTarget(); err != nil {
-				return fmt.Errorf("step %d: %w", s, err)
-			}
-		}
+	if err := t.beforeStep(s); err != nil {
+		return err
 	}
 	t.batch = t.sampler.next(t.batch)
-	canary := t.h.Canary != nil && t.draws.Float64() < t.cfg.SamplingRate
+	var canary bool
+	if t.virtual != nil {
+		canary = t.h.Canary != nil && t.virtual.virtualIn()
+	} else {
+		canary = t.h.Canary != nil && t.draws.Float64() < t.cfg.SamplingRate
+	}
 	b := len(t.batch)
 	t.batchSum += b
 	if b == 0 {
@@ -35,6 +33,56 @@ func (t *trainer) step(s int) error {
 	if t.clean != nil {
 		copy(t.clean, t.sum)
 	}
+	t.addCanaries(canary)
+	// Without an on-step hook nothing looks at the noisy sum before the
+	// update, so each noise block is followed at once by the update of its
+	// parameters, on the worker that drew it: the update runs on every
+	// thread, and reads the block while it is still in cache. Each
+	// parameter's update is elementwise, so the result is the same bits as
+	// noising everything first (TestFusedUpdateIdentical).
+	fused := t.noise != nil && t.h.OnStep == nil && t.cfg.LearningRate != 0
+	if err := t.privatise(s, fused); err != nil {
+		return err
+	}
+	if b > 0 {
+		var l float64
+		for _, v := range t.losses[:b] {
+			l += v
+		}
+		t.res.LastBatchLoss = l / float64(b)
+		t.lossSeen = true
+	}
+	if t.h.OnStep != nil {
+		if err := t.showStep(s, canary, b); err != nil {
+			return err
+		}
+	}
+	if fused {
+		return t.paramsFinite(s)
+	}
+	return t.update(s)
+}
+
+// beforeStep runs the before-step hook, which may rewrite the target
+// record (an adaptive poison), and reloads the target.
+func (t *trainer) beforeStep(s int) error {
+	if t.h.BeforeStep == nil {
+		return nil
+	}
+	if err := t.h.BeforeStep(s, t.m.params, t.h.Target); err != nil {
+		return fmt.Errorf("step %d: before-step hook: %w", s, err)
+	}
+	if t.h.Target != nil {
+		if err := t.loadTarget(); err != nil {
+			return fmt.Errorf("step %d: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// addCanaries adds the gradient canary (when its draw included it) and
+// each Dirac canary its own draw includes to the clipped sum.
+func (t *trainer) addCanaries(canary bool) {
 	if canary {
 		addInto(t.sum, t.h.Canary)
 		t.res.CanarySteps++
@@ -48,16 +96,18 @@ func (t *trainer) step(s int) error {
 			t.sum[i] += t.h.DiracValue
 		}
 	}
-	// Without an on-step hook nothing looks at the noisy sum before the
-	// update, so each noise block is followed at once by the update of its
-	// parameters, on the worker that drew it: the update runs on every
-	// thread, and reads the block while it is still in cache. Each
-	// parameter's update is elementwise, so the result is the same bits as
-	// noising everything first (TestFusedUpdateIdentical).
-	fused := t.noise != nil && t.h.OnStep == nil && t.cfg.LearningRate != 0
+}
+
+// privatise adds the noise to the clipped sum (and, fused, updates each
+// block after its noise) and fails the step when the noisy sum is not
+// finite.
+func (t *trainer) privatise(s int, fused bool) error {
 	finite := true
 	if t.noise != nil {
-		finite = t.addNoise(fused) // checks finiteness on the fly
+		var err error
+		if finite, err = t.addNoise(fused); err != nil { // checks finiteness on the fly
+			return fmt.Errorf("step %d: %w", s, err)
+		}
 	} else {
 		finite, _ = allFinite(t.sum)
 	}
@@ -65,32 +115,24 @@ func (t *trainer) step(s int) error {
 		_, i := allFinite(t.sum)
 		return fmt.Errorf("step %d: noisy gradient of %s is %v", s, t.m.paramName(i), t.sum[i])
 	}
-	if b > 0 {
-		var l float64
-		for _, v := range t.losses[:b] {
-			l += v
-		}
-		t.res.LastBatchLoss = l / float64(b)
-		t.lossSeen = true
+	return nil
+}
+
+// showStep shows the on-step hook what the step released and computed.
+func (t *trainer) showStep(s int, canary bool, b int) error {
+	st := &t.stepInfo
+	*st = Step{Index: s, Params: t.m.params, Batch: t.batch, CanaryIncluded: canary, DiracIncluded: t.diracIn,
+		NoisySum: t.sum, Normalizer: t.norm, Losses: t.losses[:b], ClippedSum: t.clean}
+	if t.norms != nil {
+		st.Norms = t.norms[:b]
 	}
-	if t.h.OnStep != nil {
-		st := &t.stepInfo
-		*st = Step{Index: s, Params: t.m.params, Batch: t.batch, CanaryIncluded: canary, DiracIncluded: t.diracIn,
-			NoisySum: t.sum, Normalizer: t.norm, Losses: t.losses[:b], ClippedSum: t.clean}
-		if t.norms != nil {
-			st.Norms = t.norms[:b]
-		}
-		if t.h.PerExample {
-			st.PerExample = t.pex[:b*len(t.m.params)]
-		}
-		if err := t.h.OnStep(st); err != nil {
-			return fmt.Errorf("step %d: on-step hook: %w", s, err)
-		}
+	if t.h.PerExample {
+		st.PerExample = t.pex[:b*len(t.m.params)]
 	}
-	if fused {
-		return t.paramsFinite(s)
+	if err := t.h.OnStep(st); err != nil {
+		return fmt.Errorf("step %d: on-step hook: %w", s, err)
 	}
-	return t.update(s)
+	return nil
 }
 
 // sizeStepBuffers makes the per-example outputs hold b examples.
@@ -126,7 +168,7 @@ func (t *trainer) sumChunks(s int) error {
 		k1 := min(K, k0+T)
 		if K == 1 {
 			// One chunk: its sum is the batch's, written straight into
-			// t.sum instead of copied there (issue 12: the copy was 4–6%
+			// t.sum instead of copied there (the copy was 4–6%
 			// of an MLP 784-512-10 step). The other workers would be idle:
 			// the chunk's GEMMs use them (bit-identical for any T).
 			t.ws[0].setThreads(T)
@@ -143,9 +185,11 @@ func (t *trainer) sumChunks(s int) error {
 			}
 		} else {
 			for k := k0; k < k1; k++ {
-				t.pool.submit(k-k0, k)
+				t.pool.Submit(k-k0, k)
 			}
-			t.pool.wait()
+			if err := t.pool.Wait(); err != nil {
+				return fmt.Errorf("step %d: %w", s, err)
+			}
 		}
 		for k := k0; k < k1; k++ {
 			w := k - k0
@@ -183,7 +227,14 @@ const updateJob = -1 << 30
 // noiseBlock adds the noise to block k of t.sum and, when update is set
 // and the block is finite, updates the block's parameters.
 func (t *trainer) noiseBlock(k int, update bool) {
-	ok := t.noise.addBlock(k, t.sum, float32(t.cfg.NoiseMultiplier*t.cfg.ClipNorm))
+	scale := float32(t.cfg.NoiseMultiplier * t.cfg.ClipNorm)
+	var ok bool
+	if t.corr != nil {
+		lo, hi := k*noiseBlock, min((k+1)*noiseBlock, len(t.sum))
+		ok = t.corr[k].add(t.noise.streams[k], t.sum[lo:hi], scale)
+	} else {
+		ok = t.noise.addBlock(k, t.sum, scale)
+	}
 	t.noiseOK[k] = ok
 	switch {
 	case update && ok:
@@ -249,7 +300,7 @@ func (t *trainer) badFeatureValue(bad badValue) float32 {
 // whether the result is finite. With update set, each finite block's
 // parameters are updated right after its noise (see step); a block that
 // is not finite is left for the error.
-func (t *trainer) addNoise(update bool) bool {
+func (t *trainer) addNoise(update bool) (bool, error) {
 	B := t.noise.blocks()
 	if t.pool == nil || B == 1 {
 		for k := 0; k < B; k++ {
@@ -257,14 +308,16 @@ func (t *trainer) addNoise(update bool) bool {
 		}
 	} else {
 		t.fusedStep = update
-		t.shareBlocks(B, func(k int) int { return -k - 1 })
+		if err := t.shareBlocks(B, func(k int) int { return -k - 1 }); err != nil {
+			return false, err
+		}
 	}
 	for _, ok := range t.noiseOK {
 		if !ok {
-			return false
+			return false, nil
 		}
 	}
-	return true
+	return true, nil
 }
 
 // update applies g = sum/norm + λθ, v = μv + g, θ −= ηv, then checks θ:
@@ -279,8 +332,8 @@ func (t *trainer) update(s int) error {
 		for k := 0; k < B; k++ {
 			t.updateBlock(k)
 		}
-	} else {
-		t.shareBlocks(B, func(k int) int { return updateJob - k })
+	} else if err := t.shareBlocks(B, func(k int) int { return updateJob - k }); err != nil {
+		return fmt.Errorf("step %d: %w", s, err)
 	}
 	return t.paramsFinite(s)
 }
@@ -288,18 +341,19 @@ func (t *trainer) update(s int) error {
 // shareBlocks runs job(k) for blocks k < B, block k on worker k mod T:
 // the other workers' through the pool, worker 0's on the calling goroutine
 // (which would otherwise only wait: one goroutine fewer to wake per step).
-// Which worker runs a block never changes its result.
-func (t *trainer) shareBlocks(B int, job func(k int) int) {
+// Which worker runs a block never changes its result. A panic in a block
+// comes back as an error.
+func (t *trainer) shareBlocks(B int, job func(k int) int) error {
 	T := len(t.ws)
 	for k := 0; k < B; k++ {
 		if k%T != 0 {
-			t.pool.submit(k%T, job(k))
+			t.pool.Submit(k%T, job(k))
 		}
 	}
 	for k := 0; k < B; k += T {
-		t.runJob(0, job(k))
+		t.pool.Do(0, job(k))
 	}
-	t.pool.wait()
+	return t.pool.Wait()
 }
 
 // updateBlocks is the number of noiseBlock-sized blocks of the parameters.

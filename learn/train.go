@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/dpaudit/dpaudit/internal/parallel"
 	"github.com/dpaudit/dpaudit/rng"
 )
 
@@ -80,12 +81,14 @@ type trainer struct {
 	norm    float64 // normaliser q·N
 	clipOn  bool
 	sampler batchSampler
-	draws   *rand.Rand // sampling stream (batches, canary)
-	dirac   *rand.Rand // Hooks.Dirac inclusion draws
-	diracIn []bool     // this step's draws (Step.DiracIncluded)
+	virtual virtualSampler // the sampler, when it also places a gradient canary
+	draws   *rand.Rand     // sampling stream (batches, canary)
+	dirac   *rand.Rand     // Hooks.Dirac inclusion draws
+	diracIn []bool         // this step's draws (Step.DiracIncluded)
 	noise   *noiseGen
+	corr    []*corrState // per noise block, with correlated noise
 	ws      []*workspace
-	pool    *pool
+	pool    *parallel.Pool // nil with one thread
 	chunk   int
 
 	// targetVer counts the copies into target: a gathered chunk holding
@@ -138,32 +141,9 @@ func newTrainer(m *Model, X []float32, Y []int32, in *Inputs, cfg DPSGD, r *rand
 	}
 	t.res.Normalizer = t.norm
 	t.res.MatchesAccountant = cfg.sampling() == SamplePoisson && cfg.clip() == ClipHard
-
-	master := r.Uint64()
-	drawSrc := rand.NewChaCha8(rng.Key(master, "learn/sampling"))
-	t.draws = rand.New(drawSrc)
-	if len(h.Dirac) > 0 {
-		t.dirac = rand.New(rand.NewChaCha8(rng.Key(master, "learn/dirac")))
-	}
-	switch cfg.sampling() {
-	case SamplePoisson:
-		t.sampler = newPoissonSampler(drawSrc, t.nRec, q)
-		if q*n < 1 {
-			t.warn("sampling rate q = %g times N = %d records is %.3g < 1: most Poisson batches are empty (noise-only steps)", q, len(Y), q*n)
-		}
-	case SampleShuffle:
-		// The batch size is q·N with N = len(Y), so that adding a Target
-		// record does not change it.
-		b := max(1, int(math.Round(q*n)))
-		t.sampler = newShuffleSampler(t.draws, t.nRec, b)
-		t.warn("sampling shuffle: fixed-size batches of %d from per-epoch shuffles are not the Poisson subsampling the accountants analyse; privacy claims from them do not hold exactly (MatchesAccountant = false)", b)
-	}
+	t.initRandomness(r.Uint64())
 	if cfg.clip() == ClipSoft {
 		t.warn("clip soft: clipped norms reach 1.115·C, so the sensitivity is 1.115·C; account with noise multiplier σ/1.115 (Guo et al. 2022), not σ")
-	}
-	if cfg.NoiseMultiplier > 0 {
-		t.noise = newNoiseGen(master, len(m.params))
-		t.noiseOK = make([]bool, t.noise.blocks())
 	}
 
 	// When the run reads every record at least once on average, check the
@@ -183,15 +163,73 @@ func newTrainer(m *Model, X []float32, Y []int32, in *Inputs, cfg DPSGD, r *rand
 			return nil, err
 		}
 	}
+	t.allocate(cfg.threads())
+	return t, nil
+}
 
-	threads := cfg.threads()
+// initRandomness derives every stream of the run from master: batch
+// sampling and canary draws, the Dirac canaries' inclusions, the noise
+// blocks (see Train).
+func (t *trainer) initRandomness(master uint64) {
+	cfg, q, n := t.cfg, t.cfg.SamplingRate, float64(len(t.Y))
+	drawSrc := rand.NewChaCha8(rng.Key(master, "learn/sampling"))
+	t.draws = rand.New(drawSrc)
+	if len(t.h.Dirac) > 0 {
+		t.dirac = rand.New(rand.NewChaCha8(rng.Key(master, "learn/dirac")))
+	}
+	switch cfg.sampling() {
+	case SamplePoisson:
+		t.sampler = newPoissonSampler(drawSrc, t.nRec, q)
+		if q*n < 1 {
+			t.warn("sampling rate q = %g times N = %d records is %.3g < 1: most Poisson batches are empty (noise-only steps)", q, len(t.Y), q*n)
+		}
+	case SampleShuffle:
+		// The batch size is q·N with N = len(Y), so that adding a Target
+		// record does not change it.
+		b := max(1, int(math.Round(q*n)))
+		t.sampler = newShuffleSampler(t.draws, t.nRec, b)
+		t.warn("sampling shuffle: fixed-size batches of %d from per-epoch shuffles are not the Poisson subsampling the accountants analyse; privacy claims from them do not hold exactly (MatchesAccountant = false)", b)
+	case SampleFixedSize:
+		t.sampler = newFixedSizeSampler(t.draws, t.nRec, max(1, int(math.Round(q*n))))
+	case SampleBallsInBins:
+		bib := newBallsInBinsSampler(t.draws, t.nRec, int(math.Round(1/q)))
+		t.sampler, t.virtual = bib, bib
+	case SampleCyclic:
+		t.sampler = newCyclicSampler(t.draws, drawSrc, t.nRec, cfg.Groups, q)
+		if cfg.ExpectedBatchSize == 0 {
+			t.norm = q * n / float64(cfg.Groups)
+			t.res.Normalizer = t.norm
+		}
+	}
+	if cfg.NoiseMultiplier > 0 {
+		t.initNoise(master)
+	}
+}
+
+// initNoise makes the noise generator and, for matrix-factorization noise,
+// each block's correlation state.
+func (t *trainer) initNoise(master uint64) {
+	t.noise = newNoiseGen(master, len(t.m.params))
+	t.noiseOK = make([]bool, t.noise.blocks())
+	if c := t.cfg.Correlated; c != nil {
+		t.corr = make([]*corrState, t.noise.blocks())
+		for k := range t.corr {
+			t.corr[k] = newCorrState(c, min(noiseBlock, len(t.m.params)-k*noiseBlock))
+		}
+	}
+}
+
+// allocate makes the run's buffers: one workspace per thread, the sums,
+// the per-block flags, and the pool when there are several threads.
+func (t *trainer) allocate(threads int) {
+	m, h := t.m, t.h
 	maxB := min(t.chunk, t.nRec)
 	t.ws = make([]*workspace, threads)
 	for i := range t.ws {
 		t.ws[i] = newWorkspace(m, max(maxB, 1), false)
 		t.ws[i].keep = true // X is fixed for the run
-		if in != nil && !m.chw && gatherCodes {
-			t.ws[i].setCodes(in) // coded rows are in the caller's layout
+		if t.in != nil && !m.chw && gatherCodes {
+			t.ws[i].setCodes(t.in) // coded rows are in the caller's layout
 		}
 	}
 	t.bad = make([]badValue, threads)
@@ -200,17 +238,17 @@ func newTrainer(m *Model, X []float32, Y []int32, in *Inputs, cfg DPSGD, r *rand
 	for k := range t.paramBad {
 		t.paramBad[k] = -1
 	}
-	if cfg.Momentum > 0 {
+	if t.cfg.Momentum > 0 {
 		t.vel = make([]float32, len(m.params))
 	}
 	if h.CleanSum {
 		t.clean = make([]float32, len(m.params))
 	}
+	q := t.cfg.SamplingRate
 	t.batch = make([]int, 0, int(q*float64(t.nRec)+10*math.Sqrt(q*float64(t.nRec))+16))
 	if threads > 1 {
-		t.pool = newPool(threads, t.runJob)
+		t.pool = parallel.NewPool(threads, t.runJob)
 	}
-	return t, nil
 }
 
 // checkHooks validates the adversary's canary and target record.
@@ -313,7 +351,7 @@ func (t *trainer) warn(format string, args ...any) {
 
 func (t *trainer) close() {
 	if t.pool != nil {
-		t.pool.close()
+		t.pool.Close()
 	}
 }
 

@@ -245,7 +245,7 @@ func TestErrors(t *testing.T) {
 		{"q = 0", func(c *DPSGD) { c.SamplingRate = 0 }, nil, nil, "SamplingRate"},
 		{"noise without clip", func(c *DPSGD) { c.ClipNorm = math.Inf(1) }, nil, nil, "infinite"},
 		{"soft without clip", func(c *DPSGD) { c.ClipNorm = math.Inf(1); c.NoiseMultiplier = 0; c.Clip = ClipSoft }, nil, nil, "soft clipping needs"},
-		{"bad sampling", func(c *DPSGD) { c.Sampling = "uniform" }, nil, nil, `"poisson" or "shuffle"`},
+		{"bad sampling", func(c *DPSGD) { c.Sampling = "uniform" }, nil, nil, `"shuffle", "fixed_size", "balls_in_bins" or "cyclic"`},
 		{"hook error", nil, nil, &Hooks{OnStep: func(*Step) error { return errors.New("stop here") }}, "step 0: on-step hook: stop here"},
 		{"target shape", nil, nil, &Hooks{Target: &Record{X: []float32{1}, Y: 0}}, "target record has 1 features"},
 	}
@@ -272,7 +272,7 @@ func TestErrors(t *testing.T) {
 	if _, err := NewModel(TanhCNN(), []int{784}, 10, 1); err == nil || !strings.Contains(err.Error(), "[C, H, W]") {
 		t.Errorf("CNN on a flat input: error %v", err)
 	}
-	if _, err := NewModel(TanhCNN(), []int{1, 6, 6}, 10, 1); err == nil || !strings.Contains(err.Error(), "does not fit") {
+	if _, err := NewModel(TanhCNN(), []int{1, 6, 6}, 10, 1); err == nil || !strings.Contains(err.Error(), "layers[3]: conv2d kernel 4 > input 2×2 (after layers[2] avgpool)") {
 		t.Errorf("CNN on a 6×6 input: error %v", err)
 	}
 }

@@ -27,7 +27,7 @@ type workspace struct {
 	// target's version keptVer) and does not copy them again when the next
 	// gathered chunk is the same: in full-batch training the chunk holding
 	// the target record is the same every step, and copying it was 9% of a
-	// Hayes et al. trial (issue 12 item 3).
+	// Hayes et al. trial (BenchmarkAuditTrial).
 	keep    bool
 	kept    bool
 	keptIdx []int

@@ -290,7 +290,7 @@ func runNode(ctx context.Context, n *Node, s *Store, rep Reporter, replace bool)
 		return err
 	}
 	finished := time.Now()
-	m := &Meta{Key: n.Key(), Kind: n.Kind, Version: n.Version, Code: CodeFingerprint(), Label: n.Label, Params: n.ParamsJSON(),
+	m := &Meta{Key: n.Key(), Kind: n.Kind, Version: n.Version, Code: n.code(), Label: n.Label, Params: n.ParamsJSON(),
 		Inputs: w.inputKeys(), Started: started.UTC(), Finished: finished.UTC(), Seconds: finished.Sub(started).Seconds(), Owner: ownerTag()}
 	if !math.IsNaN(cpu) && !math.IsInf(cpu, 0) {
 		m.CPUSeconds = &cpu

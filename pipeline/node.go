@@ -33,6 +33,12 @@ type Node struct {
 	// code fingerprints (e.g. an estimate over trial shards), which only
 	// --reuse-across-versions can bring together.
 	SameCodeInputs bool
+	// Code is the fingerprint of the code this node runs, when the caller
+	// knows it more narrowly than the process-wide one (e.g. only the
+	// packages the node's stage imports, so that editing an unrelated
+	// package keeps the key); empty: CodeFingerprint(). It is part of the
+	// key and recorded in the node's meta and slot.
+	Code string
 
 	key    string
 	params json.RawMessage
@@ -77,6 +83,14 @@ func CodeFingerprint() string {
 		fingerprint.value, fingerprint.fn = fingerprint.fn(), nil
 	}
 	return fingerprint.value
+}
+
+// code is the fingerprint of the code that computes n.
+func (n *Node) code() string {
+	if n.Code != "" {
+		return n.Code
+	}
+	return CodeFingerprint()
 }
 
 // StoreKey is where the node's outputs live: its key, or the key of an
@@ -149,7 +163,7 @@ func (n *Node) Key() string {
 	}
 	p := n.ParamsJSON()
 	h := sha256.New()
-	fmt.Fprintf(h, "dpaudit-node/v2\x00%s\x00%d\x00%s\x00", n.Kind, n.Version, CodeFingerprint())
+	fmt.Fprintf(h, "dpaudit-node/v2\x00%s\x00%d\x00%s\x00", n.Kind, n.Version, n.code())
 	h.Write(p)
 	for _, in := range n.Inputs {
 		h.Write([]byte{0})

@@ -49,6 +49,11 @@ type PlanOptions struct {
 	// fingerprint when everything else (kind, version, parameters, inputs)
 	// is equal: for users who know a code change is numerically neutral.
 	ReuseAcrossVersions bool
+	// ExplainCode, if set, says what differs between the code fingerprint
+	// a node's slot was computed with last time (old) and the node's now
+	// (e.g. which package changed); it becomes the note of a step planned
+	// for "code changed".
+	ExplainCode func(old, new string) string
 }
 
 // Plan decides, for every node in topological order, whether it is cached
@@ -86,6 +91,9 @@ func PlanWith(g *Graph, s *Store, o PlanOptions) []Step {
 				st.Note = "reused across versions: " + short(n.alias)
 			default:
 				st.Status, st.Reason = Run, whyNew(n, s)
+				if st.Reason == ReasonCode && o.ExplainCode != nil {
+					st.Note = o.ExplainCode(s.readSlot(n.slot()).Code, n.code())
+				}
 			}
 		}
 		steps[i] = st
@@ -97,7 +105,7 @@ func PlanWith(g *Graph, s *Store, o PlanOptions) []Step {
 // fingerprint differs.
 func reuseOld(n *Node, s *Store) bool {
 	r := s.readSlot(n.slot())
-	if r == nil || r.Kind != n.Kind || r.Version != n.Version || r.Code == CodeFingerprint() || !bytes.Equal(r.Params, n.ParamsJSON()) {
+	if r == nil || r.Kind != n.Kind || r.Version != n.Version || r.Code == n.code() || !bytes.Equal(r.Params, n.ParamsJSON()) {
 		return false
 	}
 	if !slices.Equal(storeKeys(n.Inputs), r.Inputs) || s.checkSizes(r.Key) != nil {
@@ -127,7 +135,7 @@ func whyNew(n *Node, s *Store) string {
 	if !bytes.Equal(r.Params, n.ParamsJSON()) {
 		return ReasonParams
 	}
-	if r.Code != CodeFingerprint() {
+	if r.Code != n.code() {
 		return ReasonCode
 	}
 	if !slices.Equal(storeKeys(n.Inputs), r.Inputs) {

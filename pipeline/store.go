@@ -577,7 +577,7 @@ func (s *Store) writeSlot(n *Node) error {
 	if n.alias != "" {
 		return nil // reused across versions: the slot keeps the old record
 	}
-	r := slotRecord{Key: n.Key(), Kind: n.Kind, Version: n.Version, Code: CodeFingerprint(), Params: n.ParamsJSON()}
+	r := slotRecord{Key: n.Key(), Kind: n.Kind, Version: n.Version, Code: n.code(), Params: n.ParamsJSON()}
 	for _, in := range n.Inputs {
 		r.Inputs = append(r.Inputs, in.StoreKey())
 	}

@@ -44,8 +44,7 @@ func countingGraph(counts *sync.Map, tag string, delay time.Duration) *Graph {
 	return g
 }
 
-// Reproduces issue 15 (2): two processes sharing a store both computed every
-// node. With per-node leases each node is computed once; the other process
+// Two processes sharing a store must not both compute every node. With per-node leases each node is computed once; the other process
 // waits (working on other nodes) and picks it up. Two Stores on one root
 // share nothing in memory, like two processes.
 func TestConcurrentExecutorsComputeEachNodeOnce(t *testing.T) {
@@ -209,8 +208,8 @@ func corrupt(t *testing.T, p string, sameSize bool) {
 	}
 }
 
-// Reproduces issue 15 (1): --force did not replace a stored node, and a
-// corrupted node was used silently.
+// --force replaces a stored node, and a corrupted node is quarantined and
+// recomputed, never used.
 func TestForceReplacesAndCorruptionIsQuarantined(t *testing.T) {
 	root := t.TempDir()
 	s := initStore(t, root)
@@ -272,7 +271,7 @@ func TestForceReplacesAndCorruptionIsQuarantined(t *testing.T) {
 	}
 }
 
-// Reproduces issue 15 (1): a doctored memo was used silently.
+// A doctored memo is ignored and quarantined, never used.
 func TestDoctoredMemoIsIgnoredAndQuarantined(t *testing.T) {
 	root := t.TempDir()
 	s := initStore(t, root)
@@ -307,7 +306,7 @@ func TestDoctoredMemoIsIgnoredAndQuarantined(t *testing.T) {
 	}
 }
 
-// Reproduces issue 15 (4): keys ignored the code. A different code
+// Keys follow the code: a different code
 // fingerprint is a different key, planned as "code changed";
 // --reuse-across-versions reuses the old nodes, and a node that needs its
 // inputs from one build refuses a mix.

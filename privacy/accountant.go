@@ -55,12 +55,23 @@ type Result struct {
 
 // SampledGaussian is the DP-SGD mechanism: Steps steps of the Gaussian
 // mechanism with noise multiplier NoiseMultiplier (noise std / clipping
-// norm) on a Poisson sample of rate SamplingRate, under add/remove
-// adjacency. NoiseMultiplier = 0 means no noise (ε = +Inf).
+// norm) on a sampled batch. The zero values of Sampling and Adjacency are
+// DP-SGD as analysed by Abadi et al.: a Poisson sample of rate
+// SamplingRate, add/remove adjacency. NoiseMultiplier = 0 means no noise
+// (ε = +Inf).
 type SampledGaussian struct {
 	NoiseMultiplier float64
 	SamplingRate    float64
 	Steps           int
+	// Sampling is how batches are drawn (zero value: Poisson). For
+	// fixed-size batches SamplingRate is b/n; for balls-in-bins it is
+	// 1/StepsPerEpoch.
+	Sampling Sampling
+	// Adjacency is the neighbouring relation (zero value: add/remove).
+	Adjacency Adjacency
+	// StepsPerEpoch is the number of batches per epoch of balls-in-bins
+	// sampling (0: 1/SamplingRate, which must then be an integer).
+	StepsPerEpoch int
 }
 
 func (m SampledGaussian) check() error {
@@ -70,7 +81,10 @@ func (m SampledGaussian) check() error {
 	if err := checkSamplingRate(m.SamplingRate); err != nil {
 		return err
 	}
-	return checkSteps(m.Steps)
+	if err := checkSteps(m.Steps); err != nil {
+		return err
+	}
+	return m.checkForm()
 }
 
 // Options tunes the accountants; the zero value gives the defaults.
@@ -224,7 +238,10 @@ func ComposedDeltaDetail(acc Accountant, ms []SampledGaussian, epsilon float64, 
 // best returns the smallest of the valid upper bounds (RDP, PLD, and GDP
 // when exact), keeping the PLD interval used whichever wins.
 func best(ms []SampledGaussian, o Options, f func(Accountant) (Result, error)) (Result, error) {
-	accs := []Accountant{AccountantRDP, AccountantPLD}
+	accs := []Accountant{AccountantPLD}
+	if rdpCovers(ms) {
+		accs = []Accountant{AccountantRDP, AccountantPLD}
+	}
 	if _, exact := gdpMuOf(ms); exact {
 		// Every mechanism is a full-batch Gaussian: the exact GDP value is
 		// the exact ε (δ), below every other valid bound.
@@ -267,7 +284,7 @@ func pldEpsilon(ms []SampledGaussian, delta float64, o Options) (Result, error) 
 	eps := pldValue(d, value)
 	plain := d
 	for range 2 {
-		if math.IsInf(eps, 1) || len(ms) != 1 || ms[0].Steps == 1 || d.roundingShare(eps) <= 1e-3*delta {
+		if math.IsInf(eps, 1) || len(ms) != 1 || ms[0].compositions() == 1 || d.roundingShare(eps) <= 1e-3*delta {
 			break
 		}
 		t, err := pldTilted(ms[0], h, o, plain, eps, delta, value)
@@ -327,7 +344,7 @@ func pldDelta(ms []SampledGaussian, epsilon float64, o Options) (Result, error) 
 	}
 	value := memoValue(func(p *PMF) float64 { return p.DeltaForEpsilon(epsilon) })
 	res.Value = pldValue(d, value)
-	if len(ms) == 1 && ms[0].Steps > 1 && d.roundingShare(epsilon) > 1e-3*res.Value {
+	if len(ms) == 1 && ms[0].compositions() > 1 && d.roundingShare(epsilon) > 1e-3*res.Value {
 		t, err := pldTilted(ms[0], h, o, d, epsilon, res.Value, value)
 		if err != nil {
 			return Result{}, err
@@ -337,7 +354,8 @@ func pldDelta(ms []SampledGaussian, epsilon float64, o Options) (Result, error) 
 	return res, nil
 }
 
-// pldTilted returns one mechanism's PLD at interval h with its upper tail
+// pldTilted returns one mechanism's PLD (a step or a balls-in-bins epoch,
+// composed as often as the mechanism composes it) at interval h with its upper tail
 // made accurate near the loss at (see PMF.SelfComposeAt), truncating at
 // most 1e-3·δ of tail mass (the 1e-15 default would be 10% of δ = 1e-14,
 // and ε 0.01 too high). plain is that PLD as pldOf composed it; value is
@@ -352,16 +370,19 @@ func pldDelta(ms []SampledGaussian, epsilon float64, o Options) (Result, error) 
 // value is already no larger than that: the maximum is the same number.
 // At T = 10⁶ this halves the transforms per tilt twice over.
 func pldTilted(m SampledGaussian, h float64, o Options, plain *PLD, at, delta float64, value func(*PMF) float64) (*PLD, error) {
-	step, err := sampledGaussianStep(m.SamplingRate, m.NoiseMultiplier, h, !o.Optimistic, pldLimit(o.PLDMemory))
+	step, count, err := mechanismStep(m, h, !o.Optimistic, pldLimit(o.PLDMemory))
 	if err != nil {
 		return nil, err
 	}
+	if count == 1 {
+		return step, nil
+	}
 	tail := math.Min(DefaultTailMass, 1e-3*delta)
 	if tail != DefaultTailMass {
-		return step.SelfComposeAt(m.Steps, tail, at)
+		return step.SelfComposeAt(count, tail, at)
 	}
 	if step.Add == nil {
-		r, err := step.Remove.tiltComposed(m.Steps, at, plain.Remove)
+		r, err := step.Remove.tiltComposed(count, at, plain.Remove)
 		return &PLD{Remove: r}, err
 	}
 	steps := [2]*PMF{step.Remove, step.Add}
@@ -374,7 +395,7 @@ func pldTilted(m SampledGaussian, h float64, o Options, plain *PLD, at, delta fl
 		if i != first && !o.Optimistic && value(out[i]) <= value(out[first]) {
 			break
 		}
-		if out[i], err = steps[i].tiltComposed(m.Steps, at, out[i]); err != nil {
+		if out[i], err = steps[i].tiltComposed(count, at, out[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -395,6 +416,11 @@ func checkAccounting(acc Accountant, ms []SampledGaussian, o Options) error {
 		if err := m.check(); err != nil {
 			return fmt.Errorf("mechanism %d: %w", i, err)
 		}
+		if acc != AccountantBest {
+			if err := m.supports(acc); err != nil {
+				return fmt.Errorf("mechanism %d: %w", i, err)
+			}
+		}
 	}
 	return nil
 }
@@ -414,7 +440,7 @@ func rdpOf(ms []SampledGaussian, o Options) (*RDP, error) {
 		return nil, err
 	}
 	for _, m := range ms {
-		if err := r.AddSampledGaussian(m.SamplingRate, m.NoiseMultiplier, m.Steps); err != nil {
+		if err := r.addMechanism(m); err != nil {
 			return nil, err
 		}
 	}
@@ -461,7 +487,7 @@ func pldOf(ms []SampledGaussian, o Options) (*PLD, float64, error) {
 func pldAt(ms []SampledGaussian, o Options, h float64, limit int) (*PLD, error) {
 	var total *PLD
 	for _, m := range ms {
-		d, err := sampledGaussianPLD(m.SamplingRate, m.NoiseMultiplier, m.Steps, h, !o.Optimistic, limit)
+		d, err := mechanismPLD(m, h, !o.Optimistic, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -481,12 +507,16 @@ func gdpMuOf(ms []SampledGaussian) (mu float64, exact bool) {
 	s := 0.0
 	exact = true
 	for _, m := range ms {
+		if !m.isStandard() {
+			return math.NaN(), false // no GDP form (checkAccounting refuses GDP for m)
+		}
+		sigma := m.accountedSigma()
 		if m.SamplingRate == 1 {
-			s += float64(m.Steps) / (m.NoiseMultiplier * m.NoiseMultiplier)
+			s += float64(m.Steps) / (sigma * sigma)
 			continue
 		}
 		exact = false
-		mu, _ := GDPMu(m.SamplingRate, m.NoiseMultiplier, float64(m.Steps))
+		mu, _ := GDPMu(m.SamplingRate, sigma, float64(m.Steps))
 		s += mu * mu
 	}
 	return math.Sqrt(s), exact

@@ -48,15 +48,15 @@ func TestAccountantInputs(t *testing.T) {
 		{"ε = +Inf", func() error { _, err := Delta(AccountantGDP, m, math.Inf(1), Options{}); return err }()},
 		{"no mechanisms", func() error { _, err := ComposedEpsilon(AccountantRDP, nil, 1e-5, Options{}); return err }()},
 		{"q = 0", func() error {
-			_, err := ComposedEpsilon(AccountantRDP, []SampledGaussian{m, {1, 0, 10}}, 1e-5, Options{})
+			_, err := ComposedEpsilon(AccountantRDP, []SampledGaussian{m, {NoiseMultiplier: 1, SamplingRate: 0, Steps: 10}}, 1e-5, Options{})
 			return err
 		}()},
 		{"σ < 0", func() error {
-			_, err := Epsilon(AccountantGDP, SampledGaussian{-1, 0.1, 1}, 1e-5, Options{})
+			_, err := Epsilon(AccountantGDP, SampledGaussian{NoiseMultiplier: -1, SamplingRate: 0.1, Steps: 1}, 1e-5, Options{})
 			return err
 		}()},
 		{"steps = 0", func() error {
-			_, err := Epsilon(AccountantRDP, SampledGaussian{1, 0.1, 0}, 1e-5, Options{})
+			_, err := Epsilon(AccountantRDP, SampledGaussian{NoiseMultiplier: 1, SamplingRate: 0.1, Steps: 0}, 1e-5, Options{})
 			return err
 		}()},
 		{"order ≤ 1", func() error { _, err := Epsilon(AccountantRDP, m, 1e-5, Options{Orders: []float64{1}}); return err }()},

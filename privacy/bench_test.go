@@ -2,7 +2,7 @@ package privacy
 
 import "testing"
 
-// The issue's benchmarks, at the MNIST schedule q = 256/60000, σ = 1.1,
+// The accountants' benchmarks, at the MNIST schedule q = 256/60000, σ = 1.1,
 // T = 14063, δ = 1e-5 (the calibration at q = 0.04, T = 2250). Google's
 // dp_accounting side by side on this machine
 // (privacy/testdata/dp_accounting_pld.py; docs/performance.md): 19.4 ms
@@ -50,9 +50,9 @@ func BenchmarkCalibrateRDP(b *testing.B) {
 	})
 }
 
-// BenchmarkPLDFine: issue 12's fine-interval target, interval 1e-5 at
-// q = 0.01, σ = 1, T = 2·10⁵, δ = 1e-5 — windows of ~9.8M points, past the
-// old fixed cap of 2²³, so it runs only under the memory cap (~1 GB peak).
+// BenchmarkPLDFine: the PLD at a fine interval, 1e-5 at q = 0.01, σ = 1,
+// T = 2·10⁵, δ = 1e-5 — windows of ~9.8M points, past the old fixed cap
+// of 2²³, so it runs only under the memory cap (~1 GB peak).
 // dp_accounting (privacy/testdata/dp_accounting_pld.py): ε = 41.209317661,
 // 11.3 s wall side by side with this benchmark's 6.0 s (README).
 func BenchmarkPLDFine(b *testing.B) {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // Calibration search range and tolerance.
@@ -32,7 +34,7 @@ const (
 // the classic RDP conversion), or when the search ends next to a σ where
 // the accountant gave ε = +Inf: the answer would then be the accountant's
 // limit, not the target's (it used to be returned silently: σ = 6.8 for
-// PLD at q = 1, T = 115661, ε = 1e5, where 0.77 suffices; issue 15).
+// PLD at q = 1, T = 115661, ε = 1e5, where 0.77 suffices).
 func Calibrate(acc Accountant, targetEpsilon, delta, samplingRate float64, steps int, o Options) (float64, error) {
 	if err := acc.check(); err != nil {
 		return 0, err
@@ -92,12 +94,12 @@ func calibrateSearch(acc Accountant, epsOf func(sigma float64, o Options) (float
 	if acc == AccountantPLD && o.interval()*pldCoarseFactor <= 0.01 {
 		coarse := o
 		coarse.PLDInterval = o.interval() * pldCoarseFactor
-		var br Bracket
+		var br numeric.Bracket
 		if br, err = calibrateBracket(eps(coarse), guess, pldCoarseRelTol); err == nil {
 			sigma, err = refine(eps(o), br)
 		}
 	} else {
-		var br Bracket
+		var br numeric.Bracket
 		if br, err = calibrateBracket(eps(o), guess, calibrateRelTol/2); err == nil {
 			sigma = privateSide(br)
 		}
@@ -176,7 +178,7 @@ func gdpSigma(eps, delta, q, steps float64) (float64, error) {
 }
 
 // privateSide returns the end of a final bracket where ε ≤ target.
-func privateSide(br Bracket) float64 {
+func privateSide(br numeric.Bracket) float64 {
 	if br.FB <= 0 {
 		return br.B
 	}
@@ -186,41 +188,41 @@ func privateSide(br Bracket) float64 {
 // calibrateBracket finds a sign change of f (ε(σ) − target, decreasing in σ)
 // by growing geometric steps from guess, then shrinks it with Brent's
 // method to relTol.
-func calibrateBracket(f func(float64) float64, guess, relTol float64) (Bracket, error) {
+func calibrateBracket(f func(float64) float64, guess, relTol float64) (numeric.Bracket, error) {
 	br, err := growBracket(f, guess, f(guess), 0.25)
 	if err != nil {
 		return br, err
 	}
-	return Brent(f, br, 0, relTol, calibrateMaxIter)
+	return numeric.Brent(f, br, 0, relTol, calibrateMaxIter)
 }
 
 // growBracket walks from x0 (with f(x0) = f0) towards the root of the
 // decreasing function f, multiplying the step by (1+rel), doubling rel each
 // time, until the sign changes; within [calibrateMinSigma, calibrateMaxSigma].
-func growBracket(f func(float64) float64, x0, f0, rel float64) (Bracket, error) {
+func growBracket(f func(float64) float64, x0, f0, rel float64) (numeric.Bracket, error) {
 	if math.IsNaN(f0) {
-		return Bracket{}, fmt.Errorf("privacy: calibration: the accountant could not be evaluated at σ = %v", x0)
+		return numeric.Bracket{}, fmt.Errorf("privacy: calibration: the accountant could not be evaluated at σ = %v", x0)
 	}
 	x, fx := x0, f0
 	for {
 		var next float64
 		if fx > 0 { // not private enough: more noise
 			if x >= calibrateMaxSigma {
-				return Bracket{}, wrapUnreachable("even σ = %g does not meet the target (it is %g above it)", x, fx)
+				return numeric.Bracket{}, wrapUnreachable("even σ = %g does not meet the target (it is %g above it)", x, fx)
 			}
 			next = math.Min(x*(1+rel), calibrateMaxSigma)
 		} else {
 			if x <= calibrateMinSigma {
-				return Bracket{}, wrapUnreachable("the target is met even at σ = %g", x)
+				return numeric.Bracket{}, wrapUnreachable("the target is met even at σ = %g", x)
 			}
 			next = math.Max(x/(1+rel), calibrateMinSigma)
 		}
 		fn := f(next)
 		if math.IsNaN(fn) {
-			return Bracket{}, fmt.Errorf("privacy: calibration: the accountant could not be evaluated at σ = %v", next)
+			return numeric.Bracket{}, fmt.Errorf("privacy: calibration: the accountant could not be evaluated at σ = %v", next)
 		}
 		if (fn > 0) != (fx > 0) {
-			return Bracket{A: x, B: next, FA: fx, FB: fn}, nil
+			return numeric.Bracket{A: x, B: next, FA: fx, FB: fn}, nil
 		}
 		x, fx = next, fn
 		rel *= 2
@@ -233,7 +235,7 @@ func growBracket(f func(float64) float64, x0, f0, rel float64) (Bracket, error) 
 // fine root; a bracket grown from the prediction in steps of 1e-6 (doubling)
 // is then usually found at once and needs no further Brent step. About
 // three fine evaluations instead of ~10.
-func refine(f func(float64) float64, coarse Bracket) (float64, error) {
+func refine(f func(float64) float64, coarse numeric.Bracket) (float64, error) {
 	sc := privateSide(coarse)
 	fc := f(sc)
 	if math.IsNaN(fc) {
@@ -257,7 +259,7 @@ func refine(f func(float64) float64, coarse Bracket) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if br, err = Brent(f, br, 0, calibrateRelTol/2, calibrateMaxIter); err != nil {
+	if br, err = numeric.Brent(f, br, 0, calibrateRelTol/2, calibrateMaxIter); err != nil {
 		return 0, err
 	}
 	return privateSide(br), nil

@@ -15,8 +15,8 @@ func TestCalibratePLDMatchesDPAccounting(t *testing.T) {
 	s := mustF(t)(Calibrate(AccountantPLD, 8, 1e-5, 0.04, 2250, Options{}))
 	near(t, "PLD σ", s, 1.345899, 5e-6)
 	// The returned σ meets the target, and 1e-6 less noise does not.
-	e := mustF(t)(Epsilon(AccountantPLD, SampledGaussian{s, 0.04, 2250}, 1e-5, Options{}))
-	e2 := mustF(t)(Epsilon(AccountantPLD, SampledGaussian{s * (1 - 1e-6), 0.04, 2250}, 1e-5, Options{}))
+	e := mustF(t)(Epsilon(AccountantPLD, SampledGaussian{NoiseMultiplier: s, SamplingRate: 0.04, Steps: 2250}, 1e-5, Options{}))
+	e2 := mustF(t)(Epsilon(AccountantPLD, SampledGaussian{NoiseMultiplier: s * (1 - 1e-6), SamplingRate: 0.04, Steps: 2250}, 1e-5, Options{}))
 	if !(e <= 8 && e2 > 8) {
 		t.Errorf("ε(σ) = %v, ε(σ·(1−1e-6)) = %v: want ≤ 8 and > 8", e, e2)
 	}
@@ -74,7 +74,7 @@ func TestCalibrateGDPClosedForm(t *testing.T) {
 	// GDP calibration inverts μ = q√(T(e^{1/σ²}−1)) exactly: the returned σ
 	// gives the target ε back (1e-9).
 	s := mustF(t)(Calibrate(AccountantGDP, 2.3243152684, 1e-5, mnistQ, mnistT, Options{}))
-	e := mustF(t)(Epsilon(AccountantGDP, SampledGaussian{s, mnistQ, mnistT}, 1e-5, Options{}))
+	e := mustF(t)(Epsilon(AccountantGDP, SampledGaussian{NoiseMultiplier: s, SamplingRate: mnistQ, Steps: mnistT}, 1e-5, Options{}))
 	near(t, "GDP ε(σ)", e, 2.3243152684, 1e-9)
 }
 

@@ -1,8 +1,29 @@
 // Package privacy is the privacy accounting of dpaudit: how much (ε, δ)
 // differential privacy DP-SGD (the Poisson-subsampled Gaussian mechanism,
-// add/remove adjacency) spends, and how much noise it needs for a target.
-// It depends only on the standard library and gonum, and is usable on its
-// own.
+// add/remove adjacency, by default) spends, and how much noise it needs for
+// a target. It depends only on the standard library and gonum, and is
+// usable on its own.
+//
+// The mechanisms people run besides it (SampledGaussian's Sampling and
+// Adjacency; docs/mechanisms.md has the math and the reference numbers):
+//
+//   - replace-one adjacency: the exact ±C mixture pair (1−q)N(0) + qN(∓1),
+//     in PLD and RDP (dp_accounting's REPLACE_ONE), and the σ/2 add/remove
+//     bound, labelled as such (AdjacencyReplaceOneSigmaHalf);
+//   - fixed-size batches without replacement (replace-one): Wang, Balle &
+//     Kasiviswanathan's RDP bound as dp_accounting's
+//     SampledWithoutReplacementDpEvent, and a PLD of the symmetrised σ/2
+//     pair, which the sampler attains;
+//   - balls-in-bins (random allocation, add/remove): a PLD of the
+//     t-dimensional mixture pair of one epoch, built in convex order on a
+//     geometric grid (dp_accounting's RandomAllocationDpEvent is the
+//     reference);
+//   - shuffled batches: refused (ErrNoAccountant) — no tight upper bound
+//     is known; ShuffleEpsilonLB is a lower bound;
+//   - matrix-factorization (DP-FTRL, banded MF, BLT): MatrixMechanism,
+//     the Gaussian mechanism on C·G with the sensitivity it is told
+//     (ToeplitzSensitivity under min-sep or cyclic participation, as
+//     jax_privacy), and amplified banded MF as ⌈T/b⌉ DP-SGD steps.
 //
 // Three accountants, all pure functions on float64 (log space where terms
 // overflow), selected by Accountant:
@@ -33,8 +54,9 @@
 // heterogeneous mechanisms; PMF, a discretised loss distribution that any
 // pair of distributions can be turned into (MonotoneLoss, ConnectDotsPMF),
 // composed (Compose, SelfCompose) and queried (DeltaForEpsilon,
-// EpsilonForDelta, Survival, DualSurvival, All); and Brent, a bracketing
-// root finder.
+// EpsilonForDelta, Survival, DualSurvival, All). Φ, log-space sums and
+// Brent's root finder come from internal/numeric, shared with the bounds
+// and the estimators.
 //
 // Inputs are validated: bad values return errors wrapping ErrInvalid, and
 // calibration targets that no noise level can meet return ErrUnreachable.

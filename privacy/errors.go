@@ -4,13 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/dpaudit/dpaudit/internal/inputerr"
 )
 
 // ErrInvalid is wrapped by every error caused by bad input (a noise
 // multiplier ≤ 0, a sampling rate outside (0, 1], a δ outside (0, 1), …).
 // Callers test for it with errors.Is to tell bad input (exit code 2) from a
-// failure of the computation itself.
-var ErrInvalid = errors.New("invalid input")
+// failure of the computation itself. It is the module's one input-error
+// sentinel (internal/inputerr), so the same test recognises bad input
+// found by bounds, audit, attack, datasets and learn/glm.
+var ErrInvalid = inputerr.ErrInvalid
 
 // ErrUnreachable is wrapped by calibration errors when no noise multiplier
 // in the searched range reaches the target (for example an ε below what the

@@ -3,7 +3,7 @@ package privacy
 import (
 	"math"
 
-	"gonum.org/v1/gonum/mathext"
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // Gaussian differential privacy (Dong, Roth & Su 2022). A mechanism is μ-GDP
@@ -65,13 +65,13 @@ func gdpLogDelta(mu, eps float64) float64 {
 		return 0
 	}
 	a := -eps/mu + mu/2
-	la := LogNormCDF(a)
-	lb := LogNormCDF(a - mu)
+	la := numeric.LogNormCDF(a)
+	lb := numeric.LogNormCDF(a - mu)
 	r := eps + lb - la // ≤ 0: e^ε·Φ(b) ≤ Φ(a)
 	if r >= 0 {
 		return math.Inf(-1)
 	}
-	return la + Log1mExp(r)
+	return la + numeric.Log1mExp(r)
 }
 
 // GDPEpsilon returns the smallest ε ≥ 0 with δ(ε) ≤ δ for a μ-GDP mechanism,
@@ -94,13 +94,13 @@ func GDPEpsilon(mu, delta float64) (float64, error) {
 		return 0, nil
 	}
 	// δ(ε) ≤ Φ(−ε/μ + μ/2) ≤ δ once ε ≥ μ(μ/2 − Φ⁻¹(δ)): a guaranteed upper end.
-	hi := mu*(mu/2-mathext.NormalQuantile(delta))*1.001 + 1e-9
+	hi := mu*(mu/2-numeric.NormQuantile(delta))*1.001 + 1e-9
 	fhi := f(hi)
 	for fhi > 0 {
 		hi *= 2
 		fhi = f(hi)
 	}
-	br, err := Brent(f, Bracket{A: 0, B: hi, FA: f0, FB: fhi}, 1e-15, 1e-12, 200)
+	br, err := numeric.Brent(f, numeric.Bracket{A: 0, B: hi, FA: f0, FB: fhi}, 1e-15, 1e-12, 200)
 	if err != nil {
 		return 0, err
 	}
@@ -128,7 +128,7 @@ func gdpMuForEpsilon(eps, delta float64) (float64, error) {
 	if flo > 0 || fhi < 0 {
 		return 0, wrapUnreachable("no μ in [e^-700, e^700] gives δ(%v) = %v", eps, delta)
 	}
-	br, err := Brent(f, Bracket{A: lo, B: hi, FA: flo, FB: fhi}, 1e-15, 1e-13, 200)
+	br, err := numeric.Brent(f, numeric.Bracket{A: lo, B: hi, FA: flo, FB: fhi}, 1e-15, 1e-13, 200)
 	if err != nil {
 		return 0, err
 	}

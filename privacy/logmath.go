@@ -2,26 +2,6 @@ package privacy
 
 import "math"
 
-// LogAddExp returns log(e^a + e^b) without overflow.
-func LogAddExp(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	if math.IsInf(b, -1) {
-		return a
-	}
-	return a + math.Log1p(math.Exp(b-a))
-}
-
-// Log1mExp returns log(1 − e^x) for x ≤ 0, choosing the form that avoids
-// cancellation (Mächler 2012).
-func Log1mExp(x float64) float64 {
-	if x > -math.Ln2 {
-		return math.Log(-math.Expm1(x))
-	}
-	return math.Log1p(-math.Exp(x))
-}
-
 // signedLogSum accumulates a sum of signed terms given as (sign, log|term|).
 // It keeps the running sum scaled by the largest magnitude seen so far, so
 // terms spanning hundreds of orders of magnitude neither overflow nor lose

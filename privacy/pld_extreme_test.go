@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // TestPLDIssueReproduction is the reported failure: σ = 0.1, q = 0.01,
@@ -33,7 +35,7 @@ func TestPLDIssueReproduction(t *testing.T) {
 	case e > 354.1961+1e-4 || e < 354.1961-1e-3:
 		t.Errorf("ε = %v, want +Inf (too large) or ≈ 354.196", e)
 	}
-	// (The accountant coarsens such grids instead since issue 15: the
+	// (The accountant now coarsens such grids instead: the
 	// σ = 0.1 case above, and TestPLDCoarsensInsteadOfGivingUp.)
 	for _, q := range sweepQs {
 		for _, T := range sweepSteps {
@@ -57,8 +59,8 @@ func TestSampledGaussianRemoveSplitAccurate(t *testing.T) {
 		m := sampledGaussianLoss(c.q, c.sigma, false)
 		ref := func(eps float64) float64 {
 			x := m.InverseLoss(eps)
-			la := math.Log(c.q) + LogNormCDF((x+1)/c.sigma)
-			lb := math.Log(math.Expm1(eps)+c.q) + LogNormCDF(x/c.sigma)
+			la := math.Log(c.q) + numeric.LogNormCDF((x+1)/c.sigma)
+			lb := math.Log(math.Expm1(eps)+c.q) + numeric.LogNormCDF(x/c.sigma)
 			return math.Exp(la) * -math.Expm1(lb-la)
 		}
 		top := m.Loss(m.XLow)

@@ -6,12 +6,12 @@ import (
 	"testing"
 )
 
-// oldCapMemory is the PLD memory that gives the grid cap of before issue 12
+// oldCapMemory is the PLD memory that gives the old fixed grid cap
 // (MaxPMFLen points), for tests that must not build the large grids the
 // default cap (a quarter of RAM) allows.
 const oldCapMemory = MaxPMFLen * pldBytesPerPoint
 
-// TestPLDMemoryCap (issue 12 item 5): the PLD accountant's grid cap comes
+// TestPLDMemoryCap: the PLD accountant's grid cap comes
 // from Options.PLDMemory, not the fixed MaxPMFLen. The MNIST schedule at
 // the default interval composes to ~99k points: with a cap of 2^16 points
 // it is coarsened (to about 2^13 points: ×16, h = 1.6e-3) and stays an

@@ -85,7 +85,7 @@ func checkTailMass(t float64) error {
 // the masses above ε, stays an upper bound whatever the rounding did),
 // max(p − η, 0) for an optimistic one. Without this, rounding noise of
 // ~1e-17 per entry is all the upper tail holds at δ ≲ 1e-12, and ε came
-// out below the exact value (issue 15).
+// out below the exact value.
 func applyErrorBound(x []float64, eta float64, pessimistic bool) {
 	if eta == 0 {
 		clipNegative(x)

@@ -31,6 +31,9 @@ type MonotoneLoss struct {
 	// residual computed to full precision (see hockeySplit); the sampled
 	// Gaussian provides it.
 	split hockeySplit
+	// forward, for a pair that is its own mirror image, is split at ε ≥ 0
+	// (see symmetricConnectDots).
+	forward hockeySplit
 }
 
 // Delta returns the hockey-stick divergence δ(ε) of the pair: for a loss

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"github.com/dpaudit/dpaudit/rng"
 )
 
@@ -197,8 +198,8 @@ func TestMonotoneLossGeneric(t *testing.T) {
 	m := MonotoneLoss{
 		Loss:        func(x float64) float64 { return (-0.5 - x) / (s * s) },
 		InverseLoss: func(l float64) float64 { return -0.5 - s*s*l },
-		CDF:         func(x float64) float64 { return NormCDF((x + 1) / s) },
-		LowerLogCDF: func(x float64) float64 { return LogNormCDF(x / s) },
+		CDF:         func(x float64) float64 { return numeric.NormCDF((x + 1) / s) },
+		LowerLogCDF: func(x float64) float64 { return numeric.LogNormCDF(x / s) },
 		XLow:        -12*s - 1, XHigh: 12 * s,
 	}
 	for _, e := range []float64{0, 0.5, 1, 2} {
@@ -240,7 +241,7 @@ func TestLossUnderOtherDistribution(t *testing.T) {
 	q, s, T := 0.05, 1.0, 50
 	lossMu := sampledGaussianLoss(q, s, false)
 	lossNu := lossMu
-	lossNu.CDF = func(x float64) float64 { return NormCDF(x / s) }
+	lossNu.CDF = func(x float64) float64 { return numeric.NormCDF(x / s) }
 	h := 1e-4
 	pmfMu := must3(t)(lossMu.Buckets(h, false))
 	pmfNu := must3(t)(lossNu.Buckets(h, false))

@@ -81,11 +81,14 @@ func DeltaProfile(acc Accountant, m SampledGaussian, epsilons []float64, o Optio
 	if _, exact := gdpMuOf(ms); exact {
 		return gdp()
 	}
-	r, err := rdp()
+	p, err := pld()
 	if err != nil {
 		return nil, err
 	}
-	p, err := pld()
+	if !rdpCovers(ms) {
+		return p, nil
+	}
+	r, err := rdp()
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // Conversion selects how an RDP curve is turned into (ε, δ)-DP.
@@ -188,7 +190,7 @@ func (r *RDP) Delta(eps float64, c Conversion) (delta, order float64, err error)
 			if v <= 0 {
 				logD = math.Inf(-1)
 			} else {
-				logD = 0.5 * Log1mExp(-v)
+				logD = 0.5 * numeric.Log1mExp(-v)
 			}
 			if a > 1.01 {
 				logD = math.Min(logD, (a-1)*(v-eps+math.Log1p(-1/a))-math.Log(a))

@@ -3,6 +3,7 @@ package privacy
 import (
 	"math"
 
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"gonum.org/v1/gonum/integrate/quad"
 )
 
@@ -18,14 +19,14 @@ import (
 func rdpQuadratureLogA(q, sigma, alpha float64) float64 {
 	logq, log1mq := math.Log(q), math.Log1p(-q)
 	inv2s2 := 1 / (2 * sigma * sigma)
-	logNorm := -math.Log(sigma) - logSqrt2Pi
+	logNorm := -math.Log(sigma) - numeric.LogSqrt2Pi
 	logIntegrand := func(x float64) float64 {
 		l := logq + (2*x-1)*inv2s2
 		var inner float64
 		if q == 1 {
 			inner = l
 		} else {
-			inner = LogAddExp(log1mq, l)
+			inner = numeric.LogAddExp(log1mq, l)
 		}
 		return logNorm - x*x*inv2s2 + alpha*inner
 	}

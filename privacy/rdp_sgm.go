@@ -3,6 +3,8 @@ package privacy
 import (
 	"math"
 	"sync"
+
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // Rényi DP of one step of the Poisson-subsampled Gaussian mechanism under
@@ -132,7 +134,7 @@ func newSGMEvaluator(q, sigma float64) *sgmEvaluator {
 	e.logOdds = e.logq - e.log1mq
 	e.invTwoSigma2 = 1 / (2 * sigma * sigma)
 	e.z0 = sigma*sigma*(e.log1mq-e.logq) + 0.5
-	e.invSqrt2Sigma = 1 / (sqrt2 * sigma)
+	e.invSqrt2Sigma = 1 / (math.Sqrt2 * sigma)
 	return e
 }
 
@@ -232,7 +234,7 @@ func (e *sgmEvaluator) logAIntLgamma(alpha int) float64 {
 		fi := float64(i)
 		li, _ := math.Lgamma(fi + 1)
 		lr, _ := math.Lgamma(a - fi + 1)
-		acc = LogAddExp(acc, la-li-lr+a*e.log1mq+fi*e.logOdds+(fi*fi-fi)*e.invTwoSigma2)
+		acc = numeric.LogAddExp(acc, la-li-lr+a*e.log1mq+fi*e.logOdds+(fi*fi-fi)*e.invTwoSigma2)
 	}
 	return acc
 }
@@ -261,13 +263,13 @@ func (e *sgmEvaluator) g(u float64) (float64, float64) {
 // be ±Inf, which the linear path rejects through the guard.
 func (e *sgmEvaluator) halfTerm(a, w float64) (logV, v float64) {
 	switch {
-	case a < linearLimit && w < erfcxAsymptotic:
+	case a < linearLimit && w < numeric.ErfcxAsymptotic:
 		return a, 0.5 * math.Exp(a) * math.Erfc(w)
-	case w >= erfcxAsymptotic && a-w*w < linearLimit:
+	case w >= numeric.ErfcxAsymptotic && a-w*w < linearLimit:
 		// erfc(w) = e^{−w²}·erfcx(w): one exp, and no underflow of erfc.
-		return a - w*w, 0.5 * math.Exp(a-w*w) * erfcxLarge(w)
+		return a - w*w, 0.5 * math.Exp(a-w*w) * numeric.ErfcxLarge(w)
 	}
-	l := a + logErfc(w) - math.Ln2
+	l := a + numeric.LogErfc(w) - math.Ln2
 	return l, math.Exp(l)
 }
 
@@ -424,9 +426,9 @@ func (e *sgmEvaluator) logAFracLog(alpha float64) float64 {
 			}
 		}
 		k := fi * e.logOdds
-		s0 := logC + alpha*e.log1mq + k + (fi*fi-fi)*e.invTwoSigma2 + logErfc((fi-e.z0)*e.invSqrt2Sigma) - math.Ln2
+		s0 := logC + alpha*e.log1mq + k + (fi*fi-fi)*e.invTwoSigma2 + numeric.LogErfc((fi-e.z0)*e.invSqrt2Sigma) - math.Ln2
 		u := fi - alpha
-		s1 := logC + alpha*e.log1mq - u*e.logOdds + (u*u+u)*e.invTwoSigma2 + logErfc((e.z0+u)*e.invSqrt2Sigma) - math.Ln2
+		s1 := logC + alpha*e.log1mq - u*e.logOdds + (u*u+u)*e.invTwoSigma2 + numeric.LogErfc((e.z0+u)*e.invSqrt2Sigma) - math.Ln2
 		if math.IsNaN(s0) || math.IsNaN(s1) {
 			return math.NaN()
 		}

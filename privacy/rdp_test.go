@@ -26,7 +26,7 @@ func TestRDPIntegerOrdersExact(t *testing.T) {
 	// The integer-order binomial sum is the formula dp_accounting evaluates
 	// (_compute_log_a_int); the expected values are that sum evaluated with
 	// mpmath at 60 digits, so agreement to 1e-9 relative means agreement
-	// with dp_accounting to well within the brief's 1e-6.
+	// with dp_accounting to well within the required 1e-6.
 	cases := []struct {
 		q, sigma, alpha, want float64
 	}{
@@ -70,7 +70,7 @@ func TestRDPFractionalSignedSeries(t *testing.T) {
 }
 
 func TestRDPSeriesAgainstGonumQuadrature(t *testing.T) {
-	// The brief's check: the signed series against numerical quadrature of
+	// An independent check: the signed series against numerical quadrature of
 	// the Rényi divergence with gonum/integrate/quad (rdpQuadratureLogA:
 	// 16-point Gauss–Legendre on σ-wide pieces). Tolerance 1e-8 relative,
 	// plus 4e-15/(α−1) absolute: both compute log A as the log of a sum near
@@ -248,7 +248,7 @@ func TestRDPHeterogeneousComposition(t *testing.T) {
 	for i := range a.values {
 		nearRel(t, "composed curve", c.values[i], a.values[i], 1e-14)
 	}
-	e1 := mustF(t)(ComposedEpsilon(AccountantRDP, []SampledGaussian{{1, 0.01, 100}, {2, 0.02, 50}}, 1e-5, Options{}))
+	e1 := mustF(t)(ComposedEpsilon(AccountantRDP, []SampledGaussian{{NoiseMultiplier: 1, SamplingRate: 0.01, Steps: 100}, {NoiseMultiplier: 2, SamplingRate: 0.02, Steps: 50}}, 1e-5, Options{}))
 	e2, _, _ := a.Epsilon(1e-5, ConversionImproved)
 	nearRel(t, "ComposedEpsilon", e1, e2, 1e-14)
 }

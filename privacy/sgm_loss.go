@@ -3,7 +3,7 @@ package privacy
 import (
 	"math"
 
-	"gonum.org/v1/gonum/mathext"
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // plainTailLimit is the standardised argument below which the remove
@@ -55,8 +55,8 @@ func sampledGaussianLoss(q, sigma float64, add bool) MonotoneLoss {
 	s2 := sigma * sigma
 	log1mq := math.Log1p(-q)
 	logq := math.Log(q)
-	z := sigma * mathext.NormalQuantile(0.5*math.Exp(gaussianLogTailBound))
-	phi := func(x float64) float64 { return NormCDF(x / sigma) }
+	z := sigma * numeric.NormQuantile(0.5*math.Exp(gaussianLogTailBound))
+	phi := func(x float64) float64 { return numeric.NormCDF(x / sigma) }
 	formMid := hockeyForm{c: q} // δ = q + r
 	if add {
 		return sampledGaussianAddLoss(q, sigma, z, formMid.reversed())
@@ -66,7 +66,7 @@ func sampledGaussianLoss(q, sigma float64, add bool) MonotoneLoss {
 		if w := em1 + q; !math.IsInf(w, 1) {
 			return math.Log(w)
 		}
-		return eps + Log1mExp(log1mq-eps)
+		return eps + numeric.Log1mExp(log1mq-eps)
 	}
 	// removeX returns x_ε = −½ − σ²·log(w/q).
 	removeX := func(eps, em1 float64) float64 {
@@ -82,9 +82,9 @@ func sampledGaussianLoss(q, sigma float64, add bool) MonotoneLoss {
 	// wPhi returns w·Φ(t).
 	wPhi := func(eps, em1, t float64) float64 {
 		if t >= plainTailLimit {
-			return (em1 + q) * NormCDF(t)
+			return (em1 + q) * numeric.NormCDF(t)
 		}
-		return math.Exp(logW(eps, em1) + LogNormCDF(t))
+		return math.Exp(logW(eps, em1) + numeric.LogNormCDF(t))
 	}
 	m := MonotoneLoss{
 		XLow: z - 1, XHigh: -z,
@@ -93,7 +93,7 @@ func sampledGaussianLoss(q, sigma float64, add bool) MonotoneLoss {
 			if q == 1 {
 				return l0
 			}
-			return LogAddExp(log1mq, logq+l0)
+			return numeric.LogAddExp(log1mq, logq+l0)
 		},
 		InverseLoss: func(l float64) float64 {
 			if q < 1 && l <= log1mq {
@@ -111,13 +111,13 @@ func sampledGaussianLoss(q, sigma float64, add bool) MonotoneLoss {
 		t0, t1 := x/sigma, (x+1)/sigma
 		switch {
 		case x > 0:
-			return (em1+q)*NormSF(t0) - q*NormSF(t1), formSurvival
+			return (em1+q)*numeric.NormSF(t0) - q*numeric.NormSF(t1), formSurvival
 		case x+1 > 0:
-			return -(q*NormSF(t1) + wPhi(eps, em1, t0)), formMid
+			return -(q*numeric.NormSF(t1) + wPhi(eps, em1, t0)), formMid
 		case t0 >= plainTailLimit:
-			return q*NormCDF(t1) - (em1+q)*NormCDF(t0), formDirect
+			return q*numeric.NormCDF(t1) - (em1+q)*numeric.NormCDF(t0), formDirect
 		}
-		la, lb := logq+LogNormCDF(t1), logW(eps, em1)+LogNormCDF(t0)
+		la, lb := logq+numeric.LogNormCDF(t1), logW(eps, em1)+numeric.LogNormCDF(t0)
 		if lb >= la {
 			return 0, formDirect // rounding: δ ≥ 0
 		}
@@ -143,7 +143,7 @@ func sampledGaussianAddLoss(q, sigma, z float64, addMid hockeyForm) MonotoneLoss
 	m := MonotoneLoss{
 		XLow: z, XHigh: -z + 1,
 		Loss: func(x float64) float64 {
-			return -LogAddExp(log1mq, logq-(0.5-x)/s2)
+			return -numeric.LogAddExp(log1mq, logq-(0.5-x)/s2)
 		},
 		InverseLoss: func(l float64) float64 {
 			if l >= -log1mq {
@@ -151,7 +151,7 @@ func sampledGaussianAddLoss(q, sigma, z float64, addMid hockeyForm) MonotoneLoss
 			}
 			return addX(l)
 		},
-		CDF: func(x float64) float64 { return NormCDF(x / sigma) },
+		CDF: func(x float64) float64 { return numeric.NormCDF(x / sigma) },
 	}
 	m.split = func(eps, em1 float64) (float64, hockeyForm) {
 		if eps >= -log1mq {
@@ -164,11 +164,11 @@ func sampledGaussianAddLoss(q, sigma, z float64, addMid hockeyForm) MonotoneLoss
 		b := q * (1 + em1) // q·e^ε
 		switch {
 		case x < 0:
-			return a*NormCDF(t0) - b*NormCDF(t1), formDirect
+			return a*numeric.NormCDF(t0) - b*numeric.NormCDF(t1), formDirect
 		case x < 1:
-			return -(a*NormSF(t0) + b*NormCDF(t1)), addMid
+			return -(a*numeric.NormSF(t0) + b*numeric.NormCDF(t1)), addMid
 		}
-		return b*NormSF(t1) - a*NormSF(t0), formSurvival
+		return b*numeric.NormSF(t1) - a*numeric.NormSF(t0), formSurvival
 	}
 	return m
 }

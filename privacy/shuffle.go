@@ -2,6 +2,8 @@ package privacy
 
 import (
 	"math"
+
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // A computable lower bound on the true ε of DP-SGD with shuffled batches
@@ -83,16 +85,16 @@ func ShuffleEpsilonLB(sigma float64, batches, steps int, delta float64, pair Shu
 	// logBit returns log p and log(1 − p) of the bit "max of the observed
 	// steps ≥ c" when the differing record's batch is shifted by s.
 	logBit := func(c, s float64) (l, lc float64) {
-		a := LogNormCDF(c / sigma)
-		inC := (R-1)*a + LogNormCDF((c-s)/sigma) // its batch observed
+		a := numeric.LogNormCDF(c / sigma)
+		inC := (R-1)*a + numeric.LogNormCDF((c-s)/sigma) // its batch observed
 		if observed == batches {
-			return Log1mExp(inC), inC
+			return numeric.Log1mExp(inC), inC
 		}
 		// The record's batch is among the R observed steps w.p. R/K.
 		outC := R * a
 		w, w1 := math.Log(R/K), math.Log1p(-R/K)
-		lc = LogAddExp(w+inC, w1+outC)
-		return LogAddExp(w+Log1mExp(inC), w1+Log1mExp(outC)), lc
+		lc = numeric.LogAddExp(w+inC, w1+outC)
+		return numeric.LogAddExp(w+numeric.Log1mExp(inC), w1+numeric.Log1mExp(outC)), lc
 	}
 	logP := func(c float64) (l0, l0c, l1, l1c float64) {
 		l0, l0c = logBit(c, shiftP)

@@ -126,7 +126,11 @@ func bestTradeOff(ms []SampledGaussian, o Options) (*TradeOff, error) {
 	}
 	out := &TradeOff{Accountant: AccountantBest, Valid: true}
 	var sym, added []Curve
-	for _, acc := range []Accountant{AccountantRDP, AccountantPLD} {
+	accs := []Accountant{AccountantPLD}
+	if rdpCovers(ms) {
+		accs = []Accountant{AccountantRDP, AccountantPLD}
+	}
+	for _, acc := range accs {
 		t, err := ComposedTradeOffCurve(acc, ms, o)
 		if err != nil {
 			return nil, fmt.Errorf("best accountant: %s: %w", acc, err)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -169,7 +170,7 @@ func gdpBeta(mu, alpha float64) float64 {
 	case math.IsInf(mu, 1):
 		return 0
 	}
-	return NormCDF(-mathext.NormalQuantile(alpha) - mu)
+	return numeric.NormCDF(-mathext.NormalQuantile(alpha) - mu)
 }
 
 // gdpAdvantage is the total variation of N(0, 1) and N(μ, 1): 2Φ(μ/2) − 1.
@@ -177,7 +178,7 @@ func gdpAdvantage(mu float64) float64 {
 	if math.IsInf(mu, 1) {
 		return 1
 	}
-	return 1 - 2*NormCDF(-mu/2)
+	return 1 - 2*numeric.NormCDF(-mu/2)
 }
 
 // gdpLogDeltaAny is gdpLogDelta for any ε ≥ 0 including μ = 0 and +Inf.

@@ -1,6 +1,10 @@
 package privacy
 
-import "math"
+import (
+	"math"
+
+	"github.com/dpaudit/dpaudit/internal/numeric"
+)
 
 // rdpCurve is the trade-off curve implied by a Rényi-DP curve: a test's
 // outcome is a post-processing of the output, so its two Bernoulli laws
@@ -89,8 +93,8 @@ func rdpLowestBeta(alpha, lambda, bound float64) float64 {
 func rdpFeasible(alpha, beta, lambda, bound float64) bool {
 	la, l1a := math.Log(alpha), math.Log1p(-alpha)
 	lb, l1b := math.Log(beta), math.Log1p(-beta)
-	fwd := LogAddExp(lambda*l1b+(1-lambda)*la, lambda*lb+(1-lambda)*l1a)
-	rev := LogAddExp(lambda*la+(1-lambda)*l1b, lambda*l1a+(1-lambda)*lb)
+	fwd := numeric.LogAddExp(lambda*l1b+(1-lambda)*la, lambda*lb+(1-lambda)*l1a)
+	rev := numeric.LogAddExp(lambda*la+(1-lambda)*l1b, lambda*l1a+(1-lambda)*lb)
 	return !(fwd > bound) && !(rev > bound) // NaN (0·∞ at the ends) counts as feasible only at β = 1 − α
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -27,7 +28,7 @@ var fprGrid = []float64{1e-8, 1e-6, 1e-4, 1e-3, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 
 // Su 2022, Cor. 3.3), so the PLD curve must lie on or below G_μ and within
 // the discretisation error of it.
 func TestTradeOffPLDFullBatchMatchesGDP(t *testing.T) {
-	for _, m := range []SampledGaussian{{1, 1, 1}, {2, 1, 10}, {0.5, 1, 3}} {
+	for _, m := range []SampledGaussian{{NoiseMultiplier: 1, SamplingRate: 1, Steps: 1}, {NoiseMultiplier: 2, SamplingRate: 1, Steps: 10}, {NoiseMultiplier: 0.5, SamplingRate: 1, Steps: 3}} {
 		c := mustTradeOff(t, AccountantPLD, m, Options{})
 		mu := math.Sqrt(float64(m.Steps)) / m.NoiseMultiplier
 		for _, a := range fprGrid {
@@ -52,20 +53,20 @@ func TestTradeOffPLDFullBatchMatchesGDP(t *testing.T) {
 // P = (1−q)N(0,σ²) + qN(1,σ²) to Q = N(0,σ²) increases with x, so every
 // Neyman–Pearson test is a threshold on x.
 func exactRemoveBeta(q, s, alpha float64) float64 { // H0: P, reject when x ≤ t
-	f := func(x float64) float64 { return (1-q)*NormCDF(x/s) + q*NormCDF((x-1)/s) - alpha }
-	br, _ := Brent(f, Bracket{A: -60, B: 60, FA: f(-60), FB: f(60)}, 1e-15, 1e-15, 500)
-	return NormSF(br.B / s)
+	f := func(x float64) float64 { return (1-q)*numeric.NormCDF(x/s) + q*numeric.NormCDF((x-1)/s) - alpha }
+	br, _ := numeric.Brent(f, numeric.Bracket{A: -60, B: 60, FA: f(-60), FB: f(60)}, 1e-15, 1e-15, 500)
+	return numeric.NormSF(br.B / s)
 }
 
 func exactAddBeta(q, s, alpha float64) float64 { // H0: Q, reject when x > t
 	x := -s * mathext.NormalQuantile(alpha)
-	return (1-q)*NormCDF(x/s) + q*NormCDF((x-1)/s)
+	return (1-q)*numeric.NormCDF(x/s) + q*numeric.NormCDF((x-1)/s)
 }
 
 // One step at q < 1: the two orientations differ, and both PLD curves must
 // lie on or below their exact curves (closed forms above).
 func TestTradeOffPLDSingleStepMatchesExact(t *testing.T) {
-	for _, m := range []SampledGaussian{{0.5, 0.1, 1}, {1, 0.01, 1}, {2, 0.5, 1}} {
+	for _, m := range []SampledGaussian{{NoiseMultiplier: 0.5, SamplingRate: 0.1, Steps: 1}, {NoiseMultiplier: 1, SamplingRate: 0.01, Steps: 1}, {NoiseMultiplier: 2, SamplingRate: 0.5, Steps: 1}} {
 		c := mustTradeOff(t, AccountantPLD, m, Options{})
 		for _, a := range fprGrid[2:] {
 			add := exactAddBeta(m.SamplingRate, m.NoiseMultiplier, a)

@@ -73,91 +73,130 @@ func Check(r *spec.Report, avail Available) []Problem {
 	return out
 }
 
+// figureCheck gathers one figure's problems and the columns it names.
+type figureCheck struct {
+	base string // the figure's spec path, report.figures[i]
+	refs []ref
+	out  []Problem
+}
+
+func (fc *figureCheck) bad(key, format string, args ...any) {
+	fc.out = append(fc.out, Problem{fc.base + "." + key, fmt.Sprintf(format, args...)})
+}
+
+func (fc *figureCheck) ref(key, col string) {
+	fc.refs = append(fc.refs, ref{fc.base + "." + key, col})
+}
+
+// checkFigure checks one figure: its keys against its kind, its ranges
+// against its scales, and every column it names against its table.
 func checkFigure(f *spec.Figure, base string, avail Available) []Problem {
 	c := f.Common()
-	var out []Problem
-	bad := func(key, format string, args ...any) {
-		out = append(out, Problem{base + "." + key, fmt.Sprintf(format, args...)})
-	}
+	fc := &figureCheck{base: base}
 	if c.Table == "trials" && len(avail.Trials) == 0 {
-		bad("table", "this spec writes no trials table (only audits do); use table: summary")
-		return out
+		fc.bad("table", "this spec writes no trials table (only audits do); use table: summary")
+		return fc.out
 	}
-	refs := []ref{{base + ".x", c.X}}
+	fc.ref("x", c.X)
 	if c.Facet != "" {
-		refs = append(refs, ref{base + ".facet", c.Facet})
+		fc.ref("facet", c.Facet)
 	}
-	series := func(y, lo, hi []string, color string, needInterval bool) {
-		for k, col := range y {
-			refs = append(refs, ref{fmt.Sprintf("%s.y[%d]", base, k), col})
+	fc.kind(f)
+	fc.references(f)
+	fc.ranges(c)
+	fc.columns(c, avail)
+	return fc.out
+}
+
+// series checks the y columns of a figure and their intervals.
+func (fc *figureCheck) series(y, lo, hi []string, color string, needInterval bool) {
+	for k, col := range y {
+		fc.ref(fmt.Sprintf("y[%d]", k), col)
+	}
+	for _, e := range []struct {
+		key  string
+		list []string
+	}{{"y_lo", lo}, {"y_hi", hi}} {
+		if len(e.list) > 0 && len(e.list) != len(y) {
+			fc.bad(e.key, "has %d column(s), y has %d: give one per y column", len(e.list), len(y))
 		}
-		for key, list := range map[string][]string{"y_lo": lo, "y_hi": hi} {
-			if len(list) > 0 && len(list) != len(y) {
-				bad(key, "has %d column(s), y has %d: give one per y column", len(list), len(y))
-			}
-			for k, col := range list {
-				refs = append(refs, ref{fmt.Sprintf("%s.%s[%d]", base, key, k), col})
-			}
-		}
-		if (len(lo) == 0) != (len(hi) == 0) {
-			bad("y_lo", "give both y_lo and y_hi, or neither")
-		}
-		if needInterval && (len(lo) == 0 || len(hi) == 0) {
-			bad("kind", "a band needs y_lo and y_hi (the interval's ends)")
-		}
-		if color != "" {
-			refs = append(refs, ref{base + ".color", color})
+		for k, col := range e.list {
+			fc.ref(fmt.Sprintf("%s[%d]", e.key, k), col)
 		}
 	}
+	if (len(lo) == 0) != (len(hi) == 0) {
+		fc.bad("y_lo", "give both y_lo and y_hi, or neither")
+	}
+	if needInterval && (len(lo) == 0 || len(hi) == 0) {
+		fc.bad("kind", "a band needs y_lo and y_hi (the interval's ends)")
+	}
+	if color != "" {
+		fc.ref("color", color)
+	}
+}
+
+// kind checks what is particular to the figure's kind.
+func (fc *figureCheck) kind(f *spec.Figure) {
+	c := f.Common()
 	switch {
 	case f.Line != nil:
-		series(f.Line.Y, f.Line.YLo, f.Line.YHi, f.Line.Color, false)
+		fc.series(f.Line.Y, f.Line.YLo, f.Line.YHi, f.Line.Color, false)
 	case f.Scatter != nil:
-		series(f.Scatter.Y, f.Scatter.YLo, f.Scatter.YHi, f.Scatter.Color, false)
+		fc.series(f.Scatter.Y, f.Scatter.YLo, f.Scatter.YHi, f.Scatter.Color, false)
 	case f.Band != nil:
-		series(f.Band.Y, f.Band.YLo, f.Band.YHi, f.Band.Color, true)
+		fc.series(f.Band.Y, f.Band.YLo, f.Band.YHi, f.Band.Color, true)
 	case f.Bar != nil:
-		series(f.Bar.Y, f.Bar.YLo, f.Bar.YHi, f.Bar.Color, false)
+		fc.series(f.Bar.Y, f.Bar.YLo, f.Bar.YHi, f.Bar.Color, false)
 		if f.Bar.Color != "" && len(f.Bar.Y) > 1 {
-			bad("color", "bars are grouped by color or by several y columns, not both")
+			fc.bad("color", "bars are grouped by color or by several y columns, not both")
 		}
 		if c.XScale == "log" {
-			bad("x_scale", "the x axis of a bar chart holds categories; it cannot be log")
+			fc.bad("x_scale", "the x axis of a bar chart holds categories; it cannot be log")
 		}
 	case f.Histogram != nil:
 		if f.Histogram.Color != "" {
-			refs = append(refs, ref{base + ".color", f.Histogram.Color})
+			fc.ref("color", f.Histogram.Color)
 		}
 	case f.Heatmap != nil:
-		refs = append(refs, ref{base + ".y", f.Heatmap.Y}, ref{base + ".z", f.Heatmap.Z})
+		fc.ref("y", f.Heatmap.Y)
+		fc.ref("z", f.Heatmap.Z)
 		if c.XScale == "log" || c.YScale == "log" {
-			bad("x_scale", "heatmap axes hold one cell per distinct value (equally spaced); use z_scale for a log colour scale")
+			fc.bad("x_scale", "heatmap axes hold one cell per distinct value (equally spaced); use z_scale for a log colour scale")
 		}
 	}
-	for k, r := range c.Reference {
+}
+
+// references checks the reference lines against their kinds and the
+// figure's.
+func (fc *figureCheck) references(f *spec.Figure) {
+	for k, r := range f.Common().Reference {
 		p := fmt.Sprintf("reference[%d]", k)
 		switch r.Kind {
 		case "column":
 			if r.Column == "" {
-				bad(p+".column", "missing: a reference of kind column names the column to draw")
+				fc.bad(p+".column", "missing: a reference of kind column names the column to draw")
 			} else {
-				refs = append(refs, ref{fmt.Sprintf("%s.%s.column", base, p), r.Column})
+				fc.ref(p+".column", r.Column)
 			}
 		default:
 			if r.Column != "" {
-				bad(p+".column", "only a reference of kind column takes a column")
+				fc.bad(p+".column", "only a reference of kind column takes a column")
 			}
 			if r.Kind == "identity" && r.Value != 0 {
-				bad(p+".value", "identity (y = x) takes no value")
+				fc.bad(p+".value", "identity (y = x) takes no value")
 			}
 		}
 		switch {
 		case f.Heatmap != nil:
-			bad(p+".kind", "a heatmap takes no reference lines")
+			fc.bad(p+".kind", "a heatmap takes no reference lines")
 		case f.Bar != nil && r.Kind != "hline":
-			bad(p+".kind", "a bar chart takes only hline references (its x axis holds categories)")
+			fc.bad(p+".kind", "a bar chart takes only hline references (its x axis holds categories)")
 		}
 	}
+}
+
+// ranges checks x_range and y_range against their scales.
+func (fc *figureCheck) ranges(c *spec.FigureCommon) {
 	for _, rg := range []struct {
 		key   string
 		vals  []float64
@@ -167,11 +206,16 @@ func checkFigure(f *spec.Figure, base string, avail Available) []Problem {
 			continue
 		}
 		if len(rg.vals) != 2 || !(rg.vals[0] < rg.vals[1]) {
-			bad(rg.key, "must be [low, high] with low < high")
+			fc.bad(rg.key, "must be [low, high] with low < high")
 		} else if rg.scale == "log" && rg.vals[0] <= 0 {
-			bad(rg.key, "the axis is log: the range must be positive, got low = %g", rg.vals[0])
+			fc.bad(rg.key, "the axis is log: the range must be positive, got low = %g", rg.vals[0])
 		}
 	}
+}
+
+// columns checks that every column the figure names, in its keys and in
+// its where expression, is in its table, with a suggestion when not.
+func (fc *figureCheck) columns(c *spec.FigureCommon, avail Available) {
 	avl := avail.columnsFor(c.Table)
 	have := map[string]bool{}
 	for _, a := range avl {
@@ -180,27 +224,24 @@ func checkFigure(f *spec.Figure, base string, avail Available) []Problem {
 	if c.Where != "" {
 		ids, err := whereIdents(c.Where)
 		if err != nil {
-			bad("where", "%v", err)
+			fc.bad("where", "%v", err)
 		}
 		for _, id := range ids {
 			if !have[id] {
-				bad("where", "no column %q in the %s table%s (columns: %s)", id, c.Table, suggest(id, avl), strings.Join(avl, ", "))
+				fc.bad("where", "no column %q in the %s table%s (columns: %s)", id, c.Table, suggest(id, avl), strings.Join(avl, ", "))
 			}
 		}
 	}
-	for _, r := range refs {
-		if r.col == "" {
+	for _, r := range fc.refs {
+		if r.col == "" || have[r.col] {
 			continue
 		}
-		if !have[r.col] {
-			hint := ""
-			if c.Table == "summary" && contains(avail.Trials, r.col) {
-				hint = "; it is a trials column: set table: trials"
-			}
-			out = append(out, Problem{r.path, fmt.Sprintf("no column %q in the %s table%s%s (columns: %s)", r.col, c.Table, suggest(r.col, avl), hint, strings.Join(avl, ", "))})
+		hint := ""
+		if c.Table == "summary" && contains(avail.Trials, r.col) {
+			hint = "; it is a trials column: set table: trials"
 		}
+		fc.out = append(fc.out, Problem{r.path, fmt.Sprintf("no column %q in the %s table%s%s (columns: %s)", r.col, c.Table, suggest(r.col, avl), hint, strings.Join(avl, ", "))})
 	}
-	return out
 }
 
 func contains(list []string, s string) bool {

@@ -97,6 +97,16 @@ func TestDrawKinds(t *testing.T) {
 		if !bytes.Contains(res.Files["svg"], []byte("<svg")) {
 			t.Errorf("%s: not an svg", f.Common().Name)
 		}
+		// A figure is drawn from tables alone: the same tables, the same
+		// bytes (a heatmap once drew its cells in map order).
+		for range 3 {
+			again := drawTo(t, f, fr)
+			for format, b := range res.Files {
+				if !bytes.Equal(again.Files[format], b) {
+					t.Errorf("%s: two drawings of one frame differ (%s)", f.Common().Name, format)
+				}
+			}
+		}
 	}
 }
 

@@ -161,37 +161,19 @@ func TrialsFrame(summary *pipeline.Table, parts []TrialPart, names []string) (*F
 			rowOf[s] = i
 		}
 	}
-	// Columns come from the trials tables unless only the summary has them.
-	var trialCols, sumCols []string
-	sumSet := map[string]bool{}
-	for _, c := range summary.Columns {
-		sumSet[c.Name] = true
-	}
-	f := &Frame{cols: map[string]*Col{}}
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("there are no trials tables")
 	}
+	trialCols, sumCols, err := splitColumns(summary, parts[0].Path, names)
+	if err != nil {
+		return nil, err
+	}
+	if len(trialCols) == 0 { // the rows still come from the trials
+		trialCols = have0(parts[0].Path)
+	}
+	f := &Frame{cols: map[string]*Col{}}
 	var rowsOfPoint []int // summary row of every trial
-	for k, p := range parts {
-		if k == 0 {
-			have, err := pipeline.ParquetColumns(p.Path)
-			if err != nil {
-				return nil, err
-			}
-			for _, n := range names {
-				switch {
-				case contains(have, n):
-					trialCols = append(trialCols, n)
-				case sumSet[n]:
-					sumCols = append(sumCols, n)
-				default:
-					return nil, fmt.Errorf("%s: no column %q in the trials or the summary table", filepath.Base(p.Path), n)
-				}
-			}
-		}
-		if len(trialCols) == 0 { // the rows still come from the trials
-			trialCols = have0(p.Path)
-		}
+	for _, p := range parts {
 		t, err := pipeline.ReadParquetColumns(p.Path, trialCols)
 		if err != nil {
 			return nil, err
@@ -210,33 +192,60 @@ func TrialsFrame(summary *pipeline.Table, parts []TrialPart, names []string) (*F
 		f.appendFrame(part)
 	}
 	f.N = len(rowsOfPoint)
-	if len(sumCols) > 0 {
-		sf, err := FromTable(summary, sumCols)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range sumCols {
-			sc := sf.Col(n)
-			c := &Col{Name: n, Type: sc.Type, Num: make([]float64, f.N)}
-			if sc.Str != nil {
-				c.Str = make([]string, f.N)
-			}
-			if sc.Null != nil {
-				c.Null = make([]bool, f.N)
-			}
-			for i, r := range rowsOfPoint {
-				c.Num[i] = sc.Num[r]
-				if c.Str != nil {
-					c.Str[i] = sc.Str[r]
-				}
-				if c.Null != nil {
-					c.Null[i] = sc.Null[r]
-				}
-			}
-			f.add(c)
+	return f, f.joinSummary(summary, sumCols, rowsOfPoint)
+}
+
+// splitColumns sorts the named columns into those of the trials tables
+// (read from the first part) and those only the summary has.
+func splitColumns(summary *pipeline.Table, first string, names []string) (trialCols, sumCols []string, err error) {
+	have, err := pipeline.ParquetColumns(first)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, n := range names {
+		switch {
+		case contains(have, n):
+			trialCols = append(trialCols, n)
+		case summary.Col(n) != nil:
+			sumCols = append(sumCols, n)
+		default:
+			return nil, nil, fmt.Errorf("%s: no column %q in the trials or the summary table", filepath.Base(first), n)
 		}
 	}
-	return f, nil
+	return trialCols, sumCols, nil
+}
+
+// joinSummary adds the summary columns cols to the frame, each trial
+// taking the value of its point's row (rowsOfPoint).
+func (f *Frame) joinSummary(summary *pipeline.Table, cols []string, rowsOfPoint []int) error {
+	if len(cols) == 0 {
+		return nil
+	}
+	sf, err := FromTable(summary, cols)
+	if err != nil {
+		return err
+	}
+	for _, n := range cols {
+		sc := sf.Col(n)
+		c := &Col{Name: n, Type: sc.Type, Num: make([]float64, f.N)}
+		if sc.Str != nil {
+			c.Str = make([]string, f.N)
+		}
+		if sc.Null != nil {
+			c.Null = make([]bool, f.N)
+		}
+		for i, r := range rowsOfPoint {
+			c.Num[i] = sc.Num[r]
+			if c.Str != nil {
+				c.Str[i] = sc.Str[r]
+			}
+			if c.Null != nil {
+				c.Null[i] = sc.Null[r]
+			}
+		}
+		f.add(c)
+	}
+	return nil
 }
 
 // appendFrame appends the rows of g (same column names) to f.

@@ -69,6 +69,7 @@ func (d *drawing) heatmap(pl *plot.Plot, fr *Frame, h *spec.FigureHeatmap) error
 	hs := d.heat
 	type cell struct{ x, y int }
 	vals := map[cell]float64{}
+	var order []cell // the frame's row order: drawn in it, so the bytes are the same every time
 	dropped := 0
 	for i := 0; i < fr.N; i++ {
 		z := zc.Num[i]
@@ -81,6 +82,7 @@ func (d *drawing) heatmap(pl *plot.Plot, fr *Frame, h *spec.FigureHeatmap) error
 			return fmt.Errorf("heatmap: (%s, %s) = (%s, %s) has several rows; filter with where or facet", c.X, h.Y, xl[xi[i]], yl[yi[i]])
 		}
 		vals[k] = z
+		order = append(order, k)
 		hs.zmin, hs.zmax = math.Min(hs.zmin, z), math.Max(hs.zmax, z)
 	}
 	if dropped > 0 {
@@ -91,8 +93,8 @@ func (d *drawing) heatmap(pl *plot.Plot, fr *Frame, h *spec.FigureHeatmap) error
 		}
 	}
 	pl.Add(&heatCells{vals: func(yield func(x, y int, z float64)) {
-		for k, z := range vals {
-			yield(k.x, k.y, z)
+		for _, k := range order {
+			yield(k.x, k.y, vals[k])
 		}
 	}, hs: hs, nx: len(xl), ny: len(yl), labels: len(vals) <= 150})
 	pl.X.Tick.Marker = categoryTicks(xl)

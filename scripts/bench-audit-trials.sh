@@ -1,6 +1,7 @@
 #!/bin/bash
-# Alternating before/after CPU time per trial of issue 12 item 3's two audit
-# workloads through the CLI (README, "Audit-sized training").
+# Alternating before/after CPU time per trial of the two audit workloads
+# the per-step kernels are tuned for, through the CLI (README,
+# "Audit-sized training").
 #
 #   scripts/bench-audit-trials.sh OLD_DPAUDIT NEW_DPAUDIT [PAIRS]
 #

@@ -16,16 +16,15 @@
 package selftest
 
 import (
+	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/dpaudit/dpaudit/attack"
 	"github.com/dpaudit/dpaudit/audit"
+	"github.com/dpaudit/dpaudit/internal/parallel"
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/rng"
 )
@@ -148,8 +147,8 @@ func (c Config) check() error {
 // Run runs the self-test. Audit r of trial count n draws its trials from
 // rng.New(Seed, "selftest", n, r) (and a fixed grid's pilot from
 // rng.New(Seed, "selftest", "pilot", n, r)), so the report does not depend
-// on Workers.
-func Run(c Config) (Report, error) {
+// on Workers. It stops, returning ctx.Err(), once ctx is done.
+func Run(ctx context.Context, c Config) (Report, error) {
 	start := time.Now()
 	if c.Methods == nil {
 		c.Methods = Methods
@@ -172,16 +171,14 @@ func Run(c Config) (Report, error) {
 		return Report{}, err
 	}
 	rep := Report{Config: c, Sigma: sigma, TrueEps: trueEps}
-	workers := c.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	for _, n := range c.Trials {
 		lbs := make([][]float64, len(c.Methods)) // [method][repeat]
 		for i := range lbs {
 			lbs[i] = make([]float64, c.Repeats)
 		}
-		err := parallelFor(c.Repeats, workers, func(r int) error {
+		// Each repeat is its own seeded audit: the results do not depend
+		// on the number of workers.
+		err := parallel.For(ctx, c.Repeats, c.Workers, func(r int) error {
 			vals, err := audit1(c, mech, n, r)
 			for i, v := range vals {
 				lbs[i][r] = v
@@ -351,42 +348,4 @@ func summarise(m string, n int, lbs []float64, trueEps, alpha float64) Row {
 	row.RateHi, _ = audit.ClopperPearsonUpper(row.Exceed, R, 0.95, audit.TwoSided)
 	row.OK = row.RateLo <= alpha
 	return row
-}
-
-// parallelFor runs fn(0) … fn(n−1) on up to workers goroutines and
-// returns the first error (the remaining indices are then skipped). Each
-// index is its own seeded audit, so the results do not depend on workers.
-func parallelFor(n, workers int, fn func(i int) error) error {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	for range min(workers, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				mu.Lock()
-				failed := firstErr != nil
-				mu.Unlock()
-				if failed {
-					return
-				}
-				if err := fn(i); err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return firstErr
 }

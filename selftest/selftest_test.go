@@ -1,6 +1,8 @@
 package selftest
 
 import (
+	"context"
+	"errors"
 	"math"
 	"testing"
 )
@@ -15,7 +17,7 @@ func TestDefaultCoverage(t *testing.T) {
 	if testing.Short() {
 		c.Repeats = 100
 	}
-	rep, err := Run(c)
+	rep, err := Run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func TestDefaultCoverage(t *testing.T) {
 // ε = 4), N = 1000 per world: post-hoc median ≈ 1.66, split median ≈ 1.00,
 // Monte Carlo values with ±0.05 spread, for the note's 500/500 split.
 // Tolerance 0.12 for 60 audits. The default split (a fifth chooses, the
-// threshold scored by the bound at the evaluation size, issue 12) must
+// threshold scored by the bound at the evaluation size) must
 // do better on the same trials.
 func TestNoteItem17(t *testing.T) {
 	if testing.Short() {
@@ -47,7 +49,7 @@ func TestNoteItem17(t *testing.T) {
 	c := Default()
 	c.Trials, c.Repeats, c.Methods = []int{2000}, 60, []string{Split, PostHoc}
 	c.SplitFraction = 0.5
-	rep, err := Run(c)
+	rep, err := Run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func TestNoteItem17(t *testing.T) {
 		}
 	}
 	c.SplitFraction, c.Methods = 0, []string{Split}
-	def, err := Run(c)
+	def, err := Run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,15 +74,29 @@ func TestWorkersIndependent(t *testing.T) {
 	c := Default()
 	c.Repeats, c.Trials = 8, []int{200}
 	c.Workers = 1
-	a, err := Run(c)
+	a, err := Run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.Workers = 3
-	b, _ := Run(c)
+	b, _ := Run(context.Background(), c)
 	for i := range a.Rows {
 		if a.Rows[i].MeanLB != b.Rows[i].MeanLB || a.Rows[i].Exceed != b.Rows[i].Exceed {
 			t.Errorf("%s: workers change the result", a.Rows[i].Method)
 		}
+	}
+}
+
+// A cancelled context stops both self-tests with its error.
+func TestCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c := Default()
+	c.Repeats, c.Trials = 8, []int{200}
+	if _, err := Run(ctx, c); !errors.Is(err, context.Canceled) {
+		t.Errorf("Run: %v, want context.Canceled", err)
+	}
+	if _, err := RunSequential(ctx, SequentialConfig{Epsilon: 4, Delta: 1e-5, Confidence: 0.95, FirstLook: 100, Budget: 400, Audits: 4, Seed: 3}); !errors.Is(err, context.Canceled) {
+		t.Errorf("RunSequential: %v, want context.Canceled", err)
 	}
 }

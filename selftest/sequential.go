@@ -1,12 +1,13 @@
 package selftest
 
 import (
+	"context"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/dpaudit/dpaudit/attack"
 	"github.com/dpaudit/dpaudit/audit"
+	"github.com/dpaudit/dpaudit/internal/parallel"
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/rng"
 )
@@ -79,8 +80,8 @@ func (c SequentialConfig) check() error {
 
 // RunSequential runs the sequential self-test. Audit r draws its trials
 // from rng.New(Seed, "selftest", "sequential", r): the report does not
-// depend on Workers.
-func RunSequential(c SequentialConfig) (SequentialReport, error) {
+// depend on Workers. It stops, returning ctx.Err(), once ctx is done.
+func RunSequential(ctx context.Context, c SequentialConfig) (SequentialReport, error) {
 	start := time.Now()
 	if c.SamplingRate == 0 {
 		c.SamplingRate = 1
@@ -112,11 +113,7 @@ func RunSequential(c SequentialConfig) (SequentialReport, error) {
 	}
 	o := audit.SequentialOptions{Confidence: c.Confidence, Delta: c.Delta, Profile: profile, FirstLook: c.FirstLook, Budget: c.Budget}
 	results := make([]audit.SequentialResult, c.Audits)
-	workers := c.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	err = parallelFor(c.Audits, workers, func(r int) error {
+	err = parallel.For(ctx, c.Audits, c.Workers, func(r int) error {
 		// The distinguisher is the LLR at the claimed σ, as find-a-bug's
 		// (it trusts the claim).
 		scores, worlds := simulateAt(mech, claimSigma, c.Budget, c.Seed, "selftest", "sequential", r)

@@ -1,6 +1,9 @@
 package selftest
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // The sequential audit is anytime-valid on the ideal mechanism: honest
 // claims (the mechanism's own profile) are falsely refuted no more often
@@ -11,7 +14,7 @@ func TestSequentialSelftest(t *testing.T) {
 		{Epsilon: 4, Delta: 1e-5, Confidence: 0.8, FirstLook: 40, Budget: 1280, Audits: 200, Seed: 1},
 		{Epsilon: 3, Delta: 1e-5, SamplingRate: 0.1, Steps: 20, Confidence: 0.8, FirstLook: 40, Budget: 640, Audits: 100, Seed: 2},
 	} {
-		rep, err := RunSequential(c)
+		rep, err := RunSequential(context.Background(), c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -20,7 +23,7 @@ func TestSequentialSelftest(t *testing.T) {
 			t.Errorf("false violations %d/%d significantly above α = %v", rep.Violations, rep.Audits, rep.Nominal)
 		}
 	}
-	rep, err := RunSequential(SequentialConfig{Epsilon: 4, Delta: 1e-5, Confidence: 0.95, FirstLook: 100, Budget: 3200, Audits: 50, ClaimFactor: 2, Seed: 3})
+	rep, err := RunSequential(context.Background(), SequentialConfig{Epsilon: 4, Delta: 1e-5, Confidence: 0.95, FirstLook: 100, Budget: 3200, Audits: 50, ClaimFactor: 2, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

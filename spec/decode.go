@@ -112,6 +112,8 @@ func (d *decoder) decodeField(n *Node, v reflect.Value, path string, fi *fieldIn
 	d.decodeValue(n, v, path, fi)
 }
 
+// decodeValue decodes n into v (of the field's type) by the kind of v,
+// adding every problem to d.e with its position and path.
 func (d *decoder) decodeValue(n *Node, v reflect.Value, path string, fi *fieldInfo) {
 	t := v.Type()
 	switch {
@@ -119,75 +121,23 @@ func (d *decoder) decodeValue(n *Node, v reflect.Value, path string, fi *fieldIn
 		d.decodeAxes(n, v, path)
 		return
 	case t == typeAnyMap:
-		if n.Kind != MapNode {
-			d.e.add(n.Pos, path, "expected a mapping, got %s", n.Describe())
-			return
-		}
-		m := map[string]any{}
-		for i, k := range n.Keys {
-			if !identRE.MatchString(k) {
-				d.e.add(n.KeyPos[i], join(path, k), "variable names must be identifiers (letters, digits, '_')")
-			}
-			m[k] = n.Vals[i].Interface()
-		}
-		v.Set(reflect.ValueOf(m))
+		d.decodeVars(n, v, path)
 		return
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
 		if t.Elem().Kind() == reflect.Struct {
-			if n.Kind != MapNode {
-				d.e.add(n.Pos, path, "expected a mapping, got %s", n.Describe())
-				return
-			}
-			p := reflect.New(t.Elem())
-			if d.implemented != nil && !isUnion(t.Elem()) && !strings.Contains(path, ".") && !d.implemented(path, "") {
-				d.e.add(n.Pos, path, "the %s block is not implemented yet", path)
-				return
-			}
-			d.decodeStruct(n, p.Elem(), path)
-			v.Set(p)
+			d.decodeBlock(n, v, path)
 			return
 		}
 	case reflect.Struct:
 		d.decodeStruct(n, v, path)
 		return
 	case reflect.Slice:
-		if n.Kind != ListNode {
-			d.e.add(n.Pos, path, "expected a list, got %s", n.Describe())
-			return
-		}
-		s := reflect.MakeSlice(t, len(n.Items), len(n.Items))
-		for i, it := range n.Items {
-			d.decodeField(it, s.Index(i), fmt.Sprintf("%s[%d]", path, i), fi)
-		}
-		v.Set(s)
-		if fi != nil {
-			for _, c := range fi.Checks {
-				if c.Op == "nonempty" && len(n.Items) == 0 {
-					d.e.add(n.Pos, path, "must not be empty")
-				}
-			}
-		}
+		d.decodeList(n, v, path, fi)
 		return
 	case reflect.String:
-		s, ok := n.Value.(string)
-		if n.Kind != ScalarNode || !ok {
-			d.e.add(n.Pos, path, "expected a string, got %s", n.Describe())
-			return
-		}
-		if fi != nil && len(fi.Enum) > 0 && !contains(fi.Enum, s) {
-			d.e.add(n.Pos, path, "must be one of %s, got %q%s", strings.Join(fi.Enum, ", "), s, suggest(s, fi.Enum))
-			return
-		}
-		if fi != nil {
-			for _, c := range fi.Checks {
-				if c.Op == "name" && !nameRE.MatchString(s) {
-					d.e.add(n.Pos, path, "must start with a letter or digit and hold only letters, digits, '-', '_' and '.', got %q", s)
-				}
-			}
-		}
-		v.SetString(s)
+		d.decodeString(n, v, path, fi)
 		return
 	case reflect.Bool:
 		b, ok := n.Value.(bool)
@@ -198,41 +148,130 @@ func (d *decoder) decodeValue(n *Node, v reflect.Value, path string, fi *fieldIn
 		v.SetBool(b)
 		return
 	case reflect.Int, reflect.Int64:
-		var i int64
-		switch x := n.Value.(type) {
-		case int64:
-			i = x
-		case float64:
-			if x != math.Trunc(x) || math.IsInf(x, 0) || math.Abs(x) > 1<<53 {
-				d.e.add(n.Pos, path, "expected an integer, got %s (use ceil() or floor() in an expression)", fmtNum(x))
-				return
-			}
-			i = int64(x)
-		default:
-			d.e.add(n.Pos, path, "expected an integer, got %s", n.Describe())
-			return
-		}
-		if d.applyChecks(n, path, fi, float64(i)) {
-			v.SetInt(i)
-		}
+		d.decodeInt(n, v, path, fi)
 		return
 	case reflect.Float64:
-		var f float64
-		switch x := n.Value.(type) {
-		case int64:
-			f = float64(x)
-		case float64:
-			f = x
-		default:
-			d.e.add(n.Pos, path, "expected a number, got %s", n.Describe())
-			return
-		}
-		if d.applyChecks(n, path, fi, f) {
-			v.SetFloat(f)
-		}
+		d.decodeFloat(n, v, path, fi)
 		return
 	}
 	d.e.add(n.Pos, path, "unsupported field type %s (internal error)", t)
+}
+
+// decodeVars decodes a map of named values (vars), whose keys must be
+// identifiers because expressions refer to them.
+func (d *decoder) decodeVars(n *Node, v reflect.Value, path string) {
+	if n.Kind != MapNode {
+		d.e.add(n.Pos, path, "expected a mapping, got %s", n.Describe())
+		return
+	}
+	m := map[string]any{}
+	for i, k := range n.Keys {
+		if !identRE.MatchString(k) {
+			d.e.add(n.KeyPos[i], join(path, k), "variable names must be identifiers (letters, digits, '_')")
+		}
+		m[k] = n.Vals[i].Interface()
+	}
+	v.Set(reflect.ValueOf(m))
+}
+
+// decodeBlock decodes an optional block (a pointer to a struct), refusing
+// a top-level block the caller has not implemented.
+func (d *decoder) decodeBlock(n *Node, v reflect.Value, path string) {
+	if n.Kind != MapNode {
+		d.e.add(n.Pos, path, "expected a mapping, got %s", n.Describe())
+		return
+	}
+	t := v.Type()
+	p := reflect.New(t.Elem())
+	if d.implemented != nil && !isUnion(t.Elem()) && !strings.Contains(path, ".") && !d.implemented(path, "") {
+		d.e.add(n.Pos, path, "the %s block is not implemented yet", path)
+		return
+	}
+	d.decodeStruct(n, p.Elem(), path)
+	v.Set(p)
+}
+
+// decodeList decodes a list item by item (each with the field's checks)
+// and applies the list's own check, nonempty.
+func (d *decoder) decodeList(n *Node, v reflect.Value, path string, fi *fieldInfo) {
+	if n.Kind != ListNode {
+		d.e.add(n.Pos, path, "expected a list, got %s", n.Describe())
+		return
+	}
+	s := reflect.MakeSlice(v.Type(), len(n.Items), len(n.Items))
+	for i, it := range n.Items {
+		d.decodeField(it, s.Index(i), fmt.Sprintf("%s[%d]", path, i), fi)
+	}
+	v.Set(s)
+	if fi != nil {
+		for _, c := range fi.Checks {
+			if c.Op == "nonempty" && len(n.Items) == 0 {
+				d.e.add(n.Pos, path, "must not be empty")
+			}
+		}
+	}
+}
+
+// decodeString decodes a string, checked against the field's enum (with a
+// suggestion for a near miss) and its name pattern.
+func (d *decoder) decodeString(n *Node, v reflect.Value, path string, fi *fieldInfo) {
+	s, ok := n.Value.(string)
+	if n.Kind != ScalarNode || !ok {
+		d.e.add(n.Pos, path, "expected a string, got %s", n.Describe())
+		return
+	}
+	if fi != nil && len(fi.Enum) > 0 && !contains(fi.Enum, s) {
+		d.e.add(n.Pos, path, "must be one of %s, got %q%s", strings.Join(fi.Enum, ", "), s, suggest(s, fi.Enum))
+		return
+	}
+	if fi != nil {
+		for _, c := range fi.Checks {
+			if c.Op == "name" && !nameRE.MatchString(s) {
+				d.e.add(n.Pos, path, "must start with a letter or digit and hold only letters, digits, '-', '_' and '.', got %q", s)
+			}
+		}
+	}
+	v.SetString(s)
+}
+
+// decodeInt decodes an integer; a float that is a whole number (an
+// expression's result) is accepted up to 2⁵³, where float64 stops
+// counting exactly.
+func (d *decoder) decodeInt(n *Node, v reflect.Value, path string, fi *fieldInfo) {
+	var i int64
+	switch x := n.Value.(type) {
+	case int64:
+		i = x
+	case float64:
+		if x != math.Trunc(x) || math.IsInf(x, 0) || math.Abs(x) > 1<<53 {
+			d.e.add(n.Pos, path, "expected an integer, got %s (use ceil() or floor() in an expression)", fmtNum(x))
+			return
+		}
+		i = int64(x)
+	default:
+		d.e.add(n.Pos, path, "expected an integer, got %s", n.Describe())
+		return
+	}
+	if d.applyChecks(n, path, fi, float64(i)) {
+		v.SetInt(i)
+	}
+}
+
+// decodeFloat decodes a number (an integer literal included).
+func (d *decoder) decodeFloat(n *Node, v reflect.Value, path string, fi *fieldInfo) {
+	var f float64
+	switch x := n.Value.(type) {
+	case int64:
+		f = float64(x)
+	case float64:
+		f = x
+	default:
+		d.e.add(n.Pos, path, "expected a number, got %s", n.Describe())
+		return
+	}
+	if d.applyChecks(n, path, fi, f) {
+		v.SetFloat(f)
+	}
 }
 
 func (d *decoder) applyChecks(n *Node, path string, fi *fieldInfo, x float64) bool {

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -9,12 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
+
+	"github.com/dpaudit/dpaudit/internal/parallel"
 )
 
 // DefaultMaxPoints is the sweep size refused without AllowLarge.
@@ -203,30 +203,22 @@ func (s *Spec) Expand() ([]Point, []Column, error) {
 	s.combos(func(c []assign) { combos = append(combos, append([]assign(nil), c...)) })
 
 	results := make([]expanded, len(combos))
-	workers := min(runtime.GOMAXPROCS(0), len(combos))
 	// Neighbouring combinations often share an expensive call (the same
 	// calibration for every prior size of a q), which the memo computes
 	// once while the others wait; visiting them in a fixed shuffled order
 	// keeps the workers on different calls. Results are stored by index, so
-	// the order does not change them.
+	// the order does not change them. There is no context to observe:
+	// Expand's callers (dpaudit.Load) have none, and Ctrl-C while a spec
+	// loads ends the process.
 	order := rand.New(rand.NewPCG(1, 2)).Perm(len(combos))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(combos) {
-					return
-				}
-				i := order[k]
-				results[i] = s.expandOne(base, combos[i], file)
-			}
-		}()
+	err := parallel.For(context.Background(), len(combos), 0, func(k int) error {
+		i := order[k]
+		results[i] = s.expandOne(base, combos[i], file)
+		return nil
+	})
+	if err != nil { // a panic while resolving a point, with its stack
+		return nil, nil, fmt.Errorf("%s: expanding the sweep: %w", file, err)
 	}
-	wg.Wait()
 
 	e := &errs{file: file}
 	var points []Point
@@ -302,6 +294,7 @@ func (s *Spec) expandOne(base *Node, combo []assign, file string) (r expanded) {
 	var exp Experiment
 	d := &decoder{e: e, implemented: s.opts.Implemented}
 	d.decodeStruct(tree, reflect.ValueOf(&exp).Elem(), "")
+	exp.setDir(filepath.Dir(s.File))
 	validate(&exp, tree, e)
 	if len(e.list) > 0 {
 		return r

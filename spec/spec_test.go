@@ -327,10 +327,9 @@ func TestLogspaceEndpointsExact(t *testing.T) {
 	mustErr(t, err, "numpy.geomspace")
 }
 
-// TestExpressionErrorsWithStructuralOnes (issue 15 item 9): expression
-// errors (bad syntax, unknown function, unknown name) are reported with the
-// structural ones in one pass; on main they only appeared once the
-// structural errors were fixed.
+// TestExpressionErrorsWithStructuralOnes: expression errors (bad syntax,
+// unknown function, unknown name) are reported with the structural ones in
+// one pass, not only once the structural errors are fixed.
 func TestExpressionErrorsWithStructuralOnes(t *testing.T) {
 	src := `name: quick
 vars:
@@ -365,7 +364,7 @@ sweep:
 	}
 }
 
-// TestNaNNamesItsPath (issue 15 item 9): a NaN literal names the spec path
+// TestNaNNamesItsPath: a NaN literal names the spec path
 // it sits at, in a map and in a list; ±Inf where a finite value is needed
 // too.
 func TestNaNNamesItsPath(t *testing.T) {

@@ -43,6 +43,10 @@ type Experiment struct {
 	// Identifiability stands apart so that gofmt's alignment of the block
 	// above is untouched (merge-friendly); spec/types_identifiability.go.
 	Identifiability *Identifiability `yaml:"identifiability" doc:"Identifiability audit (Bernau et al. 2021): the adversary who knows D and D′ tracks its posterior belief through full-batch DP-SGD; empirical advantage, δ′ and ε′ beside ρ_β and ρ_α."`
+
+	// dir is the spec file's folder: paths in the spec are relative to it
+	// (ResolvePath).
+	dir string
 }
 
 // DPSGD is the mechanism: T steps of the Poisson-subsampled Gaussian with
@@ -69,6 +73,7 @@ type Dataset struct {
 	Gaussian *DatasetGaussian  `kind:"gaussian" doc:"Synthetic Gaussian-mixture classification."`
 	Purchase *DatasetPurchase  `kind:"purchase-like" doc:"Synthetic stand-in for Purchase-100 (600 binary features, clustered classes)."`
 	Adult    *DatasetSynthetic `kind:"adult-like" doc:"Synthetic stand-in for Adult (104 one-hot features, binary label)."`
+	File     *DatasetFile      `kind:"file" doc:"Your own data: a Parquet or CSV table (a label column, numeric feature columns) or arrays in .npz/.npy (spec/types_data_models.go)."`
 }
 
 // DatasetCommon holds the options every source supports. Whether images
@@ -129,6 +134,7 @@ type Model struct {
 	Ideal              *ModelEmpty              `kind:"ideal" doc:"The ideal mechanism: simulates only the scalar observation stream of the Poisson-subsampled Gaussian."`
 	OutputPerturbation *ModelOutputPerturbation `kind:"output_perturbation" doc:"L2-regularised logistic regression solved by Newton's method, released with Gaussian, ℓ2-Laplace (ε-DP) or metric-DP noise (Guo et al. 2022; Mukherjee & Lokam 2023). For reconstruction: {attack: glm}."`
 	PNSGD              *ModelPNSGD              `kind:"pnsgd" doc:"L2-regularised logistic regression trained by projected noisy SGD, one pass, final iterate released (Feldman et al. 2018, Alg. 1). For reconstruction: {attack: glm}."`
+	Layers             *ModelLayers             `kind:"layers" doc:"Your own network for the Go trainer: dense, conv2d, maxpool, avgpool, flatten and activations, checked against the data's shape (spec/types_data_models.go)."`
 }
 
 // ModelEmpty is an architecture without parameters.
@@ -142,7 +148,7 @@ type ModelLogReg struct {
 
 // ModelMLP is a fully connected network.
 type ModelMLP struct {
-	Hidden     []int  `yaml:"hidden" required:"true" check:"nonempty" doc:"Hidden layer widths."`
+	Hidden     []int  `yaml:"hidden" required:"true" check:"nonempty" doc:"Hidden layer widths. The same network as arch layers: dense, activation for each width, then a dense layer of one unit per class."`
 	Activation string `yaml:"activation" default:"relu" enum:"relu|tanh|elu" doc:"Hidden activation."`
 	Init       string `yaml:"init" default:"pytorch" enum:"pytorch|glorot" doc:"Parameter initialisation: pytorch = U(±1/√fan_in); glorot."`
 }
@@ -274,8 +280,8 @@ type Audit struct {
 	MeasureCPU             bool      `yaml:"measure_cpu" default:"false" doc:"Add audit_cpu_seconds: the CPU time measured while the point's craft and trial nodes ran (whenever they ran; nodes running at once share the process's CPU time equally, exact with -j 1). A measurement, not a result: it differs between runs and machines and is in no node key."`
 	Confidence             float64   `yaml:"confidence" default:"0.95" check:">0,<1" doc:"Confidence level of the lower bound (two-sided Clopper–Pearson, α/2 per error rate)."`
 	Threshold              string    `yaml:"threshold" default:"split" enum:"split|posthoc|bonferroni" doc:"split: choose the threshold on a seeded share of the trials, evaluate on the rest (valid); posthoc: maximise over thresholds on all trials (optimistic, labelled invalid, never a violation); bonferroni: a corrected scan over bonferroni_grid, or over a grid built from a seeded held-out share and evaluated on the rest (valid)."`
-	SplitFraction          float64   `yaml:"split_fraction" default:"0.2" check:">0,<1" doc:"Share of each world's trials used to choose the split threshold (or to build the default Bonferroni grid). The default 0.2 leaves more trials to the bound than a half and gave more power in dpaudit selftest (issue 12)."`
-	Splits                 int       `yaml:"splits" default:"1" check:">=1" doc:"k: threshold split draws k seeded splits, bounds each at α/k and reports the largest (Bonferroni over the splits: still valid). More power at large trial counts, k times the estimate's cost (issue 12)."`
+	SplitFraction          float64   `yaml:"split_fraction" default:"0.2" check:">0,<1" doc:"Share of each world's trials used to choose the split threshold (or to build the default Bonferroni grid). The default 0.2 leaves more trials to the bound than a half and gave more power in dpaudit selftest."`
+	Splits                 int       `yaml:"splits" default:"1" check:">=1" doc:"k: threshold split draws k seeded splits, bounds each at α/k and reports the largest (Bonferroni over the splits: still valid). More power at large trial counts, k times the estimate's cost."`
 	BonferroniGrid         []float64 `yaml:"bonferroni_grid" doc:"Thresholds (in the score's units, at least 2) scanned by threshold: bonferroni, fixed before the trials run, evaluated on all trials. If absent, 100 thresholds at quantiles of the pooled scores of a held-out share (split_fraction) of the trials, evaluated on the others."`
 	Accountant             string    `yaml:"accountant" default:"best" enum:"best|pld|rdp|gdp" doc:"The accountant of the claim when claim.accountant is absent (epsilon_accountant is the claim's ε). best: the smaller of the RDP and PLD upper bounds (PLD's interval is coarsened automatically where its grid would be too large)."`
 	Claim                  *Claim    `yaml:"claim" doc:"What the implementation claims about itself, which the audit tests: accountant, noise multiplier, sampling, clipping, adjacency. Every absent key is the trained configuration (dpsgd block, the crafter's adjacency). A violation means ε_lb above this claim's ε."`

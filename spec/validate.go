@@ -61,6 +61,10 @@ func validate(exp *Experiment, root *Node, e *errs) {
 
 	validateGLM(exp, root, pos, e)
 
+	if exp.Dataset != nil && exp.Dataset.File != nil {
+		validateDatasetFile(exp.Dataset.File, root, pos, e)
+	}
+
 	if exp.Identifiability != nil {
 		validateIdentifiability(exp, root, pos, e)
 	}
@@ -98,70 +102,85 @@ func validateAudit(exp *Experiment, a *Audit, root *Node, pos func(string) Pos, 
 	if a.Runs > 1 && a.Estimator != "per_step" {
 		e.add(pos("audit.runs"), "audit.runs", "pooled training runs are for estimator per_step; use audit.repeats to repeat an audit")
 	}
-	if exp.Model == nil {
+	switch {
+	case exp.Model == nil:
 		e.add(pos("audit"), "audit", "an audit needs a model block ({arch: ideal} simulates the ideal mechanism)")
-		return
+	case exp.Model.Ideal != nil:
+		validateIdealAudit(exp, a, pos, e)
+	case a.Estimator == "per_step":
+		validatePerStepAudit(exp, a, pos, e)
+	case a.Estimator == "one_run" && a.Canaries == "input":
+		validateInputCanaries(exp, a, pos, e)
+	case a.Estimator == "one_run":
+		validateGradientCanaries(exp, a, pos, e)
+	default:
+		validateClassicGame(exp, root, pos, e)
 	}
-	if exp.Model.Ideal != nil {
-		if exp.Crafter != nil && exp.Crafter.Malicious == nil {
-			e.add(pos("crafter.kind"), "crafter.kind", "the ideal mechanism is the malicious-dataset game: use crafter malicious_dataset or leave the crafter out")
-		}
-		if exp.Distinguisher != nil && exp.Distinguisher.Watermark == nil {
-			e.add(pos("distinguisher.kind"), "distinguisher.kind", "the ideal mechanism releases privatised gradients only: use distinguisher watermark or leave it out")
-		}
-		if a.ThreatModel != "" && a.ThreatModel != "gradient" && a.ThreatModel != "malicious_dataset" {
-			e.add(pos("audit.threat_model"), "audit.threat_model", "the ideal mechanism needs gradient access (gradient or malicious_dataset), got %s", a.ThreatModel)
-		}
-		if a.Estimator == "per_step" {
-			e.add(pos("audit.estimator"), "audit.estimator", "the per-step audit trains a model with Dirac gradient canaries: it needs a trained model (model.arch other than ideal)")
-		}
-		if a.Canaries == "input" {
-			e.add(pos("audit.canaries"), "audit.canaries", "input canaries are records in a training set: they need a trained model (model.arch other than ideal)")
-		}
-		return
+}
+
+// validateIdealAudit: the ideal mechanism is the malicious-dataset game
+// on privatised gradients, with nothing trained.
+func validateIdealAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
+	if exp.Crafter != nil && exp.Crafter.Malicious == nil {
+		e.add(pos("crafter.kind"), "crafter.kind", "the ideal mechanism is the malicious-dataset game: use crafter malicious_dataset or leave the crafter out")
+	}
+	if exp.Distinguisher != nil && exp.Distinguisher.Watermark == nil {
+		e.add(pos("distinguisher.kind"), "distinguisher.kind", "the ideal mechanism releases privatised gradients only: use distinguisher watermark or leave it out")
+	}
+	if a.ThreatModel != "" && a.ThreatModel != "gradient" && a.ThreatModel != "malicious_dataset" {
+		e.add(pos("audit.threat_model"), "audit.threat_model", "the ideal mechanism needs gradient access (gradient or malicious_dataset), got %s", a.ThreatModel)
 	}
 	if a.Estimator == "per_step" {
-		// Every step's privatised update on the canary's parameter is an
-		// observation: only white-box gradient access releases them.
-		if a.ThreatModel != "" && a.ThreatModel != "gradient" {
-			e.add(pos("audit.threat_model"), "audit.threat_model", "the per-step audit reads every step's privatised update, which threat model %s does not release: it needs threat_model gradient", a.ThreatModel)
-		}
-		if exp.Crafter != nil {
-			e.add(pos("crafter"), "crafter", "the per-step audit inserts its own Dirac gradient canaries (audit.trials of them): remove the crafter block")
-		}
-		if exp.Distinguisher != nil {
-			e.add(pos("distinguisher"), "distinguisher", "the per-step audit thresholds each step's canary projection: remove the distinguisher block")
-		}
-		if exp.Dataset == nil {
-			e.add(pos("audit"), "audit", "an audit of a trained model needs a dataset block")
-		}
-		if a.Trials < 2 {
-			e.add(pos("audit.trials"), "audit.trials", "the per-step audit needs at least 2 canaries (one inserted, one not), got %d", a.Trials)
-		}
-		return
+		e.add(pos("audit.estimator"), "audit.estimator", "the per-step audit trains a model with Dirac gradient canaries: it needs a trained model (model.arch other than ideal)")
 	}
-	if a.Estimator == "one_run" && a.Canaries == "input" {
-		validateInputCanaries(exp, a, pos, e)
-		return
+	if a.Canaries == "input" {
+		e.add(pos("audit.canaries"), "audit.canaries", "input canaries are records in a training set: they need a trained model (model.arch other than ideal)")
 	}
-	if a.Estimator == "one_run" {
-		// One training run with Dirac gradient canaries, scored from the
-		// privatised updates: white-box gradient access, and no crafter or
-		// distinguisher of the classic game.
-		if a.ThreatModel != "" && a.ThreatModel != "gradient" {
-			e.add(pos("audit.threat_model"), "audit.threat_model", "the one-run audit of a trained model with gradient canaries reads every privatised update: it needs threat_model gradient, got %s (audit.canaries: input audits canary records from the final model)", a.ThreatModel)
-		}
-		if exp.Crafter != nil {
-			e.add(pos("crafter"), "crafter", "the one-run audit of a trained model inserts its own Dirac gradient canaries (audit.trials of them): remove the crafter block, or set audit.canaries: input for canary records")
-		}
-		if exp.Distinguisher != nil {
-			e.add(pos("distinguisher"), "distinguisher", "the one-run audit of a trained model with gradient canaries scores each canary by its log-likelihood ratio: remove the distinguisher block, or set audit.canaries: input for canary records")
-		}
-		if exp.Dataset == nil {
-			e.add(pos("audit"), "audit", "an audit of a trained model needs a dataset block")
-		}
-		return
+}
+
+// validatePerStepAudit: every step's privatised update on the canary's
+// parameter is an observation, and only white-box gradient access
+// releases them.
+func validatePerStepAudit(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
+	if a.ThreatModel != "" && a.ThreatModel != "gradient" {
+		e.add(pos("audit.threat_model"), "audit.threat_model", "the per-step audit reads every step's privatised update, which threat model %s does not release: it needs threat_model gradient", a.ThreatModel)
 	}
+	if exp.Crafter != nil {
+		e.add(pos("crafter"), "crafter", "the per-step audit inserts its own Dirac gradient canaries (audit.trials of them): remove the crafter block")
+	}
+	if exp.Distinguisher != nil {
+		e.add(pos("distinguisher"), "distinguisher", "the per-step audit thresholds each step's canary projection: remove the distinguisher block")
+	}
+	if exp.Dataset == nil {
+		e.add(pos("audit"), "audit", "an audit of a trained model needs a dataset block")
+	}
+	if a.Trials < 2 {
+		e.add(pos("audit.trials"), "audit.trials", "the per-step audit needs at least 2 canaries (one inserted, one not), got %d", a.Trials)
+	}
+}
+
+// validateGradientCanaries: one training run with Dirac gradient canaries,
+// scored from the privatised updates, needs white-box gradient access and
+// no crafter or distinguisher of the classic game.
+func validateGradientCanaries(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
+	if a.ThreatModel != "" && a.ThreatModel != "gradient" {
+		e.add(pos("audit.threat_model"), "audit.threat_model", "the one-run audit of a trained model with gradient canaries reads every privatised update: it needs threat_model gradient, got %s (audit.canaries: input audits canary records from the final model)", a.ThreatModel)
+	}
+	if exp.Crafter != nil {
+		e.add(pos("crafter"), "crafter", "the one-run audit of a trained model inserts its own Dirac gradient canaries (audit.trials of them): remove the crafter block, or set audit.canaries: input for canary records")
+	}
+	if exp.Distinguisher != nil {
+		e.add(pos("distinguisher"), "distinguisher", "the one-run audit of a trained model with gradient canaries scores each canary by its log-likelihood ratio: remove the distinguisher block, or set audit.canaries: input for canary records")
+	}
+	if exp.Dataset == nil {
+		e.add(pos("audit"), "audit", "an audit of a trained model needs a dataset block")
+	}
+}
+
+// validateClassicGame: the classic game trains a model on a data set and
+// needs the crafter and distinguisher its trials use (or placeholders a
+// sweep fills in).
+func validateClassicGame(exp *Experiment, root *Node, pos func(string) Pos, e *errs) {
 	for _, need := range []struct {
 		ok   bool
 		name string

@@ -78,7 +78,7 @@ func validateGLM(exp *Experiment, root *Node, pos func(string) Pos, e *errs) {
 	}
 	if exp.Train != nil || exp.Audit != nil {
 		if m != nil && (m.OutputPerturbation != nil || m.PNSGD != nil) {
-			report("model.arch", "%s is trained by the reconstruction block only; train and audit need a DP-SGD model (logreg, mlp, cnn)", m.Arch)
+			report("model.arch", "%s is trained by the reconstruction block only; train and audit need a DP-SGD model (logreg, mlp, cnn, layers)", m.Arch)
 		}
 	}
 }
@@ -95,7 +95,17 @@ func validateFIL(exp *Experiment, pos func(string) Pos, e *errs) {
 	case m == nil:
 	case m.MLP != nil && m.MLP.Activation != "tanh":
 		report("model.activation", "FIL accounting needs a smooth activation: %s has a kink (ReLU) or a jump in its second derivative (ELU) at 0; use activation: tanh", m.MLP.Activation)
+	case m.Layers != nil:
+		for i, l := range m.Layers.Layers {
+			path := indexPath("model.layers", i) + ".kind"
+			switch l.Kind {
+			case "relu", "elu":
+				report(path, "FIL accounting needs smooth activations: %s has a kink (ReLU) or a jump in its second derivative (ELU) at 0; use tanh or sigmoid", l.Kind)
+			case "maxpool":
+				report(path, "FIL accounting needs a smooth gradient: max pooling has none where a window's maximum ties; use avgpool")
+			}
+		}
 	case m.LogReg == nil && m.MLP == nil && m.CNN == nil:
-		report("model.arch", "FIL accounting is for DP-SGD models (logreg, mlp, cnn), got %s", m.Arch)
+		report("model.arch", "FIL accounting is for DP-SGD models (logreg, mlp, cnn, layers), got %s", m.Arch)
 	}
 }

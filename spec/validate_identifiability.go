@@ -19,7 +19,7 @@ func validateIdentifiability(exp *Experiment, root *Node, pos func(string) Pos, 
 		e.add(pos("identifiability"), "identifiability", "a spec plays one game: the membership audit and the identifiability game write different trial tables (use two specs)")
 	}
 	if exp.Model != nil && exp.Model.Ideal != nil {
-		e.add(pos("model.arch"), "model.arch", "the identifiability adversary recomputes clipped gradients of D and D′ at every step; the ideal mechanism has none (use logreg, mlp or cnn)")
+		e.add(pos("model.arch"), "model.arch", "the identifiability adversary recomputes clipped gradients of D and D′ at every step; the ideal mechanism has none (use logreg, mlp, cnn or layers)")
 	}
 	if q, ok := number(root, "dpsgd.sampling_rate"); ok && q != 1 {
 		e.add(pos("dpsgd.sampling_rate"), "dpsgd.sampling_rate", "the identifiability adversary A_DI is defined for full-batch training (every step's gradient is a sum over all of D, so D′'s sum is known): sampling_rate must be 1, got %s", fmtNum(q))

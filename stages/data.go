@@ -11,18 +11,18 @@ import (
 	"github.com/dpaudit/dpaudit/spec"
 )
 
-// dataParams is everything a loaded split depends on (the data directory
+// DataParams is everything a loaded split depends on (the data directory
 // is not: files are verified against pinned digests).
-type dataParams struct {
+type DataParams struct {
 	Source  datasets.Source  `json:"source"`
 	Options datasets.Options `json:"options"`
 }
 
-// datasetParams converts a spec dataset block for a model that takes flat
+// DatasetParams converts a spec dataset block for a model that takes flat
 // vectors (flatten) or images. The subsample and synthetic data derive from
 // the spec seed.
-func datasetParams(d *spec.Dataset, seed int64, flatten bool) (dataParams, error) {
-	p := dataParams{Source: datasets.Source{Name: d.Source}}
+func DatasetParams(d *spec.Dataset, seed int64, flatten bool) (DataParams, error) {
+	p := DataParams{Source: datasets.Source{Name: d.Source}}
 	var c spec.DatasetCommon
 	switch {
 	case d.Digits != nil:
@@ -43,6 +43,13 @@ func datasetParams(d *spec.Dataset, seed int64, flatten bool) (dataParams, error
 	case d.Adult != nil:
 		c = d.Adult.DatasetCommon
 		p.Source.N, p.Source.TestFraction = d.Adult.N, d.Adult.TestFraction
+	case d.File != nil:
+		c = d.File.DatasetCommon
+		f, err := fileSourceOf(d.File)
+		if err != nil {
+			return p, err
+		}
+		p.Source.File = f
 	default:
 		return p, fmt.Errorf("dataset source %q has no loader", d.Source)
 	}
@@ -74,8 +81,8 @@ type dataEntry struct {
 
 var splits = &dataCache{entries: map[string]*list.Element{}, order: list.New(), max: 3}
 
-// loadSplit returns the split for p, loading it at most once while cached.
-func loadSplit(p dataParams, dataDir string) (*datasets.Split, error) {
+// LoadSplit returns the split for p, loading it at most once while cached.
+func LoadSplit(p DataParams, dataDir string) (*datasets.Split, error) {
 	kb, _ := json.Marshal(p)
 	key := string(kb) + "\x00" + dataDir
 	c := splits

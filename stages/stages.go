@@ -1,6 +1,13 @@
 // Package stages turns the points of a spec into pipeline nodes. It is the
-// only package that knows both the spec language and the domain packages
-// (privacy, learn, …): one file per stage kind.
+// kit the games share: a game (membership, reconstruction, training, the
+// bounds, …) is one Game value in its own package under stages/, and
+// Compile drives the registered games point by point, then adds the
+// summary node over every point's row. The games never import each other;
+// what they share lives here: Build (what a game's Compile adds nodes
+// through), Output and values.json, Calc (a node that is a pure function
+// of its parameters), keys and repeat labels, the data and architecture
+// conversions, PathError, Violation, and the functions spec expressions
+// call (calibrate, epsilon, delta, bernau_noise).
 package stages
 
 import (
@@ -9,39 +16,26 @@ import (
 	"strings"
 
 	"github.com/dpaudit/dpaudit/pipeline"
-	"github.com/dpaudit/dpaudit/report"
 	"github.com/dpaudit/dpaudit/spec"
 )
-
-// implemented lists the component kinds that have a stage behind them.
-// Anything else in a spec is refused with "not implemented yet".
-var implemented = map[string]map[string]bool{
-	"bound":          {"accountant": true, "rero": true, "mse_rdp": true, "minimax_mse": true, "belief": true},
-	"dpsgd":          {"": true},
-	"sweep":          {"": true},
-	"report":         {"": true},
-	"figure":         {"line": true, "scatter": true, "band": true, "bar": true, "histogram": true, "heatmap": true},
-	"train":          {"": true},
-	"dataset":        {"digits": true, "mnist": true, "fashion-mnist": true, "gaussian": true, "purchase-like": true, "adult-like": true},
-	"model":          {"logreg": true, "mlp": true, "cnn": true, "ideal": true, "output_perturbation": true, "pnsgd": true},
-	"reconstruction": {"glm": true},
-	"audit":          {"": true},
-	// Bernau et al.'s identifiability game (identify.go).
-	"identifiability": {"": true},
-	"crafter": {"random_record": true, "mislabeled_record": true, "constant_input": true, "noise_input": true,
-		"static_poison": true, "adaptive_poison": true, "gradient_canary": true, "malicious_dataset": true},
-	"distinguisher": {"loss_threshold": true, "intermediate_loss": true, "watermark": true},
-}
 
 // Env is what stages need from the runner besides the spec.
 type Env struct {
 	DataDir string // where MNIST and Fashion-MNIST live (datasets.DefaultDataDir)
+	// Code returns the code fingerprint of a package of this module (its
+	// path relative to the module, e.g. "stages/membership"): the package
+	// and everything it imports. A node keys on the fingerprint of the
+	// package that builds it, so an edit elsewhere keeps its key. nil:
+	// every node keys on the process-wide fingerprint.
+	Code func(pkg string) string
 }
 
-// Implemented reports whether a spec block or component kind is
-// implemented; pass it to spec.Options.
-func Implemented(block, kind string) bool {
-	return implemented[block][kind]
+// code is the fingerprint of pkg ("" without Env.Code).
+func (e Env) code(pkg string) string {
+	if e.Code == nil {
+		return ""
+	}
+	return e.Code(pkg)
 }
 
 // Output is one value a stage writes into a point's summary row.
@@ -49,6 +43,12 @@ type Output struct {
 	Name  string
 	Type  pipeline.ColType
 	Value any // float64, int64, string, bool or nil
+}
+
+// Columns are the columns a compiled spec's tables will hold.
+type Columns struct {
+	Summary []string // the summary table's columns
+	Trials  []string // the trials tables' own columns (empty: no trials)
 }
 
 // Compiled is the graph of an expanded spec.
@@ -61,10 +61,11 @@ type Compiled struct {
 	// and a reconstruction audit lists the latter under
 	// "<id>/reconstruction" (trials/point=<id>/reconstruction/part-<k>).
 	Trials map[string][]*pipeline.Node
-	// Figures are the report block's figure nodes; Columns, what the
-	// summary and trials tables will hold (for checking the figures).
+	// Figures are the report block's figure nodes (added by the caller,
+	// see package stages/figure); Columns, what the summary and trials
+	// tables will hold (for checking the figures).
 	Figures []*pipeline.Node
-	Columns report.Available
+	Columns Columns
 }
 
 // pointStage is a node computing part of one point's summary row.
@@ -73,76 +74,26 @@ type pointStage struct {
 	columns []string // the columns it writes, for clash detection
 }
 
-// Compile builds the graph: per point, one node per bound (shared when the
-// work is equal), then the summary node over all points.
-func Compile(name string, points []spec.Point, cols []spec.Column, env Env) (*Compiled, error) {
+// Compile builds the graph: per point, the nodes of every game that
+// applies to it (in the order of games), then the summary node over all
+// points.
+func Compile(games []*Game, name string, points []spec.Point, cols []spec.Column, env Env) (*Compiled, error) {
 	g := pipeline.NewGraph()
 	perPoint := make([][]*pipeline.Node, len(points))
 	trials := map[string][]*pipeline.Node{}
 	var stageCols []string
 	for i, pt := range points {
-		var stagesOfPoint []pointStage
-		if pt.Exp.Train != nil {
-			st, err := trainStages(name, pt, env, g)
-			if err != nil {
+		b := &Build{Name: name, Point: pt, Env: env, graph: g, trials: trials}
+		for _, game := range games {
+			if !game.AppliesTo(pt.Exp) {
+				continue
+			}
+			if err := compileGame(game, b); err != nil {
 				return nil, err
 			}
-			stagesOfPoint = append(stagesOfPoint, st)
-		}
-		if pt.Exp.Audit != nil {
-			st, shards, err := auditStages(name, pt, env, g)
-			if err != nil {
-				return nil, err
-			}
-			stagesOfPoint = append(stagesOfPoint, st)
-			trials[pt.ID] = shards
-		}
-		if r := pt.Exp.Reconstruction; r != nil && r.GLM != nil {
-			st, shards, err := glmReconStages(name, pt, env, g)
-			if err != nil {
-				return nil, err
-			}
-			stagesOfPoint = append(stagesOfPoint, st)
-			trials[pt.ID] = shards
-		}
-		if pt.Exp.Identifiability != nil {
-			st, shards, err := identifyStages(name, pt, env, g)
-			if err != nil {
-				return nil, err
-			}
-			stagesOfPoint = append(stagesOfPoint, st)
-			trials[pt.ID] = shards
-		}
-		for b, bound := range pt.Exp.Bound {
-			switch {
-			case bound.Accountant != nil:
-				stagesOfPoint = append(stagesOfPoint, accountantStages(name, pt, b, bound.Accountant)...)
-			case bound.Rero != nil, bound.MSE != nil, bound.Minimax != nil, bound.Belief != nil:
-				st, err := boundStages(name, pt, b)
-				if err != nil {
-					return nil, err
-				}
-				stagesOfPoint = append(stagesOfPoint, st...)
-			default:
-				return nil, fmt.Errorf("bound[%d] kind %q has no stage", b, bound.Kind)
-			}
-		}
-		if r := pt.Exp.Reconstruction; r != nil && r.GLM == nil {
-			st, shards, err := reconstructionStages(name, pt, env, g)
-			if err != nil {
-				return nil, err
-			}
-			stagesOfPoint = append(stagesOfPoint, st...)
-			// A point with a membership audit as well keeps its rows in
-			// trials/point=<id>/; the reconstruction rows go one level down.
-			key := pt.ID
-			if pt.Exp.Audit != nil {
-				key += "/reconstruction"
-			}
-			trials[key] = shards
 		}
 		var colNames []string
-		for _, st := range stagesOfPoint {
+		for _, st := range b.rows {
 			colNames = append(colNames, st.columns...)
 			perPoint[i] = append(perPoint[i], g.Add(st.node))
 		}
@@ -151,11 +102,15 @@ func Compile(name string, points []spec.Point, cols []spec.Column, env Env) (*Co
 		}
 		stageCols = append(stageCols, colNames...)
 	}
-	sum := g.Add(summaryNode(name, points, cols, perPoint, g))
-	return &Compiled{Graph: g, Summary: sum, Trials: trials,
-		Figures: figureNodes(name, points, sum, trials, g),
-		Columns: reportColumns(points, cols, stageCols)}, nil
+	sum := summaryNode(name, points, cols, perPoint, g)
+	sum.Code = env.code(kitPackage)
+	sum = g.Add(sum)
+	return &Compiled{Graph: g, Summary: sum, Trials: trials, Columns: reportColumns(games, points, cols, stageCols)}, nil
 }
+
+// kitPackage is this package, relative to the module: the code of the
+// nodes it builds itself (the summary).
+const kitPackage = "stages"
 
 // reservedColumns are written by the summary itself.
 var reservedColumns = []string{"point_index", "point_id", "violation", "violation_familywise"}

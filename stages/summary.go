@@ -13,7 +13,10 @@ import (
 	"github.com/dpaudit/dpaudit/spec"
 )
 
-const summaryVersion = 2 // 2: violation with a family-wise correction
+const (
+	summaryKind    = "summary"
+	summaryVersion = 2 // 2: violation with a family-wise correction
+)
 
 // SummaryFile is the summary node's output file.
 const SummaryFile = "summary.parquet"
@@ -76,7 +79,7 @@ func summaryNode(name string, points []spec.Point, cols []spec.Column, perPoint 
 		p.Points = append(p.Points, sp)
 	}
 	return &pipeline.Node{
-		Kind:    "summary",
+		Kind:    summaryKind,
 		Version: summaryVersion,
 		Params:  p,
 		Inputs:  inputs,
@@ -125,7 +128,7 @@ func buildSummary(p summaryParams, inputDirs []string) (*pipeline.Table, error) 
 			outs, ok := cache[in]
 			if !ok {
 				var err error
-				if outs, err = readValues(inputDirs[in]); err != nil {
+				if outs, err = ReadValues(inputDirs[in]); err != nil {
 					return nil, err
 				}
 				cache[in] = outs

@@ -22,7 +22,9 @@ type wireOutput struct {
 	Value json.RawMessage `json:"value"`
 }
 
-func writeValues(dir string, outs []Output) error {
+// WriteValues writes a node's outputs (the columns it adds to its point's
+// summary row) into dir's values.json.
+func WriteValues(dir string, outs []Output) error {
 	wire := make([]wireOutput, len(outs))
 	for i, o := range outs {
 		var raw []byte
@@ -44,7 +46,8 @@ func writeValues(dir string, outs []Output) error {
 	return os.WriteFile(filepath.Join(dir, valuesFile), b, 0o644)
 }
 
-func readValues(dir string) ([]Output, error) {
+// ReadValues reads the outputs WriteValues wrote into dir.
+func ReadValues(dir string) ([]Output, error) {
 	b, err := os.ReadFile(filepath.Join(dir, valuesFile))
 	if err != nil {
 		return nil, err
@@ -110,4 +113,25 @@ func readValues(dir string) ([]Output, error) {
 		outs[i] = o
 	}
 	return outs, nil
+}
+
+// F64, Int, Str and Bool are outputs of type float64, int64, string and
+// bool; v is a value of that type, or nil for a null cell.
+func F64(name string, v any) Output { return Output{name, pipeline.Float64, v} }
+
+// Int is an int64 output (see F64).
+func Int(name string, v any) Output { return Output{name, pipeline.Int64, v} }
+
+// Str is a string output (see F64).
+func Str(name string, v any) Output { return Output{name, pipeline.String, v} }
+
+// Bool is a bool output (see F64).
+func Bool(name string, v any) Output { return Output{name, pipeline.Bool, v} }
+
+// OrNull maps NaN, which says "no value", to a null cell.
+func OrNull(x float64) any {
+	if math.IsNaN(x) {
+		return nil
+	}
+	return x
 }

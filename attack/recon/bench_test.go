@@ -38,7 +38,7 @@ func fig3(b *testing.B) (*Game, Config) {
 
 // BenchmarkFig3 compares one reconstruction trial (training on D₋ ∪ {z*}
 // plus the attack) with the same training alone (the target record, no
-// hooks). The attack's share is trial/train − 1; the issue asks ≤ 30%.
+// hooks). The attack's share is trial/train − 1; the target is ≤ 30%.
 func BenchmarkFig3(b *testing.B) {
 	g, cfg := fig3(b)
 	b.Run("train", func(b *testing.B) {
@@ -76,7 +76,7 @@ func cpuTime() time.Duration {
 }
 
 // BenchmarkIdeal is the ideal game at T = 100, |π| = 10: 10⁶ trials should
-// take seconds (the issue asks ≤ 30 s).
+// take seconds (target ≤ 30 s).
 func BenchmarkIdeal(b *testing.B) {
 	for _, q := range []float64{1, 0.1} {
 		g := Ideal{PriorSize: 10, SamplingRate: q, Steps: 100, NoiseMultiplier: 4.9989}

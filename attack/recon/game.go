@@ -135,7 +135,7 @@ func NewGame(cfg Config) (*Game, error) {
 		}
 	}
 	// Every trial trains on D₋: scan it (and code its rows) once here,
-	// not in each trial (issue 12 item 3).
+	// not in each trial (it was a large share of a trial).
 	data, err := learn.NewInputs(cfg.X, cfg.Y, D)
 	if err != nil {
 		return nil, invalidf("%v", err)
@@ -236,7 +236,8 @@ func (g *Game) RunTrialIndex(seed uint64, point string, i int) (Outcome, error) 
 // the cost of every trial; the harness instead reads it off the trainer as
 // the clean clipped sum minus the target's clipped gradient when the
 // target was sampled — the same vector up to float32 summation order. The
-// attack code below sees only θ_t, the candidates, and s_t − K_t.
+// attack code (reconTrial's score and invert) sees only θ_t, the
+// candidates, and s_t − K_t.
 func (g *Game) RunTrial(r *rand.Rand) (Outcome, error) {
 	cfg := g.cfg
 	n, D := cfg.PriorSize, g.inSize
@@ -246,135 +247,165 @@ func (g *Game) RunTrial(r *rand.Rand) (Outcome, error) {
 	if idx != nil {
 		o.Record = idx[o.Target]
 	}
-	m := g.init.Clone()
-	P := m.NumParams()
-	sigma := cfg.AttackSigma
-	if sigma == 0 {
-		sigma = cfg.DPSGD.NoiseMultiplier
-	}
-	ev, err := NewEvidence(n, cfg.DPSGD.Steps, cfg.DPSGD.SamplingRate, sigma)
+	t, err := g.newReconTrial(candX, candY, o.Target)
 	if err != nil {
 		return Outcome{}, err
 	}
-	C := cfg.DPSGD.ClipNorm
-	invC2 := 1 / (C * C)
-	tX := candX[o.Target*D : (o.Target+1)*D]
-	targetIndex := len(cfg.Y)
-
-	// Per step: the target's clipped gradient (for the harness's K_t), the
-	// known sum K_t, ḡ_t, and for the model-only view θ_t, kept until θ_{t+1}
-	// shows the update. The candidates' inner products ⟨∇ℓ(θ_t, z_i), ḡ_t⟩
-	// come from one batched call that never materialises their gradients.
-	gT, normT := make([]float32, P), make([]float64, 1)
-	known, resid := make([]float32, P), make([]float32, P)
-	raw, norms := make([]float64, n), make([]float64, n)
-	dots, sq := make([]float64, n), make([]float64, n)
-	var prev []float64   // intermediate_models: θ_t
-	var prev32 []float32 // the same, for the scratch model
-	var vel []float64    // the inverted momentum buffer
-	var mt *learn.Model  // scratch model at θ_t
-	inverting := cfg.Observe < attack.ObserveGradients
-	if inverting {
-		prev, prev32, vel = make([]float64, P), make([]float32, P), make([]float64, P)
-		mt = g.init.Clone()
-	}
-	var normSum float64
-	pending := false
-	lr, mu, wd := cfg.DPSGD.LearningRate, cfg.DPSGD.Momentum, cfg.DPSGD.WeightDecay
-	norm := 0.0 // the update's divisor q·N, public
-
-	// score turns ḡ_t (resid) into evidence with the model at θ_t.
-	score := func(at *learn.Model) error {
-		if err := at.PerExampleGradientDots(candX, candY, resid, raw, norms); err != nil {
-			return fmt.Errorf("candidates' gradients: %w", err)
-		}
-		for i := range raw {
-			c := 1.0
-			if norms[i] > C {
-				c = C / norms[i]
-			}
-			dots[i] = c * raw[i] * invC2
-			sq[i] = c * c * norms[i] * norms[i] * invC2
-		}
-		return ev.Observe(dots, sq)
-	}
-	// invert recovers s_t from θ_t (prev) and θ_{t+1} (params) through the
-	// public update v = μv + s/(qN) + λθ, θ ← θ − ηv, then forms ḡ_t.
-	invert := func(params []float32) error {
-		for k := range resid {
-			v := (prev[k] - float64(params[k])) / lr
-			s := (v - mu*vel[k] - wd*prev[k]) * norm
-			vel[k] = v
-			resid[k] = float32(s) - known[k]
-		}
-		if err := mt.SetParams(prev32); err != nil {
-			return err
-		}
-		return score(mt)
-	}
-	tY := []int32{candY[o.Target]}
-	var iv *inverter
-	if cfg.Inversion != nil {
-		iv = newInverter(*cfg.Inversion, g.init, C, cfg.DPSGD.Steps, candY[o.Target])
-	}
-	h := &learn.Hooks{
-		Target:   &learn.Record{X: tX, Y: candY[o.Target]},
-		CleanSum: true,
-		OnStep: func(s *learn.Step) error {
-			norm = s.Normalizer
-			if pending {
-				if err := invert(s.Params); err != nil {
-					return err
-				}
-			}
-			// The harness's K_t (see above): clean sum minus the target's part.
-			if err := m.PerExampleGradients(tX, tY, gT, normT); err != nil {
-				return fmt.Errorf("target's gradient: %w", err)
-			}
-			cT := 1.0
-			if normT[0] > C {
-				cT = C / normT[0]
-			}
-			normSum += cT * normT[0]
-			copy(known, s.ClippedSum)
-			if len(s.Batch) > 0 && s.Batch[len(s.Batch)-1] == targetIndex {
-				o.TargetSteps++
-				gemm.Axpy(float32(-cT), gT, known)
-			}
-			if inverting {
-				copy(prev32, s.Params)
-				for k, p := range s.Params {
-					prev[k] = float64(p)
-				}
-				pending = true
-				return nil
-			}
-			for k := range resid {
-				resid[k] = s.NoisySum[k] - known[k]
-			}
-			if iv != nil {
-				iv.record(s.Params, resid)
-			}
-			return score(m)
-		},
-	}
-	if _, err := learn.TrainInputs(m, g.data, cfg.DPSGD, r, h); err != nil {
+	h := &learn.Hooks{Target: &learn.Record{X: t.tX, Y: candY[o.Target]}, CleanSum: true, OnStep: t.onStep}
+	if _, err := learn.TrainInputs(t.m, g.data, cfg.DPSGD, r, h); err != nil {
 		return Outcome{}, err
 	}
-	if pending {
-		if err := invert(m.Params()); err != nil {
+	if t.pending {
+		if err := t.invert(t.m.Params()); err != nil {
 			return Outcome{}, err
 		}
 	}
-	o.TargetGradNorm = normSum / float64(cfg.DPSGD.Steps)
-	if iv != nil {
-		z, err := iv.run(r)
+	o.TargetSteps = t.targetSteps
+	o.TargetGradNorm = t.normSum / float64(cfg.DPSGD.Steps)
+	if t.iv != nil {
+		z, err := t.iv.run(r)
 		if err != nil {
 			return Outcome{}, fmt.Errorf("gradient inversion: %w", err)
 		}
 		d, mse := nearest(z, candX, n, o.Target)
 		o.Inversion = &InversionOutcome{Decision: d, MSE: mse}
 	}
-	ev.decideAll(&o, make([]float64, n), make([]float64, cfg.DPSGD.Steps))
+	t.ev.decideAll(&o, make([]float64, n), make([]float64, cfg.DPSGD.Steps))
 	return o, nil
+}
+
+// reconTrial is one trial's attack while the model trains: per step, the
+// target's clipped gradient (for the harness's K_t), the known sum K_t,
+// ḡ_t, and for the model-only view θ_t, kept until θ_{t+1} shows the
+// update. The candidates' inner products ⟨∇ℓ(θ_t, z_i), ḡ_t⟩ come from one
+// batched call that never materialises their gradients.
+type reconTrial struct {
+	m            *learn.Model // the model being trained
+	candX        []float32
+	candY        []int32
+	ev           *Evidence
+	c, invC2     float64 // clip norm C and 1/C²
+	tX           []float32
+	tY           []int32
+	targetIndex  int // the trainer's index of the target record
+	gT           []float32
+	normT        []float64
+	known, resid []float32
+	raw, norms   []float64
+	dots, sq     []float64
+
+	inverting bool         // intermediate_models: ḡ_t from θ_t and θ_{t+1}
+	prev      []float64    // θ_t
+	prev32    []float32    // the same, for the scratch model
+	vel       []float64    // the inverted momentum buffer
+	mt        *learn.Model // scratch model at θ_t
+	pending   bool         // θ_t is kept, waiting for θ_{t+1}
+	lr, mu    float64
+	wd        float64
+	norm      float64 // the update's divisor q·N, public
+	iv        *inverter
+
+	normSum     float64
+	targetSteps int
+}
+
+func (g *Game) newReconTrial(candX []float32, candY []int32, target int) (*reconTrial, error) {
+	cfg := g.cfg
+	n, D := cfg.PriorSize, g.inSize
+	sigma := cfg.AttackSigma
+	if sigma == 0 {
+		sigma = cfg.DPSGD.NoiseMultiplier
+	}
+	ev, err := NewEvidence(n, cfg.DPSGD.Steps, cfg.DPSGD.SamplingRate, sigma)
+	if err != nil {
+		return nil, err
+	}
+	m := g.init.Clone()
+	P := m.NumParams()
+	C := cfg.DPSGD.ClipNorm
+	t := &reconTrial{m: m, candX: candX, candY: candY, ev: ev, c: C, invC2: 1 / (C * C),
+		tX: candX[target*D : (target+1)*D], tY: []int32{candY[target]}, targetIndex: len(cfg.Y),
+		gT: make([]float32, P), normT: make([]float64, 1), known: make([]float32, P), resid: make([]float32, P),
+		raw: make([]float64, n), norms: make([]float64, n), dots: make([]float64, n), sq: make([]float64, n),
+		inverting: cfg.Observe < attack.ObserveGradients,
+		lr:        cfg.DPSGD.LearningRate, mu: cfg.DPSGD.Momentum, wd: cfg.DPSGD.WeightDecay}
+	if t.inverting {
+		t.prev, t.prev32, t.vel = make([]float64, P), make([]float32, P), make([]float64, P)
+		t.mt = g.init.Clone()
+	}
+	if cfg.Inversion != nil {
+		t.iv = newInverter(*cfg.Inversion, g.init, C, cfg.DPSGD.Steps, candY[target])
+	}
+	return t, nil
+}
+
+// score turns ḡ_t (resid) into evidence with the model at θ_t.
+func (t *reconTrial) score(at *learn.Model) error {
+	if err := at.PerExampleGradientDots(t.candX, t.candY, t.resid, t.raw, t.norms); err != nil {
+		return fmt.Errorf("candidates' gradients: %w", err)
+	}
+	for i := range t.raw {
+		c := 1.0
+		if t.norms[i] > t.c {
+			c = t.c / t.norms[i]
+		}
+		t.dots[i] = c * t.raw[i] * t.invC2
+		t.sq[i] = c * c * t.norms[i] * t.norms[i] * t.invC2
+	}
+	return t.ev.Observe(t.dots, t.sq)
+}
+
+// invert recovers s_t from θ_t (prev) and θ_{t+1} (params) through the
+// public update v = μv + s/(qN) + λθ, θ ← θ − ηv, then forms ḡ_t.
+func (t *reconTrial) invert(params []float32) error {
+	for k := range t.resid {
+		v := (t.prev[k] - float64(params[k])) / t.lr
+		s := (v - t.mu*t.vel[k] - t.wd*t.prev[k]) * t.norm
+		t.vel[k] = v
+		t.resid[k] = float32(s) - t.known[k]
+	}
+	if err := t.mt.SetParams(t.prev32); err != nil {
+		return err
+	}
+	return t.score(t.mt)
+}
+
+// onStep is the trainer's hook: it forms the harness's K_t, then either
+// keeps θ_t for the inversion at the next step or scores ḡ_t now.
+func (t *reconTrial) onStep(s *learn.Step) error {
+	t.norm = s.Normalizer
+	if t.pending {
+		if err := t.invert(s.Params); err != nil {
+			return err
+		}
+	}
+	// The harness's K_t (see RunTrial): clean sum minus the target's part.
+	if err := t.m.PerExampleGradients(t.tX, t.tY, t.gT, t.normT); err != nil {
+		return fmt.Errorf("target's gradient: %w", err)
+	}
+	cT := 1.0
+	if t.normT[0] > t.c {
+		cT = t.c / t.normT[0]
+	}
+	t.normSum += cT * t.normT[0]
+	copy(t.known, s.ClippedSum)
+	if len(s.Batch) > 0 && s.Batch[len(s.Batch)-1] == t.targetIndex {
+		t.targetSteps++
+		gemm.Axpy(float32(-cT), t.gT, t.known)
+	}
+	if t.inverting {
+		copy(t.prev32, s.Params)
+		for k, p := range s.Params {
+			t.prev[k] = float64(p)
+		}
+		t.pending = true
+		return nil
+	}
+	for k := range t.resid {
+		t.resid[k] = s.NoisySum[k] - t.known[k]
+	}
+	if t.iv != nil {
+		t.iv.record(s.Params, t.resid)
+	}
+	return t.score(t.m)
 }

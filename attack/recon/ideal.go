@@ -1,16 +1,14 @@
 package recon
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
-	"gonum.org/v1/gonum/integrate/quad"
-
-	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/internal/numeric"
+	"github.com/dpaudit/dpaudit/internal/parallel"
 	"github.com/dpaudit/dpaudit/rng"
+	"gonum.org/v1/gonum/integrate/quad"
 )
 
 // The ideal reconstruction mechanism (reference note §5.4, "cheap middle
@@ -183,31 +181,31 @@ func SimulateIdeal(g Ideal, seed uint64, path []any, first, count, workers int) 
 		return nil, invalidf("trial range and workers must be ≥ 0, got %d, %d, %d", first, count, workers)
 	}
 	out := make([]Outcome, count)
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	const chunk = 512
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, (count+chunk-1)/chunk) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := g.newWorker()
-			p := append(append(make([]any, 0, len(path)+1), path...), 0)
-			for {
-				lo := int(next.Add(1)-1) * chunk
-				if lo >= count {
-					return
-				}
-				for k := lo; k < min(lo+chunk, count); k++ {
-					p[len(p)-1] = first + k
-					out[k] = w.trial(rng.New(seed, p...))
-				}
-			}
-		}()
+	// Each goroutine keeps its own scratch (a worker and a stream path),
+	// made on its first chunk.
+	type scratch struct {
+		w    *idealWorker
+		path []any
 	}
-	wg.Wait()
+	scratches := make([]scratch, parallel.Workers((count+chunk-1)/chunk, workers))
+	// No context: the trial shard that calls this does not hand one down
+	// yet, and one chunk of 512 trials takes milliseconds.
+	err := parallel.Chunks(context.Background(), count, chunk, workers, func(w, lo, hi int) error {
+		s := &scratches[w]
+		if s.w == nil {
+			s.w = g.newWorker()
+			s.path = append(append(make([]any, 0, len(path)+1), path...), 0)
+		}
+		for k := lo; k < hi; k++ {
+			s.path[len(s.path)-1] = first + k
+			out[k] = s.w.trial(rng.New(seed, s.path...))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -222,11 +220,11 @@ func SimulateIdeal(g Ideal, seed uint64, path []any, first, count, workers int) 
 func IdealSuccessFullBatch(n, steps int, sigma float64, geo Geometry) float64 {
 	mu := math.Sqrt(float64(steps)) / sigma
 	if geo == Antipodal {
-		return privacy.NormCDF(mu)
+		return numeric.NormCDF(mu)
 	}
 	f := func(x float64) float64 {
 		z := x - mu
-		return math.Exp(-z*z/2+float64(n-1)*privacy.LogNormCDF(x)) / math.Sqrt(2*math.Pi)
+		return math.Exp(-z*z/2+float64(n-1)*numeric.LogNormCDF(x)) / math.Sqrt(2*math.Pi)
 	}
 	// The integrand lives within ±12 of μ; fixed Legendre on pieces.
 	var s float64

@@ -9,8 +9,8 @@ import (
 	"github.com/dpaudit/dpaudit/attack"
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/datasets"
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"github.com/dpaudit/dpaudit/learn"
-	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/rng"
 )
 
@@ -94,11 +94,11 @@ func TestIdealSuccessFullBatch(t *testing.T) {
 	if got := IdealSuccessFullBatch(10, 100, 4.9989, Orthogonal); math.Abs(got-0.6738) > 5e-4 {
 		t.Errorf("n = 10, μ = 2.0004: %v, want 0.6738", got)
 	}
-	if got, want := IdealSuccessFullBatch(2, 100, 10, Antipodal), privacy.NormCDF(1); got != want {
+	if got, want := IdealSuccessFullBatch(2, 100, 10, Antipodal), numeric.NormCDF(1); got != want {
 		t.Errorf("antipodal: %v, want Φ(1) = %v", got, want)
 	}
 	// n = 2 orthogonal: the difference of the two scores is N(T, 2Tσ²).
-	if got, want := IdealSuccessFullBatch(2, 100, 10, Orthogonal), privacy.NormCDF(1/math.Sqrt2); math.Abs(got-want) > 1e-9 {
+	if got, want := IdealSuccessFullBatch(2, 100, 10, Orthogonal), numeric.NormCDF(1/math.Sqrt2); math.Abs(got-want) > 1e-9 {
 		t.Errorf("n = 2 orthogonal: %v, want Φ(1/√2) = %v", got, want)
 	}
 }
@@ -281,7 +281,7 @@ func TestTrainedAttack(t *testing.T) {
 	high := run(smallGame(t, 20, 1, 10, n, attack.ObserveGradients))
 	k := successOf(high, RuleSum)
 	lo, _ := audit.ClopperPearsonLower(k, trials, 0.999, audit.TwoSided)
-	bound := privacy.NormCDF(-1.1503493803760079 + math.Sqrt(10)/20) // Φ(Φ⁻¹(1/8) + √T/σ)
+	bound := numeric.NormCDF(-1.1503493803760079 + math.Sqrt(10)/20) // Φ(Φ⁻¹(1/8) + √T/σ)
 	if lo > bound {
 		t.Errorf("σ = 20: %d/%d correct, above the bound %.3f", k, trials, bound)
 	}

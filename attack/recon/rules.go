@@ -29,12 +29,12 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/internal/inputerr"
 )
 
-// ErrInvalid is wrapped by every error for bad input (the project-wide
-// sentinel, so one errors.Is test maps it to exit code 2).
-var ErrInvalid = privacy.ErrInvalid
+// ErrInvalid is wrapped by every error for bad input (the module's one
+// sentinel, internal/inputerr, so one errors.Is test maps it to exit code 2).
+var ErrInvalid = inputerr.ErrInvalid
 
 func invalidf(format string, args ...any) error {
 	return fmt.Errorf("recon: %w: %s", ErrInvalid, fmt.Sprintf(format, args...))

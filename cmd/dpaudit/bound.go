@@ -13,6 +13,7 @@ import (
 	"github.com/dpaudit/dpaudit/bounds"
 	"github.com/dpaudit/dpaudit/spec"
 	"github.com/dpaudit/dpaudit/stages"
+	"github.com/dpaudit/dpaudit/stages/bound"
 )
 
 // boundKinds are the kinds "dpaudit bound" computes, with the flags each
@@ -72,30 +73,7 @@ func (b *boundFlags) register(fs *flag.FlagSet) {
 var dpsgdFlagNames = []string{"noise-multiplier", "sampling-rate", "steps", "epochs", "dataset-size", "batch-size"}
 
 func cmdBound(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bound", "KIND [DP-SGD flags] [--epsilon ε] [kind flags] [--json]",
-		`Computes a theoretical bound on what an attacker can learn from DP-SGD, as the
-bound entries of a spec do (same columns, same numbers). KIND is one of
-  rero         reconstruction robustness (Hayes et al. 2023): --prior-size n or --kappa κ
-  mse_rdp      MSE lower bound of unbiased reconstruction (Guo et al. 2022): --epsilon ε₂ or DP-SGD
-  minimax_mse  minimax reconstruction-error bounds (Mukherjee & Lokam 2023): --epsilon ε or DP-SGD
-  belief       posterior belief ρ_β and advantage ρ_α (Bernau et al. 2021): --epsilon ε,
-               --target-rho-beta, --target-rho-alpha, or DP-SGD
-DP-SGD flags: --noise-multiplier σ (--sampling-rate q --steps T | --batch-size B
---dataset-size N --epochs E) [--delta δ]; ε is then accounted (--accountant,
---conversion) where a bound needs it.`, stderr)
-	var m mechFlags
-	m.register(fs, true, "rdp")
-	// σ is optional here: a bound given --epsilon needs no mechanism.
-	fs.Lookup("noise-multiplier").Usage = "σ: noise std / clipping norm (with --sampling-rate and --steps, when ε is not given)"
-	// The papers convert RDP to (ε, δ) with Mironov's classic formula; the
-	// spec's default is the same.
-	m.conversion = "classic"
-	fs.Lookup("conversion").DefValue = "classic"
-	fs.Lookup("accountant").Usage = "minimax_mse, belief: the accountant of ε from the DP-SGD flags, rdp, pld or gdp"
-	fs.Lookup("pld-interval").Usage = "not used by bound (accounted ε uses the PLD's default interval)"
-	fs.Lookup("pld-memory").Usage = "not used by bound"
-	var b boundFlags
-	b.register(fs)
+	fs, m, b := boundFlagSet(stderr)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -104,48 +82,22 @@ DP-SGD flags: --noise-multiplier σ (--sampling-rate q --steps T | --batch-size 
 		return usagef("dpaudit bound: give one KIND: rero, mse_rdp, minimax_mse or belief (see dpaudit bound --help)")
 	}
 	kind := pos[0]
-	allowed, ok := boundKinds[kind]
-	if !ok {
-		return usagef("dpaudit bound: unknown kind %q; one of rero, mse_rdp, minimax_mse, belief", kind)
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for name := range set {
-		if boundFlagOwned(name) && !contains(allowed, name) {
-			return usagef("dpaudit bound %s: --%s does not apply to this kind", kind, name)
-		}
-	}
 	bad := func(format string, args ...any) error {
 		return usagef("dpaudit bound %s: %s", kind, fmt.Sprintf(format, args...))
 	}
-	if set["pld-interval"] {
-		return bad("--pld-interval does not apply: accounted ε uses the PLD's default interval %g, as in a spec", 1e-4)
-	}
-	if set["pld-memory"] {
-		return bad("--pld-memory does not apply: accounted ε uses the PLD's default memory cap, as in a spec")
-	}
-	withDPSGD := false
-	for _, name := range dpsgdFlagNames {
-		withDPSGD = withDPSGD || set[name]
-	}
-	var d *spec.DPSGD
-	if withDPSGD {
-		if _, err := m.resolve("bound "+kind, true); err != nil {
-			return err
-		}
-		if m.accountant != "rdp" && m.accountant != "pld" && m.accountant != "gdp" {
-			return bad("--accountant must be rdp, pld or gdp, got %q", m.accountant)
-		}
-		d = &spec.DPSGD{NoiseMultiplier: m.sigma, SamplingRate: m.q, Steps: m.steps, Delta: m.delta, Clip: "hard"}
-		if b.softClip {
-			d.Clip = "soft"
-		}
-	}
-	entry, err := b.entry(kind, set, d, m, bad)
+	set, err := boundFlagsSet(fs, kind, bad)
 	if err != nil {
 		return err
 	}
-	outs, err := stages.BoundValues(entry, d, b.seed)
+	d, err := boundMechanism(kind, set, m, b, bad)
+	if err != nil {
+		return err
+	}
+	entry, err := b.entry(kind, set, d, *m, bad)
+	if err != nil {
+		return err
+	}
+	outs, err := bound.Values(entry, d, b.seed)
 	if err != nil {
 		var pe *stages.PathError
 		if errors.As(err, &pe) || errors.Is(err, bounds.ErrInvalid) {
@@ -153,7 +105,7 @@ DP-SGD flags: --noise-multiplier σ (--sampling-rate q --steps T | --batch-size 
 		}
 		return err
 	}
-	in := boundInputs(kind, entry, d, b)
+	in := boundInputs(kind, entry, d, *b)
 	if m.asJSON {
 		out := map[string]any{}
 		for k, v := range in {
@@ -166,6 +118,83 @@ DP-SGD flags: --noise-multiplier σ (--sampling-rate q --steps T | --batch-size 
 	}
 	printBound(stdout, kind, in, outs)
 	return nil
+}
+
+// boundFlagSet declares the flags of "dpaudit bound": the DP-SGD ones (σ
+// optional, the papers' classic RDP conversion by default) and every
+// kind's own.
+func boundFlagSet(stderr io.Writer) (*flag.FlagSet, *mechFlags, *boundFlags) {
+	fs := newFlags("bound", "KIND [DP-SGD flags] [--epsilon ε] [kind flags] [--json]",
+		`Computes a theoretical bound on what an attacker can learn from DP-SGD, as the
+bound entries of a spec do (same columns, same numbers). KIND is one of
+  rero         reconstruction robustness (Hayes et al. 2023): --prior-size n or --kappa κ
+  mse_rdp      MSE lower bound of unbiased reconstruction (Guo et al. 2022): --epsilon ε₂ or DP-SGD
+  minimax_mse  minimax reconstruction-error bounds (Mukherjee & Lokam 2023): --epsilon ε or DP-SGD
+  belief       posterior belief ρ_β and advantage ρ_α (Bernau et al. 2021): --epsilon ε,
+               --target-rho-beta, --target-rho-alpha, or DP-SGD
+DP-SGD flags: --noise-multiplier σ (--sampling-rate q --steps T | --batch-size B
+--dataset-size N --epochs E) [--delta δ]; ε is then accounted (--accountant,
+--conversion) where a bound needs it.`, stderr)
+	m := &mechFlags{}
+	m.register(fs, true, "rdp")
+	// σ is optional here: a bound given --epsilon needs no mechanism.
+	fs.Lookup("noise-multiplier").Usage = "σ: noise std / clipping norm (with --sampling-rate and --steps, when ε is not given)"
+	// The papers convert RDP to (ε, δ) with Mironov's classic formula; the
+	// spec's default is the same.
+	m.conversion = "classic"
+	fs.Lookup("conversion").DefValue = "classic"
+	fs.Lookup("accountant").Usage = "minimax_mse, belief: the accountant of ε from the DP-SGD flags, rdp, pld or gdp"
+	fs.Lookup("pld-interval").Usage = "not used by bound (accounted ε uses the PLD's default interval)"
+	fs.Lookup("pld-memory").Usage = "not used by bound"
+	b := &boundFlags{}
+	b.register(fs)
+	return fs, m, b
+}
+
+// boundFlagsSet returns the flags given on the command line, refusing the
+// flags of another kind and the PLD tuning flags a bound does not use.
+func boundFlagsSet(fs *flag.FlagSet, kind string, bad func(string, ...any) error) (map[string]bool, error) {
+	allowed, ok := boundKinds[kind]
+	if !ok {
+		return nil, usagef("dpaudit bound: unknown kind %q; one of rero, mse_rdp, minimax_mse, belief", kind)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for name := range set {
+		if boundFlagOwned(name) && !contains(allowed, name) {
+			return nil, usagef("dpaudit bound %s: --%s does not apply to this kind", kind, name)
+		}
+	}
+	if set["pld-interval"] {
+		return nil, bad("--pld-interval does not apply: accounted ε uses the PLD's default interval %g, as in a spec", 1e-4)
+	}
+	if set["pld-memory"] {
+		return nil, bad("--pld-memory does not apply: accounted ε uses the PLD's default memory cap, as in a spec")
+	}
+	return set, nil
+}
+
+// boundMechanism returns the DP-SGD block of the flags, or nil when none
+// of the DP-SGD flags was given (the bound then takes ε directly).
+func boundMechanism(kind string, set map[string]bool, m *mechFlags, b *boundFlags, bad func(string, ...any) error) (*spec.DPSGD, error) {
+	withDPSGD := false
+	for _, name := range dpsgdFlagNames {
+		withDPSGD = withDPSGD || set[name]
+	}
+	if !withDPSGD {
+		return nil, nil
+	}
+	if _, err := m.resolve("bound "+kind, true); err != nil {
+		return nil, err
+	}
+	if m.accountant != "rdp" && m.accountant != "pld" && m.accountant != "gdp" {
+		return nil, bad("--accountant must be rdp, pld or gdp, got %q", m.accountant)
+	}
+	d := &spec.DPSGD{NoiseMultiplier: m.sigma, SamplingRate: m.q, Steps: m.steps, Delta: m.delta, Clip: "hard"}
+	if b.softClip {
+		d.Clip = "soft"
+	}
+	return d, nil
 }
 
 // boundFlagOwned reports whether a flag belongs to some bound kind (the
@@ -192,121 +221,141 @@ func contains(list []string, s string) bool {
 // the same rules (and defaults) a spec has.
 func (b *boundFlags) entry(kind string, set map[string]bool, d *spec.DPSGD, m mechFlags, bad func(string, ...any) error) (spec.Bound, error) {
 	e := spec.Bound{Kind: kind}
-	needEpsilonOrDPSGD := func() error {
-		switch {
-		case d == nil && !set["epsilon"]:
-			return bad("give --epsilon or the DP-SGD flags (--noise-multiplier, --sampling-rate, --steps)")
-		case set["epsilon"] && d != nil:
-			return bad("give --epsilon or the DP-SGD flags, not both")
-		case set["epsilon"] && !(b.epsilon > 0 && !math.IsInf(b.epsilon, 1)):
-			return bad("--epsilon must be > 0 and finite, got %v", b.epsilon)
-		}
-		return nil
-	}
+	var err error
 	switch kind {
 	case "rero":
-		if d == nil {
-			return e, bad("needs the DP-SGD flags --noise-multiplier, --sampling-rate and --steps")
-		}
-		switch {
-		case set["prior-size"] == set["kappa"]:
-			return e, bad("give --prior-size n or --kappa κ (one of them)")
-		case set["prior-size"] && b.priorSize < 2:
-			return e, bad("--prior-size must be ≥ 2, got %d", b.priorSize)
-		case set["kappa"] && !(b.kappa > 0 && b.kappa < 1):
-			return e, bad("--kappa must be in (0, 1), got %v", b.kappa)
-		case b.method != "exact" && b.method != "robust" && b.method != "montecarlo":
-			return e, bad("--method must be exact, robust or montecarlo, got %q", b.method)
-		case b.samples < 1:
-			return e, bad("--samples must be ≥ 1, got %d", b.samples)
-		case b.seed < 0:
-			return e, bad("--seed must be ≥ 0, got %d", b.seed)
-		case !(b.confidence > 0 && b.confidence < 1):
-			return e, bad("--confidence must be in (0, 1), got %v", b.confidence)
-		case !(b.tolerance > 0 && b.tolerance < 1):
-			return e, bad("--tolerance must be in (0, 1), got %v", b.tolerance)
-		}
-		for _, c := range b.compare {
-			if c != "rdp" && c != "guo_fano" && c != "guo_fano_mc" {
-				return e, bad("--compare takes rdp, guo_fano and guo_fano_mc, got %q", c)
-			}
-			if c != "rdp" && !set["prior-size"] {
-				return e, bad("--compare %s needs --prior-size (its Fano bound is for a uniform prior over n candidates)", c)
-			}
-		}
-		e.Rero = &spec.ReroBound{PriorSize: b.priorSize, Kappa: b.kappa, Method: b.method, Samples: b.samples,
-			Confidence: b.confidence, Tolerance: b.tolerance, Compare: dedupe(b.compare)}
-		if set["prior-size"] {
-			e.Rero.Kappa = 0
-		}
+		e.Rero, err = b.reroEntry(set, d, bad)
 	case "mse_rdp":
-		if err := needEpsilonOrDPSGD(); err != nil {
-			return e, err
-		}
-		if !(b.diameter > 0 && !math.IsInf(b.diameter, 1)) {
-			return e, bad("--diameter must be > 0 and finite, got %v", b.diameter)
-		}
-		if b.softClip && d == nil {
-			return e, bad("--soft-clip goes with the DP-SGD flags (it changes how ε₂ is accounted)")
-		}
-		e.MSE = &spec.MSERDPBound{Epsilon: b.epsilon, Diameter: b.diameter}
+		e.MSE, err = b.mseEntry(set, d, bad)
 	case "minimax_mse":
-		if err := needEpsilonOrDPSGD(); err != nil {
-			return e, err
-		}
-		switch {
-		case b.models < 1:
-			return e, bad("--models must be ≥ 1, got %d", b.models)
-		case !(b.diameter > 0 && !math.IsInf(b.diameter, 1)):
-			return e, bad("--diameter must be > 0 and finite, got %v", b.diameter)
-		case set["dimension"] && b.dimension < 1:
-			return e, bad("--dimension must be ≥ 1, got %d", b.dimension)
-		case b.effectiveDimension != "low" && b.effectiveDimension != "high":
-			return e, bad("--effective-dimension must be low or high, got %q", b.effectiveDimension)
-		case !(b.alpha > 1 && !math.IsInf(b.alpha, 1)):
-			return e, bad("--alpha must be > 1 and finite, got %v", b.alpha)
-		case b.mdpConstant != "paper" && b.mdpConstant != "separation_corrected":
-			return e, bad("--mdp-constant must be paper or separation_corrected, got %q", b.mdpConstant)
-		}
-		e.Minimax = &spec.MinimaxBound{Epsilon: b.epsilon, Models: b.models, Diameter: b.diameter, Dimension: b.dimension,
-			EffectiveDimension: b.effectiveDimension, Alpha: b.alpha, MDPConstant: b.mdpConstant,
-			Accountant: m.accountant, Conversion: m.conversion}
-		if set["epsilon"] {
-			// With ε given, δ is --delta if set, else 0 (pure DP), as in a spec.
-			if set["delta"] {
-				if !(m.delta >= 0 && m.delta < 1) {
-					return e, bad("--delta must be in [0, 1), got %v", m.delta)
-				}
-				e.Minimax.Delta = m.delta
-			}
-		}
+		e.Minimax, err = b.minimaxEntry(set, d, m, bad)
 	case "belief":
-		var given []string
-		for _, k := range []string{"epsilon", "target-rho-beta", "target-rho-alpha"} {
-			if set[k] {
-				given = append(given, "--"+k)
-			}
-		}
-		switch {
-		case len(given) > 1:
-			return e, bad("give at most one of --epsilon, --target-rho-beta and --target-rho-alpha (got %s)", strings.Join(given, " and "))
-		case len(given) == 0 && d == nil:
-			return e, bad("give --epsilon, --target-rho-beta, --target-rho-alpha or the DP-SGD flags")
-		case len(given) == 1 && d != nil:
-			return e, bad("give %s or the DP-SGD flags, not both", given[0])
-		case set["epsilon"] && !(b.epsilon > 0 && !math.IsInf(b.epsilon, 1)):
-			return e, bad("--epsilon must be > 0 and finite, got %v", b.epsilon)
-		case set["target-rho-beta"] && !(b.targetRhoBeta > 0.5 && b.targetRhoBeta < 1):
-			return e, bad("--target-rho-beta must be in (0.5, 1), got %v", b.targetRhoBeta)
-		case set["target-rho-alpha"] && !(b.targetRhoA > 0 && b.targetRhoA < 1):
-			return e, bad("--target-rho-alpha must be in (0, 1), got %v", b.targetRhoA)
-		case !(m.delta > 0 && m.delta < 1):
-			return e, bad("--delta must be in (0, 1), got %v", m.delta)
-		}
-		e.Belief = &spec.BeliefBound{Epsilon: b.epsilon, TargetRhoBeta: b.targetRhoBeta, TargetRhoAlpha: b.targetRhoA,
-			Delta: m.delta, Accountant: m.accountant, Conversion: m.conversion}
+		e.Belief, err = b.beliefEntry(set, d, m, bad)
 	}
-	return e, nil
+	return e, err
+}
+
+// needEpsilonOrDPSGD: a bound that takes ε takes it given (--epsilon) or
+// accounted from the DP-SGD flags, never both.
+func (b *boundFlags) needEpsilonOrDPSGD(set map[string]bool, d *spec.DPSGD, bad func(string, ...any) error) error {
+	switch {
+	case d == nil && !set["epsilon"]:
+		return bad("give --epsilon or the DP-SGD flags (--noise-multiplier, --sampling-rate, --steps)")
+	case set["epsilon"] && d != nil:
+		return bad("give --epsilon or the DP-SGD flags, not both")
+	case set["epsilon"] && !(b.epsilon > 0 && !math.IsInf(b.epsilon, 1)):
+		return bad("--epsilon must be > 0 and finite, got %v", b.epsilon)
+	}
+	return nil
+}
+
+func (b *boundFlags) reroEntry(set map[string]bool, d *spec.DPSGD, bad func(string, ...any) error) (*spec.ReroBound, error) {
+	if d == nil {
+		return nil, bad("needs the DP-SGD flags --noise-multiplier, --sampling-rate and --steps")
+	}
+	switch {
+	case set["prior-size"] == set["kappa"]:
+		return nil, bad("give --prior-size n or --kappa κ (one of them)")
+	case set["prior-size"] && b.priorSize < 2:
+		return nil, bad("--prior-size must be ≥ 2, got %d", b.priorSize)
+	case set["kappa"] && !(b.kappa > 0 && b.kappa < 1):
+		return nil, bad("--kappa must be in (0, 1), got %v", b.kappa)
+	case b.method != "exact" && b.method != "robust" && b.method != "montecarlo":
+		return nil, bad("--method must be exact, robust or montecarlo, got %q", b.method)
+	case b.samples < 1:
+		return nil, bad("--samples must be ≥ 1, got %d", b.samples)
+	case b.seed < 0:
+		return nil, bad("--seed must be ≥ 0, got %d", b.seed)
+	case !(b.confidence > 0 && b.confidence < 1):
+		return nil, bad("--confidence must be in (0, 1), got %v", b.confidence)
+	case !(b.tolerance > 0 && b.tolerance < 1):
+		return nil, bad("--tolerance must be in (0, 1), got %v", b.tolerance)
+	}
+	for _, c := range b.compare {
+		if c != "rdp" && c != "guo_fano" && c != "guo_fano_mc" {
+			return nil, bad("--compare takes rdp, guo_fano and guo_fano_mc, got %q", c)
+		}
+		if c != "rdp" && !set["prior-size"] {
+			return nil, bad("--compare %s needs --prior-size (its Fano bound is for a uniform prior over n candidates)", c)
+		}
+	}
+	r := &spec.ReroBound{PriorSize: b.priorSize, Kappa: b.kappa, Method: b.method, Samples: b.samples,
+		Confidence: b.confidence, Tolerance: b.tolerance, Compare: dedupe(b.compare)}
+	if set["prior-size"] {
+		r.Kappa = 0
+	}
+	return r, nil
+}
+
+func (b *boundFlags) mseEntry(set map[string]bool, d *spec.DPSGD, bad func(string, ...any) error) (*spec.MSERDPBound, error) {
+	if err := b.needEpsilonOrDPSGD(set, d, bad); err != nil {
+		return nil, err
+	}
+	if !(b.diameter > 0 && !math.IsInf(b.diameter, 1)) {
+		return nil, bad("--diameter must be > 0 and finite, got %v", b.diameter)
+	}
+	if b.softClip && d == nil {
+		return nil, bad("--soft-clip goes with the DP-SGD flags (it changes how ε₂ is accounted)")
+	}
+	return &spec.MSERDPBound{Epsilon: b.epsilon, Diameter: b.diameter}, nil
+}
+
+func (b *boundFlags) minimaxEntry(set map[string]bool, d *spec.DPSGD, m mechFlags, bad func(string, ...any) error) (*spec.MinimaxBound, error) {
+	if err := b.needEpsilonOrDPSGD(set, d, bad); err != nil {
+		return nil, err
+	}
+	switch {
+	case b.models < 1:
+		return nil, bad("--models must be ≥ 1, got %d", b.models)
+	case !(b.diameter > 0 && !math.IsInf(b.diameter, 1)):
+		return nil, bad("--diameter must be > 0 and finite, got %v", b.diameter)
+	case set["dimension"] && b.dimension < 1:
+		return nil, bad("--dimension must be ≥ 1, got %d", b.dimension)
+	case b.effectiveDimension != "low" && b.effectiveDimension != "high":
+		return nil, bad("--effective-dimension must be low or high, got %q", b.effectiveDimension)
+	case !(b.alpha > 1 && !math.IsInf(b.alpha, 1)):
+		return nil, bad("--alpha must be > 1 and finite, got %v", b.alpha)
+	case b.mdpConstant != "paper" && b.mdpConstant != "separation_corrected":
+		return nil, bad("--mdp-constant must be paper or separation_corrected, got %q", b.mdpConstant)
+	}
+	mm := &spec.MinimaxBound{Epsilon: b.epsilon, Models: b.models, Diameter: b.diameter, Dimension: b.dimension,
+		EffectiveDimension: b.effectiveDimension, Alpha: b.alpha, MDPConstant: b.mdpConstant,
+		Accountant: m.accountant, Conversion: m.conversion}
+	// With ε given, δ is --delta if set, else 0 (pure DP), as in a spec.
+	if set["epsilon"] && set["delta"] {
+		if !(m.delta >= 0 && m.delta < 1) {
+			return nil, bad("--delta must be in [0, 1), got %v", m.delta)
+		}
+		mm.Delta = m.delta
+	}
+	return mm, nil
+}
+
+func (b *boundFlags) beliefEntry(set map[string]bool, d *spec.DPSGD, m mechFlags, bad func(string, ...any) error) (*spec.BeliefBound, error) {
+	var given []string
+	for _, k := range []string{"epsilon", "target-rho-beta", "target-rho-alpha"} {
+		if set[k] {
+			given = append(given, "--"+k)
+		}
+	}
+	switch {
+	case len(given) > 1:
+		return nil, bad("give at most one of --epsilon, --target-rho-beta and --target-rho-alpha (got %s)", strings.Join(given, " and "))
+	case len(given) == 0 && d == nil:
+		return nil, bad("give --epsilon, --target-rho-beta, --target-rho-alpha or the DP-SGD flags")
+	case len(given) == 1 && d != nil:
+		return nil, bad("give %s or the DP-SGD flags, not both", given[0])
+	case set["epsilon"] && !(b.epsilon > 0 && !math.IsInf(b.epsilon, 1)):
+		return nil, bad("--epsilon must be > 0 and finite, got %v", b.epsilon)
+	case set["target-rho-beta"] && !(b.targetRhoBeta > 0.5 && b.targetRhoBeta < 1):
+		return nil, bad("--target-rho-beta must be in (0.5, 1), got %v", b.targetRhoBeta)
+	case set["target-rho-alpha"] && !(b.targetRhoA > 0 && b.targetRhoA < 1):
+		return nil, bad("--target-rho-alpha must be in (0, 1), got %v", b.targetRhoA)
+	case !(m.delta > 0 && m.delta < 1):
+		return nil, bad("--delta must be in (0, 1), got %v", m.delta)
+	}
+	return &spec.BeliefBound{Epsilon: b.epsilon, TargetRhoBeta: b.targetRhoBeta, TargetRhoAlpha: b.targetRhoA,
+		Delta: m.delta, Accountant: m.accountant, Conversion: m.conversion}, nil
 }
 
 // unwrapPath drops the spec path of a compile-time error: on the command

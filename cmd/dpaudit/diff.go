@@ -43,67 +43,90 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	if len(keys) == 0 || strings.Join(ka, ",") != strings.Join(kb, ",") {
 		keys = []string{"point_index"}
 	}
-	differs := false
-	skip := map[string]bool{"point_index": true, "point_id": true}
+	d := &summaryDiff{a: ta, b: tb, nameA: pos[0], nameB: pos[1], keys: keys, tol: *tol, digits: *digits, w: stdout,
+		skip: map[string]bool{"point_index": true, "point_id": true}}
 	for _, k := range keys {
-		skip[k] = true
+		d.skip[k] = true
 	}
 	for _, c := range ignore {
-		skip[c] = true
+		d.skip[c] = true
 	}
-	for _, c := range ta.Columns {
-		if tb.Col(c.Name) == nil && !skip[c.Name] {
-			fmt.Fprintf(stdout, "column %s: only in %s\n", c.Name, pos[0])
-			differs = true
+	d.columns()
+	d.points()
+	if !d.differs {
+		fmt.Fprintf(stdout, "no differences (%d point(s), matched by %s)\n", ta.Rows(), strings.Join(keys, ", "))
+		return nil
+	}
+	fmt.Fprintf(stdout, "%d of %d point(s) changed\n", d.changed, ta.Rows())
+	return silent{errDiffers}
+}
+
+// summaryDiff compares two summaries, writing each difference to w as it
+// finds it: points are matched by the values of keys, columns in skip are
+// not compared.
+type summaryDiff struct {
+	a, b         *pipeline.Table
+	nameA, nameB string
+	keys         []string
+	skip         map[string]bool
+	tol          float64
+	digits       int
+	w            io.Writer
+
+	differs bool
+	changed int // points of both summaries with a changed value
+}
+
+// columns reports the compared columns that only one summary has.
+func (d *summaryDiff) columns() {
+	for _, c := range d.a.Columns {
+		if d.b.Col(c.Name) == nil && !d.skip[c.Name] {
+			fmt.Fprintf(d.w, "column %s: only in %s\n", c.Name, d.nameA)
+			d.differs = true
 		}
 	}
-	for _, c := range tb.Columns {
-		if ta.Col(c.Name) == nil && !skip[c.Name] {
-			fmt.Fprintf(stdout, "column %s: only in %s\n", c.Name, pos[1])
-			differs = true
+	for _, c := range d.b.Columns {
+		if d.a.Col(c.Name) == nil && !d.skip[c.Name] {
+			fmt.Fprintf(d.w, "column %s: only in %s\n", c.Name, d.nameB)
+			d.differs = true
 		}
 	}
-	rowKey := func(t *pipeline.Table, i int) string {
-		var kv []string
-		for _, k := range keys {
-			v := any(nil)
-			if c := t.Col(k); c != nil {
-				v = c.Values[i]
-			}
-			kv = append(kv, fmt.Sprintf("%s=%s", k, formatCell(v, 10)))
+}
+
+// rowKey names row i of t by its key columns' values.
+func (d *summaryDiff) rowKey(t *pipeline.Table, i int) string {
+	var kv []string
+	for _, k := range d.keys {
+		v := any(nil)
+		if c := t.Col(k); c != nil {
+			v = c.Values[i]
 		}
-		return strings.Join(kv, " ")
+		kv = append(kv, fmt.Sprintf("%s=%s", k, formatCell(v, 10)))
 	}
+	return strings.Join(kv, " ")
+}
+
+// points reports, in a's row order, the points only a has and the changed
+// values of the points both have, then the points only b has (sorted).
+func (d *summaryDiff) points() {
 	rowsB := map[string]int{}
-	for i := 0; i < tb.Rows(); i++ {
-		rowsB[rowKey(tb, i)] = i
+	for i := 0; i < d.b.Rows(); i++ {
+		rowsB[d.rowKey(d.b, i)] = i
 	}
 	seen := map[string]bool{}
-	changed := 0
-	for i := 0; i < ta.Rows(); i++ {
-		k := rowKey(ta, i)
+	for i := 0; i < d.a.Rows(); i++ {
+		k := d.rowKey(d.a, i)
 		seen[k] = true
 		j, ok := rowsB[k]
 		if !ok {
-			fmt.Fprintf(stdout, "point %s: only in %s\n", k, pos[0])
-			differs = true
+			fmt.Fprintf(d.w, "point %s: only in %s\n", k, d.nameA)
+			d.differs = true
 			continue
 		}
-		var lines []string
-		for _, c := range ta.Columns {
-			cb := tb.Col(c.Name)
-			if skip[c.Name] || cb == nil {
-				continue
-			}
-			a, b := c.Values[i], cb.Values[j]
-			if !sameValue(a, b, *tol) {
-				lines = append(lines, fmt.Sprintf("  %s: %s → %s%s", c.Name, formatCell(a, *digits), formatCell(b, *digits), relChange(a, b)))
-			}
-		}
-		if len(lines) > 0 {
-			changed++
-			differs = true
-			fmt.Fprintf(stdout, "point %s:\n%s\n", k, strings.Join(lines, "\n"))
+		if lines := d.changes(i, j); len(lines) > 0 {
+			d.changed++
+			d.differs = true
+			fmt.Fprintf(d.w, "point %s:\n%s\n", k, strings.Join(lines, "\n"))
 		}
 	}
 	var onlyB []string
@@ -114,15 +137,26 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	}
 	sort.Strings(onlyB)
 	for _, k := range onlyB {
-		fmt.Fprintf(stdout, "point %s: only in %s\n", k, pos[1])
-		differs = true
+		fmt.Fprintf(d.w, "point %s: only in %s\n", k, d.nameB)
+		d.differs = true
 	}
-	if !differs {
-		fmt.Fprintf(stdout, "no differences (%d point(s), matched by %s)\n", ta.Rows(), strings.Join(keys, ", "))
-		return nil
+}
+
+// changes lists the compared columns whose value differs between row i of
+// a and row j of b, as "name: old → new (relative change)".
+func (d *summaryDiff) changes(i, j int) []string {
+	var lines []string
+	for _, c := range d.a.Columns {
+		cb := d.b.Col(c.Name)
+		if d.skip[c.Name] || cb == nil {
+			continue
+		}
+		a, b := c.Values[i], cb.Values[j]
+		if !sameValue(a, b, d.tol) {
+			lines = append(lines, fmt.Sprintf("  %s: %s → %s%s", c.Name, formatCell(a, d.digits), formatCell(b, d.digits), relChange(a, b)))
+		}
 	}
-	fmt.Fprintf(stdout, "%d of %d point(s) changed\n", changed, ta.Rows())
-	return silent{errDiffers}
+	return lines
 }
 
 // diffSide reads a folder's summary and the columns that identify points.

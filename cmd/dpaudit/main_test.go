@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dpaudit/dpaudit"
 )
 
 // TestMain lets the test binary act as the dpaudit command, so tests can
@@ -26,8 +28,8 @@ func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestAccountJSON(t *testing.T) {
-	// Abadi et al. MNIST setting; reference values from the issue
-	// (dp_accounting on this machine): RDP 2.596656, PLD 2.381779.
+	// Abadi et al. MNIST setting; reference values from dp_accounting on
+	// this machine: RDP 2.596656, PLD 2.381779.
 	code, out, errs := cli(t, "account", "--noise-multiplier", "1.1", "--sampling-rate", "0.004266666666666667",
 		"--steps", "14063", "--delta", "1e-5", "--accountant", "rdp,pld", "--json")
 	if code != 0 {
@@ -76,9 +78,9 @@ func TestAccountFromEpochs(t *testing.T) {
 }
 
 func TestCalibrateJSON(t *testing.T) {
-	// The issue's reference: dp_accounting calibrates σ = 1.345899 for
+	// Reference: dp_accounting calibrates σ = 1.345899 for
 	// ε = 8, δ = 1e-5, q = 0.04, T = 2250 with PLD (asked for by name: the
-	// default is best since issue 15).
+	// default is best, which may pick RDP).
 	code, out, errs := cli(t, "calibrate", "--target-epsilon", "8", "--delta", "1e-5", "--sampling-rate", "0.04", "--steps", "2250", "--accountant", "pld", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -129,7 +131,7 @@ func TestHelpForEveryCommand(t *testing.T) {
 		t.Errorf("the usage does not list exit code 3: %q", out)
 	}
 	_, out, _ = cli(t, "run", "--help")
-	for _, k := range []string{"accountant", "trials", "estimate", "figure"} {
+	for _, k := range dpaudit.KnownKinds {
 		if !strings.Contains(out, k) {
 			t.Errorf("run --help: --force does not list kind %s", k)
 		}
@@ -167,10 +169,11 @@ func TestValidateAndPlanJSON(t *testing.T) {
 	}
 }
 
-// TestCalibrateInfiniteEpsilonIssue15: the issue's example returned σ = 6.8
-// (PLD's ε was +Inf below it) where 0.77 suffices; the default (best) uses
-// the exact GDP conversion at q = 1: μ = √T/σ.
-func TestCalibrateInfiniteEpsilonIssue15(t *testing.T) {
+// TestCalibrateFullBatchHugeEpsilon: at q = 1, T = 115661, ε = 1e5 the
+// calibration once returned σ = 6.8 (PLD's ε was +Inf below it) where 0.77
+// suffices; the default (best) uses the exact GDP conversion at q = 1:
+// μ = √T/σ.
+func TestCalibrateFullBatchHugeEpsilon(t *testing.T) {
 	code, out, errs := cli(t, "calibrate", "--target-epsilon", "1e5", "--sampling-rate", "1", "--steps", "115661", "--delta", "8.335e-7", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -184,7 +187,7 @@ func TestCalibrateInfiniteEpsilonIssue15(t *testing.T) {
 	}
 }
 
-// TestDataLsSaysCorrupt (issue 15 item 9): a data file that fails its
+// TestDataLsSaysCorrupt: a data file that fails its
 // digest is reported as corrupt, with the file and the digests, not as
 // missing (which sent users to fetch a file they already had).
 func TestDataLsSaysCorrupt(t *testing.T) {
@@ -213,5 +216,29 @@ func TestDataLsSaysCorrupt(t *testing.T) {
 	}
 	if !strings.Contains(out, "fashion-mnist  missing") {
 		t.Errorf("an absent set must still say missing:\n%s", out)
+	}
+}
+
+// plan --force accepts the kinds of every game, e.g. the GLM
+// reconstruction's glm_fit, and replans the forced node and its
+// dependents.
+func TestPlanForceGLMFit(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := cli(t, "plan", "../../examples/guo2022/fig3-glm-attack.yaml", "--json", "--store", filepath.Join(dir, "store"), "--force", "glm_fit")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var plan struct {
+		Nodes []struct{ Kind, Status, Reason string } `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, n := range plan.Nodes {
+		reasons[n.Kind] = n.Reason
+	}
+	if reasons["glm_fit"] != "forced" || reasons["glm_recon"] != "input forced" {
+		t.Fatalf("plan --force glm_fit: %v", reasons)
 	}
 }

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/selftest"
@@ -44,6 +48,16 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 		return usagef("dpaudit selftest: unexpected argument %q", pos[0])
 	}
 	d.Seed = *seed
+	// Ctrl-C stops the audits between repeats.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *sequential && len(trials) > 1 {
+		return usagef("dpaudit selftest --sequential: give one --trials (the budget)")
+	}
+	counts, err := trialCounts(trials)
+	if err != nil {
+		return err
+	}
 	if *sequential {
 		sc := selftest.DefaultSequential()
 		sc.Epsilon, sc.Delta, sc.Confidence, sc.SamplingRate, sc.Steps = d.Epsilon, d.Delta, d.Confidence, d.SamplingRate, d.Steps
@@ -51,37 +65,42 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 		if d.Repeats != selftest.Default().Repeats {
 			sc.Audits = d.Repeats
 		}
-		if len(trials) > 1 {
-			return usagef("dpaudit selftest --sequential: give one --trials (the budget)")
+		if len(counts) == 1 {
+			sc.Budget = counts[0]
 		}
-		if len(trials) == 1 {
-			n, err := strconv.Atoi(trials[0])
-			if err != nil {
-				return usagef("dpaudit selftest: --trials %q is not an integer", trials[0])
-			}
-			sc.Budget = n
-		}
-		return runSequentialSelftest(sc, *asJSON, stdout)
+		return runSequentialSelftest(ctx, sc, *asJSON, stdout)
 	}
-	if len(trials) > 0 {
-		d.Trials = nil
-		for _, t := range trials {
-			n, err := strconv.Atoi(t)
-			if err != nil {
-				return usagef("dpaudit selftest: --trials %q is not an integer", t)
-			}
-			d.Trials = append(d.Trials, n)
-		}
+	if len(counts) > 0 {
+		d.Trials = counts
 	}
 	d.Methods = methods
-	rep, err := selftest.Run(d)
+	return runSelftest(ctx, d, *asJSON, stdout)
+}
+
+// trialCounts reads the --trials values.
+func trialCounts(trials []string) ([]int, error) {
+	var counts []int
+	for _, t := range trials {
+		n, err := strconv.Atoi(t)
+		if err != nil {
+			return nil, usagef("dpaudit selftest: --trials %q is not an integer", t)
+		}
+		counts = append(counts, n)
+	}
+	return counts, nil
+}
+
+// runSelftest runs the self-test of the estimators and prints its report;
+// a valid estimator that failed its coverage is exit code 1.
+func runSelftest(ctx context.Context, d selftest.Config, asJSON bool, stdout io.Writer) error {
+	rep, err := selftest.Run(ctx, d)
 	if err != nil {
 		if errors.Is(err, audit.ErrInvalid) {
 			return usagef("dpaudit %v", err)
 		}
 		return err
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
@@ -119,8 +138,8 @@ func printSelftest(w io.Writer, rep selftest.Report) {
 	fmt.Fprintf(w, "\n%.2f s\n", rep.Elapsed.Seconds())
 }
 
-func runSequentialSelftest(c selftest.SequentialConfig, asJSON bool, stdout io.Writer) error {
-	rep, err := selftest.RunSequential(c)
+func runSequentialSelftest(ctx context.Context, c selftest.SequentialConfig, asJSON bool, stdout io.Writer) error {
+	rep, err := selftest.RunSequential(ctx, c)
 	if err != nil {
 		if errors.Is(err, audit.ErrInvalid) {
 			return usagef("dpaudit %v", err)

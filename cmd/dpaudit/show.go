@@ -43,25 +43,42 @@ func cmdShow(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("dpaudit show: %v", err)
 	}
-	names := func() string {
-		var n []string
-		for _, x := range t.Columns {
-			n = append(n, x.Name)
-		}
-		return strings.Join(n, ", ")
+	rows, err := showRows(t, *where, *sortBy)
+	if err != nil {
+		return err
 	}
+	show, err := showColumns(t, cols, *onlyChanged, rows)
+	if err != nil {
+		return err
+	}
+	return writeTable(stdout, *format, show, rows, *digits)
+}
+
+// columnNames lists t's columns for an error message.
+func columnNames(t *pipeline.Table) string {
+	var n []string
+	for _, x := range t.Columns {
+		n = append(n, x.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+// showRows returns the indices of the rows of t to show: those where the
+// expression where holds (all when it is empty), sorted stably by the
+// column sortBy ("-name": descending) when it is given.
+func showRows(t *pipeline.Table, where, sortBy string) ([]int, error) {
 	rows := make([]int, t.Rows())
 	for i := range rows {
 		rows[i] = i
 	}
-	if *where != "" {
+	if where != "" {
 		fr, err := figreport.FromTable(t, nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		keep, err := figreport.WhereMask(*where, fr)
+		keep, err := figreport.WhereMask(where, fr)
 		if err != nil {
-			return usagef("dpaudit show: --where: %v (columns: %s)", err, names())
+			return nil, usagef("dpaudit show: --where: %v (columns: %s)", err, columnNames(t))
 		}
 		rows = rows[:0]
 		for i, k := range keep {
@@ -70,11 +87,11 @@ func cmdShow(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	if *sortBy != "" {
-		desc := strings.HasPrefix(*sortBy, "-")
-		c := t.Col(strings.TrimPrefix(*sortBy, "-"))
+	if sortBy != "" {
+		desc := strings.HasPrefix(sortBy, "-")
+		c := t.Col(strings.TrimPrefix(sortBy, "-"))
 		if c == nil {
-			return usagef("dpaudit show: --sort: no column %q (columns: %s)", strings.TrimPrefix(*sortBy, "-"), names())
+			return nil, usagef("dpaudit show: --sort: no column %q (columns: %s)", strings.TrimPrefix(sortBy, "-"), columnNames(t))
 		}
 		sort.SliceStable(rows, func(a, b int) bool {
 			l := lessValue(c.Values[rows[a]], c.Values[rows[b]])
@@ -84,18 +101,24 @@ func cmdShow(args []string, stdout, stderr io.Writer) error {
 			return l
 		})
 	}
+	return rows, nil
+}
+
+// showColumns returns the columns to show: those named (all when none
+// is), without the ones constant over rows when onlyChanged is set.
+func showColumns(t *pipeline.Table, names []string, onlyChanged bool, rows []int) ([]*pipeline.Column, error) {
 	show := t.Columns
-	if len(cols) > 0 {
+	if len(names) > 0 {
 		show = nil
-		for _, c := range cols {
+		for _, c := range names {
 			col := t.Col(c)
 			if col == nil {
-				return usagef("dpaudit show: no column %q (columns: %s)", c, names())
+				return nil, usagef("dpaudit show: no column %q (columns: %s)", c, columnNames(t))
 			}
 			show = append(show, col)
 		}
 	}
-	if *onlyChanged {
+	if onlyChanged {
 		var keep []*pipeline.Column
 		for _, c := range show {
 			if !constant(c, rows) {
@@ -104,7 +127,7 @@ func cmdShow(args []string, stdout, stderr io.Writer) error {
 		}
 		show = keep
 	}
-	return writeTable(stdout, *format, show, rows, *digits)
+	return show, nil
 }
 
 // readResultTable reads a Parquet file, or a results folder's summary.

@@ -39,8 +39,8 @@ func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
 	fs.BoolVar(&r.allowLarge, "allow-large", false, "allow sweeps of more than --max-points points")
 	fs.IntVar(&r.maxPoints, "max-points", spec.DefaultMaxPoints, "largest sweep accepted without --allow-large")
 	fs.BoolVar(&r.reuse, "reuse-across-versions", false, "reuse stored nodes computed by another dpaudit code version when all else is equal (only for code changes you know are numerically neutral)")
+	fs.StringVar(&r.results, "results", "results", "results root; tables go to DIR/<name>/ (plan reads the last run's manifest there to say which data files changed)")
 	if withRun {
-		fs.StringVar(&r.results, "results", "results", "results root; tables go to DIR/<name>/")
 		fs.IntVar(&r.jobs, "j", runtime.NumCPU(), "nodes run in parallel")
 		fs.BoolVar(&r.verify, "verify", false, "check the SHA-256 of every cached node of the plan (by default only those used as inputs or published)")
 		fs.BoolVar(&r.failOnViolation, "fail-on-violation", false, "exit with code 3 when an audit finds a privacy violation (for CI gates)")
@@ -114,6 +114,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	plan.Store.Notify = func(msg string) { fmt.Fprintf(stderr, "store: %s\n", msg) }
+	for _, n := range plan.Notes {
+		fmt.Fprintf(stderr, "note: %s\n", n)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if sf.detach {
@@ -146,36 +149,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if failed, err := reportIdentifiabilityViolations(stderr, res.Summary, res.Dir, plan.Spec.Name, len(plan.Points)); err != nil {
-		return err
-	} else if failed && rf.failOnViolation && len(vs) == 0 {
-		return silent{errViolation}
-	}
-	if len(vs) > 0 {
-		fmt.Fprintf(stderr, "\n!!! PRIVACY VIOLATION: %d of %d point(s) of %s break their claimed guarantee !!!\n", len(vs), len(plan.Points), plan.Spec.Name)
-		for _, v := range vs {
-			if v.Detail != "" {
-				fmt.Fprintf(stderr, "  point %d (%s): %s (%.0f%% confidence, p = %.3g)\n", v.PointIndex, v.PointID, v.Detail, 100*v.Confidence, v.PValue)
-			} else {
-				fmt.Fprintf(stderr, "  point %d (%s): empirical ε lower bound %.4g > claimed ε %.4g (%.0f%% confidence, %s thresholds, p = %.3g)\n",
-					v.PointIndex, v.PointID, v.EpsilonLB, v.EpsilonAccountant, 100*v.Confidence, v.Method, v.PValue)
-			}
-			if v.Claim != "" {
-				fmt.Fprintf(stderr, "    claimed: %s\n    trained: %s\n", v.Claim, v.Trained)
-			}
-			if v.ShuffleAsPoisson {
-				fmt.Fprintf(stderr, "    shuffled batches were accounted as Poisson sampling; the shuffled training's true ε is at least %.4g (epsilon_shuffle_lb)\n", v.ShuffleLB)
-			}
-			if v.Familywise != "" {
-				fmt.Fprintf(stderr, "    family-wise correction: %s\n", v.Familywise)
-			}
-		}
-		fmt.Fprintf(stderr, "The training leaks more than the claim allows: the implementation or its analysis is wrong (only valid estimates flag; a violation proves the claim false at the stated confidence, not where the bug is).\nTrials: %s/trials/point=<id>/\n", res.Dir)
-	}
-	if err := reportReconViolations(res.Summary, plan, res.Dir, rf.failOnViolation, stderr); err != nil {
-		return err
-	}
-	if len(vs) > 0 && rf.failOnViolation {
+	if printViolations(stderr, vs, plan.Spec.Name, len(plan.Points), res.Dir) && rf.failOnViolation {
 		return silent{errViolation}
 	}
 	return nil
@@ -228,8 +202,9 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 			Points int        `json:"points"`
 			Run    int        `json:"run"`
 			Cached int        `json:"cached"`
+			Notes  []string   `json:"notes,omitempty"`
 			Nodes  []jsonStep `json:"nodes"`
-		}{Spec: path, Name: plan.Spec.Name, Points: len(plan.Points), Run: run, Cached: cached}
+		}{Spec: path, Name: plan.Spec.Name, Points: len(plan.Points), Run: run, Cached: cached, Notes: plan.Notes}
 		for _, st := range plan.Steps {
 			js := jsonStep{Kind: st.Node.Kind, Label: st.Node.Label, Key: st.Node.Key(), Status: string(st.Status), Reason: st.Reason, Note: st.Note, Params: st.Node.ParamsJSON()}
 			for _, in := range st.Node.Inputs {
@@ -242,6 +217,9 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 		return enc.Encode(out)
 	}
 	fmt.Fprintf(stdout, "%s: %d point(s), %d node(s): %d to run, %d cached\n", plan.Spec.Name, len(plan.Points), len(plan.Steps), run, cached)
+	for _, n := range plan.Notes {
+		fmt.Fprintf(stdout, "note: %s\n", n)
+	}
 	for _, st := range plan.Steps {
 		reason := ""
 		if st.Reason != "" {

@@ -75,11 +75,10 @@ func TestStoreCommands(t *testing.T) {
 	}
 }
 
-// The reproducer, bounded: two dpaudit processes run one spec into
-// one store and one results folder at once (one of them forcing the trial
-// shards), 10 rounds. On main about 5% of such runs failed. Every run must
-// succeed, the results folder must be whole, and no temporary file or
-// lease may be left.
+// Two dpaudit processes run one spec into one store and one results folder
+// at once (one of them forcing the trial shards), 10 rounds; about 5% of
+// such runs once failed. Every run must succeed, the results folder must be
+// whole, and no temporary file or lease may be left.
 func TestConcurrentProcessesShareStoreAndResults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the CLI as subprocesses")

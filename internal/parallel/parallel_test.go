@@ -3,9 +3,12 @@ package parallel
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestForVisitsEveryIndexOnce(t *testing.T) {
@@ -128,5 +131,91 @@ func TestChunksCoverRange(t *testing.T) {
 				t.Fatalf("size %d: index %d visited %d times", size, i, seen[i].Load())
 			}
 		}
+	}
+}
+
+// Every worker runs at once (the calling goroutine is one of them): each
+// of n = workers calls waits until all have started.
+func TestForWorkersRunConcurrently(t *testing.T) {
+	const workers = 4
+	var started sync.WaitGroup
+	started.Add(workers)
+	all := make(chan struct{})
+	go func() { started.Wait(); close(all) }()
+	err := For(context.Background(), workers, workers, func(int) error {
+		started.Done()
+		select {
+		case <-all:
+			return nil
+		case <-time.After(10 * time.Second):
+			return errors.New("the workers did not all run at once")
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A Pool runs each job on the worker it was sent to, in the order sent,
+// and Wait returns once all have run.
+func TestPoolRunsJobsOnTheirWorker(t *testing.T) {
+	const workers, jobs = 3, 300
+	var order [workers][]int
+	p := NewPool(workers, func(w, j int) {
+		if j%workers != w {
+			t.Errorf("job %d ran on worker %d", j, w)
+		}
+		order[w] = append(order[w], j) // worker w's slice: no other goroutine touches it
+	})
+	defer p.Close()
+	for round := 0; round < 3; round++ {
+		for j := range jobs {
+			p.Submit(j%workers, j)
+		}
+		if err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for w := range order {
+		var want []int
+		for range 3 {
+			for j := w; j < jobs; j += workers {
+				want = append(want, j)
+			}
+		}
+		if !slices.Equal(order[w], want) {
+			t.Fatalf("worker %d ran %v, want %v", w, order[w], want)
+		}
+	}
+}
+
+// A panic in a pool job, submitted or run by Do on the caller, is returned
+// by the next Wait with its stack, once; the pool keeps working.
+func TestPoolTurnsPanicIntoError(t *testing.T) {
+	var ran atomic.Int64
+	p := NewPool(2, func(w, j int) {
+		if j == 3 {
+			panicky(3)
+		}
+		ran.Add(1)
+	})
+	defer p.Close()
+	for j := range 6 {
+		p.Submit(j%2, j)
+	}
+	err := p.Wait()
+	var pe *PanicError
+	if !errors.As(err, &pe) || !strings.Contains(string(pe.Stack), "panicky") {
+		t.Fatalf("Wait = %v, want a *PanicError whose stack names panicky", err)
+	}
+	if ran.Load() != 5 {
+		t.Errorf("%d of the 5 other jobs ran", ran.Load())
+	}
+	if err := p.Wait(); err != nil {
+		t.Errorf("second Wait = %v, want nil (the panic is reported once)", err)
+	}
+	p.Do(0, 3)
+	if err := p.Wait(); !errors.As(err, &pe) {
+		t.Errorf("panic in Do: Wait = %v, want a *PanicError", err)
 	}
 }

@@ -28,7 +28,7 @@ var mcTarget = 384
 //
 // Since the vector packer (pack.go), packing is cheap enough to pay on its
 // own wherever a block of A is reused by packAWide column panels with
-// k ≥ packAWideK (issue 12: 512³ from 137 to 147 GFLOP/s, 256×512×784 NN
+// k ≥ packAWideK (measured: 512³ from 137 to 147 GFLOP/s, 256×512×784 NN
 // from 144 to 150, TN 512×784×256 from 132 to 142; thread CPU time,
 // Sapphire Rapids, shared machine). A stored transposed is packed only for
 // blocks of at least mc rows: small ones lost ≈ 5–10% to the copy.
@@ -47,7 +47,7 @@ var (
 // packBMinStride: an untransposed B whose rows are at least this many floats
 // apart (4 KiB: every row of a kc-row panel on its own page, and at powers of
 // two in the same L1 sets) is packed once packBWideTiles row tiles reuse each
-// panel. Issue 12: NN at n = 2048 went from 82 to 106 GFLOP/s (thread CPU
+// panel. Measured: NN at n = 2048 went from 82 to 106 GFLOP/s (thread CPU
 // time, shared machine, 3 alternating runs each), n = 1024 from 95 to 104;
 // at n = 512 (2 KiB rows) packing lost 10%, so it stays in place there.
 var (

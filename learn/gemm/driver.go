@@ -131,7 +131,7 @@ func (t tiling) rows(i int) int {
 // prepackB packs every B panel of an n-column, k-deep problem (pl.packB)
 // into regions of buf laid out as gemm's pre expects, with the panels
 // shared out among `threads` goroutines. A parallel call split by rows then
-// packs B once instead of once per block (issue 12: a 1024² B is 4 MiB of
+// packs B once instead of once per block (a 1024² B is 4 MiB of
 // copies that every thread repeated; the gain was within the noise of the
 // shared machine, 2 threads at 1.85–1.90× one thread per CPU-second either
 // way).

@@ -80,7 +80,7 @@ func TestSgemmParallelMatchesReference(t *testing.T) {
 }
 
 // TestWideBPacked: an untransposed B with rows ≥ packBMinStride floats
-// apart is packed (issue 12). Packing changes where B is read from, never
+// apart is packed. Packing changes where B is read from, never
 // an element's operations: the bits equal the in-place result, on every
 // path and for every thread count, and integer data gives the exact
 // product.

@@ -39,7 +39,7 @@ GLOBL rowsqIota<>(SB), RODATA|NOPTR, $64
 // Z0..7 += Z8..15, Z0..3 += Z4..7, Z0,1 += Z2,3, Z0 += Z1. The same
 // additions of the same values (Dot's other accumulators only add +0 to
 // squares, which changes nothing), so the same bits as SumSquares, without
-// a call and a horizontal reduction per row (issue 12 item 3: the narrow
+// a call and a horizontal reduction per row (for the narrow
 // rows of Hayes et al.'s 784-10-10).
 TEXT ·rowSumSquaresNarrowAVX512(SB), NOSPLIT, $0-40
 	MOVQ rows+0(FP), DX

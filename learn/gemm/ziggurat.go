@@ -41,8 +41,9 @@ func ZigguratFast(w []uint64, kTab *[128]uint32, wTab *[128]float32, scale float
 // rounds them, and sets bit n%8 of slow[n/8] when either half is off the
 // fast path (vals of such a word are meaningless). It reports false, doing
 // nothing, when no vector path is current: the caller then uses
-// ZigguratFast. Issue 12: with 2.8% of draws off the fast path, the
-// stopping loop ran ≈ 2 groups per call and paid its set-up each time.
+// ZigguratFast. It scans a whole buffer in one call: with 2.8% of draws
+// off the fast path, a loop stopping at each slow word ran ≈ 2 groups per
+// call and paid its set-up each time.
 func ZigguratScan(w []uint64, kTab *[128]uint32, wTab *[128]float32, scale float32, vals []float32, slow []uint8) bool {
 	if zigguratScanVector == nil || current.name != "avx512" {
 		return false
@@ -64,7 +65,7 @@ func ZigguratScan(w []uint64, kTab *[128]uint32, wTab *[128]float32, scale float
 // Each add is the float32 dst + v, as ZigguratFast's. It is the merge step
 // of learn's noise: after a ChaCha8 buffer's ZigguratScan, the slow words'
 // draws are written into vals and the words they consumed as uniforms are
-// marked in skip, and one call adds a whole buffer's draws (issue 12: one
+// marked in skip, and one call adds a whole buffer's draws (one
 // Axpy per stretch between slow words cost as much as the slow draws).
 // vals must hold 2·words + 16 values and skip words + 8 bytes (the vector
 // kernel reads whole groups of 8 words).

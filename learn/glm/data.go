@@ -18,13 +18,15 @@
 package glm
 
 import (
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/dpaudit/dpaudit/internal/inputerr"
 )
 
-// ErrInvalid marks bad input (a caller error, exit code 2 in the CLI).
-var ErrInvalid = errors.New("invalid input")
+// ErrInvalid marks bad input (a caller error, exit code 2 in the CLI); it
+// is the module's one input-error sentinel (internal/inputerr).
+var ErrInvalid = inputerr.ErrInvalid
 
 func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)

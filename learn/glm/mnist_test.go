@@ -47,7 +47,7 @@ func mnist01Maybe(tb testing.TB) (*Data, *Data) {
 // Guo et al. §7.1 (notes R7, R8, Q1, F31): on MNIST 0-vs-1 without a bias,
 // λ = σ = 1e-2, test accuracy ≈ 99.95% (2114/2115) and every per-sample
 // dFIL bound 1/η̄² exceeds 1 (and the RDP bound 0.0649). The dFIL of all
-// 12,665 samples takes well under the 5 s.
+// 12,665 samples takes well under the target of 5 s.
 func TestMNISTDFIL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")

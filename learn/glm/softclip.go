@@ -3,6 +3,7 @@ package glm
 import (
 	"math"
 
+	"github.com/dpaudit/dpaudit/internal/numeric"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -17,7 +18,7 @@ const (
 
 func gelu(kind GELU, x float64) (v, dv float64) {
 	if kind == GELUErf {
-		phi := 0.5 * math.Erfc(-x/math.Sqrt2)
+		phi := numeric.NormCDF(x)
 		return x * phi, phi + x*math.Exp(-x*x/2)/math.Sqrt(2*math.Pi)
 	}
 	const k = 0.7978845608028654 // √(2/π)

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Google's dp_accounting on a Poisson-subsampled Gaussian, for the
-side-by-side rows of the README's performance table and issue 12 item 5
-("PLD at fine intervals"). dp_accounting is not on this machine's package
-index, so run it from a source checkout of github.com/google/differential-privacy:
+side-by-side rows of the README's performance table and of
+TestPLDFineMatchesDPAccounting ("PLD at fine intervals"). dp_accounting is
+not on this machine's package index, so run it from a source checkout of github.com/google/differential-privacy:
 
     git -C <checkout> archive HEAD python/dp_accounting | tar -x -C /tmp/dpacc
     apt-get install python3-numpy python3-scipy python3-absl python3-attr python3-mpmath

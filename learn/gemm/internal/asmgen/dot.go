@@ -103,7 +103,7 @@ func genDot512(w *writer, rows, cols int) {
 	}
 	// Prefetch: the next tile's rows of A (rows further down), at the pace
 	// this tile reads its own, so that a tall A streamed from L3 arrives
-	// while this tile computes (issue 12 item 3: the 1000×784 A of a
+	// while this tile computes (the 1000×784 A of a
 	// Hayes et al. full-batch step is larger than L2).
 	w.f("IMUL3Q $%d, R8, DI", rows)
 	w.f("ADDQ SI, DI")

@@ -1,0 +1,144 @@
+package bound
+
+import (
+	"fmt"
+
+	"github.com/dpaudit/dpaudit/privacy"
+	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
+)
+
+// accountantVersion changes when the accountant stage computes differently.
+const accountantVersion = 2 // 2: PLD coarsening, rounding bounds, tilted tails; best
+
+// accountantParams is everything one accountant's ε depends on, and nothing
+// else, so points with the same DP-SGD configuration share the node.
+type accountantParams struct {
+	Accountant      string  `json:"accountant"`
+	NoiseMultiplier float64 `json:"noise_multiplier"`
+	SamplingRate    float64 `json:"sampling_rate"`
+	Steps           int     `json:"steps"`
+	Delta           float64 `json:"delta"`
+	Conversion      string  `json:"conversion,omitempty"`   // rdp only
+	PLDInterval     float64 `json:"pld_interval,omitempty"` // pld only
+	PLDMemory       int64   `json:"pld_memory,omitempty"`   // pld and best only: bytes (pldMemory)
+	Epsilon         float64 `json:"epsilon,omitempty"`      // also report δ(ε)
+}
+
+// accountantCalcs makes one calc per requested accountant of an entry;
+// the summary sees their union.
+func accountantCalcs(exp *spec.Experiment, a *spec.AccountantBound) []stages.Calc {
+	d := exp.DPSGD
+	var out []stages.Calc
+	for _, acc := range a.Accountants {
+		p := accountantParams{
+			Accountant:      acc,
+			NoiseMultiplier: d.NoiseMultiplier,
+			SamplingRate:    d.SamplingRate,
+			Steps:           d.Steps,
+			Delta:           d.Delta,
+			Epsilon:         a.Epsilon,
+		}
+		switch acc {
+		case "rdp":
+			p.Conversion = a.Conversion
+		case "pld":
+			p.PLDInterval, p.PLDMemory = a.PLDInterval, pldMemory(a)
+		case "best":
+			p.Conversion, p.PLDInterval, p.PLDMemory = a.Conversion, a.PLDInterval, pldMemory(a)
+		}
+		out = append(out, stages.Calc{
+			Kind:    "accountant",
+			Version: accountantVersion,
+			Params:  p,
+			Label:   fmt.Sprintf("%s σ=%.4g q=%.4g T=%d δ=%.3g", acc, p.NoiseMultiplier, p.SamplingRate, p.Steps, p.Delta),
+			Sub:     acc,
+			Columns: accountantColumns(p),
+			Compute: func() ([]stages.Output, error) { return runAccountant(p) },
+		})
+	}
+	return out
+}
+
+// pldMemory is the memory cap in bytes the PLD of an entry runs under: the
+// spec's pld_memory_mib, else this machine's default (a quarter of its
+// RAM). The interval the PLD coarsens to, and so its ε, depends on the
+// cap, so the node keys on the cap it uses: machines with different RAM
+// sharing a store compute their own nodes instead of storing different
+// values under one key.
+func pldMemory(a *spec.AccountantBound) int64 {
+	if a.PLDMemMiB > 0 {
+		return a.PLDMemMiB << 20
+	}
+	return privacy.DefaultPLDMemory()
+}
+
+func accountantColumns(p accountantParams) []string {
+	cols := []string{"epsilon_" + p.Accountant}
+	switch p.Accountant {
+	case "rdp":
+		cols = append(cols, "rdp_order")
+	case "pld":
+		cols = append(cols, "pld_interval_used")
+	case "best":
+		cols = append(cols, "best_accountant", "best_pld_interval_used")
+	}
+	if p.Epsilon > 0 {
+		cols = append(cols, "delta_"+p.Accountant)
+	}
+	return cols
+}
+
+func accountantOptions(p accountantParams) privacy.Options {
+	o := privacy.Options{PLDInterval: p.PLDInterval, PLDMemory: p.PLDMemory}
+	if p.Conversion == "classic" {
+		o.Conversion = privacy.ConversionClassic
+	}
+	return o
+}
+
+// runAccountant computes the outputs of one accountant node.
+func runAccountant(p accountantParams) ([]stages.Output, error) {
+	acc := privacy.Accountant(p.Accountant)
+	m := privacy.SampledGaussian{NoiseMultiplier: p.NoiseMultiplier, SamplingRate: p.SamplingRate, Steps: p.Steps}
+	o := accountantOptions(p)
+	var outs []stages.Output
+	if acc == privacy.AccountantRDP {
+		eps, order, err := privacy.RDPEpsilon(m, p.Delta, o)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, stages.F64("epsilon_rdp", eps), stages.F64("rdp_order", order))
+	} else {
+		r, err := privacy.EpsilonDetail(acc, m, p.Delta, o)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, stages.F64("epsilon_"+p.Accountant, r.Value))
+		// The interval the PLD actually used: coarser than pld_interval
+		// where the requested grid would exceed 2^23 points.
+		switch acc {
+		case privacy.AccountantPLD:
+			outs = append(outs, stages.F64("pld_interval_used", r.PLDInterval))
+		case privacy.AccountantBest:
+			outs = append(outs, stages.Str("best_accountant", string(r.Accountant)),
+				stages.F64("best_pld_interval_used", nonZero(r.PLDInterval)))
+		}
+	}
+	if p.Epsilon > 0 {
+		delta, err := privacy.Delta(acc, m, p.Epsilon, o)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, stages.F64("delta_"+p.Accountant, delta))
+	}
+	return outs, nil
+}
+
+// nonZero returns nil (a null cell) for 0: no PLD was run.
+func nonZero(x float64) any {
+	if x == 0 {
+		return nil
+	}
+	return x
+}
