@@ -52,7 +52,7 @@ rounds() {
 		cmds+=("$2")
 		shift 2
 	done
-	local k=${#names[@]}
+	local k=${#names[@]} n p i j
 	for n in "${names[@]}"; do rm -f "$OUT/$n.times" "$OUT/$n.log"; done
 	echo "== $label"
 	load
