@@ -17,9 +17,6 @@ import (
 	"github.com/dpaudit/dpaudit/internal/parallel"
 )
 
-// DefaultMaxPoints is the sweep size refused without AllowLarge.
-const DefaultMaxPoints = 100000
-
 // Options are supplied by the caller of Load: the functions expressions may
 // call, which component kinds are implemented, and sweep limits.
 type Options struct {
@@ -31,9 +28,14 @@ type Options struct {
 	// "figure" with kind set, or a top-level block name with kind ""). A
 	// spec that uses an unimplemented kind fails validation. Nil accepts all.
 	Implemented func(block, kind string) bool
-	// MaxPoints bounds the sweep size (0 = DefaultMaxPoints) unless AllowLarge.
-	MaxPoints  int
-	AllowLarge bool
+	// MaxPoints, MaxNodes and MaxTrials bound the sweep, the plan's nodes
+	// and one point's trials (0 = the defaults); AllowLarge raises each
+	// LargeFactor times (see limits.go).
+	MaxPoints, MaxNodes, MaxTrials int
+	AllowLarge                     bool
+	// Overrides are "key.path=value" settings from the command line
+	// (dpaudit run -s), applied over the file in order; see applyOverrides.
+	Overrides []string
 }
 
 // Spec is a parsed and checked spec file, ready to expand.
@@ -43,6 +45,9 @@ type Spec struct {
 	SHA256 string
 	// Name of the experiment (results go to <results>/<Name>).
 	Name string
+	// Overrides are the command-line settings applied over the file
+	// (Options.Overrides), recorded in the run's manifest.
+	Overrides []string
 
 	root  *Node
 	sweep *sweepPlan
@@ -89,15 +94,19 @@ func Parse(file string, data []byte, o Options) (*Spec, error) {
 	if o.Functions == nil {
 		o.Functions = MathFunctions()
 	}
-	s := &Spec{File: file, Source: data, opts: o, ev: newEvaluator(o.Functions)}
+	s := &Spec{File: file, Source: data, Overrides: o.Overrides, opts: o, ev: newEvaluator(o.Functions)}
 	sum := sha256.Sum256(data)
 	s.SHA256 = hex.EncodeToString(sum[:])
 	root, perrs := parseYAML(filepath.Base(file), data)
-	e := &errs{file: filepath.Base(file)}
+	e := s.errs()
 	if len(perrs) > 0 {
 		return nil, perrs.Sorted()
 	}
+	applyOverrides(root, o.Overrides, e)
 	s.root = root
+	if err := checkPoints(e.file, root, o); err != nil {
+		return nil, err
+	}
 	s.sweep = readSweep(root, e)
 
 	// Check the file once before expansion, with swept values and
@@ -126,13 +135,6 @@ func Parse(file string, data []byte, o Options) (*Spec, error) {
 		return nil, err
 	}
 	s.Name = exp.Name
-	max := o.MaxPoints
-	if max <= 0 {
-		max = DefaultMaxPoints
-	}
-	if n := s.sweep.size(); n > float64(max) && !o.AllowLarge {
-		return nil, Errors{{File: e.file, Pos: root.Get("sweep").Pos, Path: "sweep", Msg: fmt.Sprintf("expands to %.0f points, more than the limit of %d; pass --allow-large to run it anyway", n, max)}}
-	}
 	return s, nil
 }
 
@@ -220,7 +222,7 @@ func (s *Spec) Expand() ([]Point, []Column, error) {
 		return nil, nil, fmt.Errorf("%s: expanding the sweep: %w", file, err)
 	}
 
-	e := &errs{file: file}
+	e := s.errs()
 	var points []Point
 	derivedPaths := map[string]bool{}
 	sweptPaths := map[string]bool{}
@@ -240,14 +242,17 @@ func (s *Spec) Expand() ([]Point, []Column, error) {
 		return nil, nil, err
 	}
 	if len(points) == 0 {
-		pos := Pos{1, 1}
+		pos := Pos{Line: 1, Col: 1}
 		if sn := s.root.Get("sweep"); sn != nil {
 			pos = sn.Pos
 		}
-		return nil, nil, Errors{{File: file, Pos: pos, Path: "sweep.where", Msg: "no point is left after the where filter"}}
+		return nil, nil, Errors{{File: source(file, s.Overrides, pos), Pos: pos, Path: "sweep.where", Msg: "no point is left after the where filter"}}
 	}
 	for i := range points {
 		points[i].Index = i
+	}
+	if err := s.checkExpanded(points); err != nil {
+		return nil, nil, err
 	}
 	cols := columns(sweptPaths, derivedPaths, s.sweepOrder())
 	return points, cols, nil
@@ -264,7 +269,7 @@ type expanded struct {
 // expandOne substitutes one combination, evaluates its expressions,
 // filters it, and decodes and validates the result.
 func (s *Spec) expandOne(base *Node, combo []assign, file string) (r expanded) {
-	e := &errs{file: file}
+	e := s.errs()
 	defer func() { r.errs = e.list }()
 	tree := base.Clone()
 	for _, a := range combo {
@@ -505,7 +510,12 @@ func (s *Spec) ErrorAt(path string, err error) Errors {
 			p = p[:len(p)-1]
 		}
 	}
-	return Errors{{File: filepath.Base(s.File), Pos: pos, Path: path, Msg: err.Error(), Err: err}}
+	return Errors{{File: source(filepath.Base(s.File), s.Overrides, pos), Pos: pos, Path: path, Msg: err.Error(), Err: err}}
+}
+
+// errs starts a list of errors in this spec's file and overrides.
+func (s *Spec) errs() *errs {
+	return &errs{file: filepath.Base(s.File), overrides: s.Overrides}
 }
 
 // integral turns the float result of an expression (ceil() returns a
