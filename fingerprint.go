@@ -20,15 +20,16 @@ import (
 // The sources of the code that computes nodes: the stages and every
 // package of this module they may import, except spec (it only produces
 // the parameters, which are in the keys) and the pipeline engine (only its
-// Parquet encoding, table.go and table_parquet.go, shapes stored bytes). Embedding the sources
-// makes the fingerprints right under go build, go run and go test alike,
-// with no generated file to forget (build-info VCS stamps are absent under
-// go run and go test). TestFingerprintCoversStages checks that every
-// package a game imports is here.
+// Parquet encoding, table.go and table_parquet.go over internal/parquetio,
+// shapes stored bytes). Embedding the sources makes the fingerprints right
+// under go build, go run and go test alike, with no generated file to
+// forget (build-info VCS stamps are absent under go run and go test).
+// TestFingerprintCoversStages checks that every package a game imports is
+// here.
 //
-//go:embed stages/*.go stages/*/*.go audit/*.go audit/*/*.go attack/*.go attack/*/*.go bounds/*.go datasets/*.go
-//go:embed learn/*.go learn/*.s learn/*/*.go learn/gemm/*.s learn/internal/*/*.go learn/internal/*/*.s
-//go:embed privacy/*.go rng/*.go internal/*/*.go internal/*/*.s report/*.go pipeline/table.go pipeline/table_parquet.go
+//go:embed stages/*.go stages/*/*.go audit/*.go audit/*/*.go attack/*.go attack/*.s attack/*/*.go bounds/*.go datasets/*.go
+//go:embed learn/*.go learn/*.s learn/*/*.go learn/*/*.s
+//go:embed privacy/*.go privacy/*.s rng/*.go internal/*/*.go internal/*/*.s report/*.go pipeline/table.go pipeline/table_parquet.go
 var codeSources embed.FS
 
 // notFingerprinted are the module packages whose code never changes what
@@ -110,13 +111,23 @@ const modulePath = "github.com/dpaudit/dpaudit/"
 func (ix *codeIndex) deps(pkg string) ([]string, error) {
 	seen := map[string]bool{}
 	var walk func(p string) error
+	walkImports := func(p string) error {
+		for _, q := range ix.imports[p] {
+			if err := walk(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	walk = func(p string) error {
 		switch {
-		case seen[p]:
+		case seen[p] || p == "pipeline" && seen[tableFile]:
 			return nil
 		case p == "pipeline":
+			// Only the table files are embedded, so these are their
+			// imports: the Parquet writer that shapes the stored bytes.
 			seen[tableFile] = true
-			return nil
+			return walkImports(p)
 		case slices.Contains(notFingerprinted, p):
 			return nil
 		}
@@ -124,12 +135,7 @@ func (ix *codeIndex) deps(pkg string) ([]string, error) {
 			return fmt.Errorf("package %s is imported by the stages but its sources are not embedded in fingerprint.go", p)
 		}
 		seen[p] = true
-		for _, q := range ix.imports[p] {
-			if err := walk(q); err != nil {
-				return err
-			}
-		}
-		return nil
+		return walkImports(p)
 	}
 	if err := walk(pkg); err != nil {
 		return nil, err

@@ -290,13 +290,13 @@ func SimulateIdeal(run IdealRun) (IdealTrials, error) {
 func (run IdealRun) simulateChunk(sc *idealScorer, sigmaD float64, lo, hi int, out *IdealTrials) {
 	path := append(make([]any, 0, len(run.Path)+1), run.Path...)
 	path = append(path, 0)
-	// One ChaCha8 per lane, reseeded for each trial (rand.ChaCha8.Seed):
-	// a fresh one per trial was a kilobyte of garbage per trial, and the
-	// collections it caused preempted the workers.
-	var srcs [idealLanes]*rand.ChaCha8
-	for j := range srcs {
-		srcs[j] = rand.NewChaCha8([32]byte{})
-	}
+	// The shuffled game reads its streams through rand.Rand (one ChaCha8,
+	// reseeded for each trial: a fresh one per trial was a kilobyte of
+	// garbage per trial, and the collections it caused preempted the
+	// workers); Poisson trials run in the scorer's lanes.
+	src := rand.NewChaCha8([32]byte{})
+	shuffled := rand.New(src)
+	var keys [idealLanes][32]byte
 	var worlds [idealLanes]bool
 	var scores [idealLanes]IdealScores
 	for k0 := lo; k0 < hi; k0 += idealLanes {
@@ -304,18 +304,19 @@ func (run IdealRun) simulateChunk(sc *idealScorer, sigmaD float64, lo, hi int, o
 		for j := range n {
 			i := run.First + k0 + j
 			path[len(path)-1] = i
-			srcs[j].Seed(rng.Key(run.Seed, path...))
+			keys[j] = rng.Key(run.Seed, path...)
 			worlds[j] = i%2 == 1
-			if run.Worlds == IdealRandom {
-				worlds[j] = srcs[j].Uint64()&1 == 1
-			}
 		}
 		if run.Mechanism.Shuffle {
 			for j := range n {
-				scores[j] = run.Mechanism.shuffleTrial(rand.New(srcs[j]), worlds[j], sigmaD)
+				src.Seed(keys[j])
+				if run.Worlds == IdealRandom {
+					worlds[j] = src.Uint64()&1 == 1
+				}
+				scores[j] = run.Mechanism.shuffleTrial(shuffled, worlds[j], sigmaD)
 			}
 		} else {
-			sc.run(srcs[:n], worlds[:n], scores[:n])
+			sc.run(keys[:n], run.Worlds == IdealRandom, worlds[:n], scores[:n])
 		}
 		for j := range n {
 			k := k0 + j

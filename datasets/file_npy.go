@@ -129,7 +129,8 @@ func arrayLabels(what string, y *npy.Array) ([]int32, error) {
 	var vals []float64
 	switch d := y.Data.(type) {
 	case []float32:
-		vals = convert64(d)
+		vals = make([]float64, len(d))
+		convert(vals, d, func(x float32) float64 { return float64(x) })
 	case []float64:
 		vals = d
 	default:

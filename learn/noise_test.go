@@ -6,8 +6,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/dpaudit/dpaudit/internal/chacha8"
 	"github.com/dpaudit/dpaudit/learn/gemm"
-	"github.com/dpaudit/dpaudit/learn/internal/chacha8"
 	"github.com/dpaudit/dpaudit/rng"
 )
 

@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/dpaudit/dpaudit/internal/chacha8"
 	"github.com/dpaudit/dpaudit/learn/gemm"
-	"github.com/dpaudit/dpaudit/learn/internal/chacha8"
 )
 
 // wordStream is the ChaCha8 stream rand.NewChaCha8(seed) generated one

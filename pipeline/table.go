@@ -1,13 +1,16 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/dpaudit/dpaudit/internal/parquetio"
 )
 
 // ColType is the type of a table column.
@@ -86,18 +89,6 @@ func typeMatches(t ColType, v any) bool {
 	return false
 }
 
-func (t ColType) arrow() arrow.DataType {
-	switch t {
-	case Int64:
-		return arrow.PrimitiveTypes.Int64
-	case String:
-		return arrow.BinaryTypes.String
-	case Bool:
-		return arrow.FixedWidthTypes.Boolean
-	}
-	return arrow.PrimitiveTypes.Float64
-}
-
 // WriteParquet writes the table as a zstd-compressed Parquet file, via a
 // temporary file renamed into place. The bytes depend only on the table.
 func WriteParquet(path string, t *Table) error {
@@ -138,45 +129,48 @@ func (c *Column) Float(i int) float64 {
 // ParquetColumns lists the column names of a Parquet file from its
 // metadata, without reading data.
 func ParquetColumns(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := openParquet(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	rdr, err := file.NewParquetReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	defer rdr.Close()
-	sc := rdr.MetaData().Schema
-	out := make([]string, sc.NumColumns())
-	for i := range out {
-		out[i] = sc.Column(i).Name()
-	}
-	return out, nil
+	return f.Names(), nil
 }
 
 // ParquetSchema returns the columns of a Parquet file (names and types,
 // no values) from its metadata.
 func ParquetSchema(path string) ([]*Column, error) {
-	f, err := os.Open(path)
+	f, err := openParquet(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	rdr, err := file.NewParquetReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	defer rdr.Close()
-	sc := rdr.MetaData().Schema
-	out := make([]*Column, sc.NumColumns())
+	out := make([]*Column, len(f.Names()))
 	for i := range out {
-		d := sc.Column(i)
-		out[i] = &Column{Name: d.Name()}
-		if out[i].Type, err = parquetColType(path, d); err != nil {
+		out[i] = &Column{Name: f.Descr(i).Name()}
+		if out[i].Type, err = colType(path, f, i); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// parquetTypeName names a column's type for the refusal: the logical type
+// when there is one, else the physical type.
+func parquetTypeName(d *schema.Column) string {
+	if lt := d.LogicalType(); lt != nil && !lt.Equals(schema.NoLogicalType{}) {
+		return fmt.Sprintf("%s (%s)", lt, d.PhysicalType())
+	}
+	return d.PhysicalType().String()
+}
+
+// openParquet opens a Parquet file: an error opening the file as it
+// comes, an error reading it as Parquet prefixed with the path.
+func openParquet(path string) (*parquetio.File, error) {
+	f, err := parquetio.Open(path)
+	var pe *fs.PathError
+	if err != nil && !errors.As(err, &pe) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, err
 }

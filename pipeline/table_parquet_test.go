@@ -211,3 +211,16 @@ func sameTable(t *testing.T, got, want *Table) {
 		}
 	}
 }
+
+// arrow is the Arrow type pqarrow wrote for a column of type t.
+func (t ColType) arrow() arrow.DataType {
+	switch t {
+	case Int64:
+		return arrow.PrimitiveTypes.Int64
+	case String:
+		return arrow.BinaryTypes.String
+	case Bool:
+		return arrow.FixedWidthTypes.Boolean
+	}
+	return arrow.PrimitiveTypes.Float64
+}

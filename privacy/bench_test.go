@@ -69,3 +69,19 @@ func BenchmarkPLDFine(b *testing.B) {
 	}
 	b.ReportMetric(r.Value, "eps")
 }
+
+// BenchmarkPLDManySteps: the issue's large-T case, q = 0.01, σ = 1,
+// T = 10⁶, δ = 1e-5 at the default interval (ε = 139.031), the work of
+// `dpaudit account … --steps 1000000 --accountant pld` without the
+// process around it.
+func BenchmarkPLDManySteps(b *testing.B) {
+	m := SampledGaussian{NoiseMultiplier: 1, SamplingRate: 0.01, Steps: 1000000}
+	var r Result
+	benchCPU(b, func() {
+		var err error
+		if r, err = EpsilonDetail(AccountantPLD, m, 1e-5, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	})
+	b.ReportMetric(r.Value, "eps")
+}

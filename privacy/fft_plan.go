@@ -176,12 +176,16 @@ func (p *fftPlan) transformMixed(x []complex128) {
 	}
 	defer mixedScratch.Put(yp)
 	y := (*yp)[:p.m]
+	// Each sub-transform's input is gathered straight into bit-reversed
+	// order (yj[rev[i]] = x[i·r+j]): the same array the permutation pass of
+	// transform2 would make, without that pass.
+	rev := p.sub.rev
 	sub := func(j int) error {
 		yj := y[j*n2 : (j+1)*n2]
-		for i := range yj {
-			yj[i] = x[i*r+j]
+		for i, ri := range rev[:len(yj)] {
+			yj[ri] = x[i*r+j]
 		}
-		p.sub.transform2(yj)
+		p.sub.butterflies(yj)
 		return nil
 	}
 	// The r sub-transforms are independent: on several cores they run side
@@ -246,12 +250,17 @@ func (p *fftPlan) transformMixed(x []complex128) {
 // butterflies in the same stages, so the same bits, with a third fewer
 // passes over memory at 2^18 points.
 func (p *fftPlan) transform2(x []complex128) {
-	m := p.m
 	for i, r := range p.rev {
 		if j := int(r); i < j {
 			x[i], x[j] = x[j], x[i]
 		}
 	}
+	p.butterflies(x)
+}
+
+// butterflies is transform2 after the bit-reversal permutation.
+func (p *fftPlan) butterflies(x []complex128) {
+	m := p.m
 	if m < 4 {
 		if m == 2 {
 			x[0], x[1] = x[0]+x[1], x[0]-x[1]
@@ -315,24 +324,26 @@ func (p *fftPlan) radix4Stage(x []complex128, L int) {
 	tw1 := p.tw[L : 2*L]
 	tw2 := p.tw[2*L : 4*L]
 	for start := 0; start < len(x); start += 4 * L {
-		x0 := x[start : start+L]
-		x1 := x[start+L : start+2*L][:len(x0)]
-		x2 := x[start+2*L : start+3*L][:len(x0)]
-		x3 := x[start+3*L : start+4*L][:len(x0)]
-		w1s := tw1[:len(x0)]
-		w2s := tw2[:len(x0)]
-		for k, a := range x0 {
-			w1, w2 := w1s[k], w2s[k]
-			t1 := w1 * x1[k]
-			a1, b1 := a+t1, a-t1
-			t2 := w1 * x3[k]
-			c1, d1 := x2[k]+t2, x2[k]-t2
-			t3 := w2 * c1
-			t4 := w2 * d1
-			t4 = complex(imag(t4), -real(t4)) // −i·w2·d1 = W_{4L}^{k+L}·d1
-			x0[k], x2[k] = a1+t3, a1-t3
-			x1[k], x3[k] = b1+t4, b1-t4
-		}
+		radix4Block(x[start:start+L], x[start+L:start+2*L], x[start+2*L:start+3*L], x[start+3*L:start+4*L], tw1, tw2[:L])
+	}
+}
+
+// radix4BlockGo is one block of radix4Stage: x0…x3 are its quarters, w1
+// and w2 the twiddles of spans L and 2L (the first L of the latter).
+func radix4BlockGo(x0, x1, x2, x3, w1s, w2s []complex128) {
+	x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+	w1s, w2s = w1s[:len(x0)], w2s[:len(x0)]
+	for k, a := range x0 {
+		w1, w2 := w1s[k], w2s[k]
+		t1 := w1 * x1[k]
+		a1, b1 := a+t1, a-t1
+		t2 := w1 * x3[k]
+		c1, d1 := x2[k]+t2, x2[k]-t2
+		t3 := w2 * c1
+		t4 := w2 * d1
+		t4 = complex(imag(t4), -real(t4)) // −i·w2·d1 = W_{4L}^{k+L}·d1
+		x0[k], x2[k] = a1+t3, a1-t3
+		x1[k], x3[k] = b1+t4, b1-t4
 	}
 }
 

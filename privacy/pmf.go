@@ -3,6 +3,8 @@ package privacy
 import (
 	"iter"
 	"math"
+
+	"github.com/dpaudit/dpaudit/internal/numeric"
 )
 
 // PMF is a discretised distribution of a privacy loss L: mass Prob(i) at
@@ -185,19 +187,48 @@ func (p *PMF) EpsilonForDelta(delta float64) float64 {
 	if n := len(p.probs); n > 0 {
 		ref = p.Loss(n - 1)
 	}
-	for i := len(p.probs) - 1; i >= 0; i-- {
-		l := p.Loss(i)
-		if ref-l > 600 {
-			lower *= math.Exp(l - ref)
-			ref = l
+	// The weights e^{ref−l} of a block of losses come from numeric.ExpBlock
+	// (math.Exp's bits, four at a time); a block ends early where ref must
+	// move (ref − l > 600) and the walk where ε is found.
+	var es, xs [epsBlock]float64
+	for hi := len(p.probs) - 1; hi >= 0; {
+		n := 0
+		for ; n < epsBlock && hi-n >= 0; n++ {
+			l := p.Loss(hi - n)
+			if ref-l > 600 {
+				if n == 0 {
+					lower *= math.Exp(l - ref)
+					ref = l
+				} else {
+					break
+				}
+			}
+			xs[n] = ref - l
 		}
-		ex := math.Exp(ref - l)
-		if upper > delta && lower > 0 && (upper-delta)*ex >= lower {
-			break // log((U−δ)/W) ≥ l: ε lies at or above this loss
+		n4 := (n + 3) &^ 3
+		for k := n; k < n4; k++ {
+			xs[k] = 0
 		}
-		upper += p.probs[i]
-		lower += ex * p.probs[i]
+		numeric.ExpBlock(es[:n4], xs[:n4])
+		for k := range n {
+			i, ex := hi-k, es[k]
+			if upper > delta && lower > 0 && (upper-delta)*ex >= lower {
+				return epsilonFrom(upper, lower, delta, ref) // log((U−δ)/W) ≥ l: ε lies at or above this loss
+			}
+			upper += p.probs[i]
+			lower += ex * p.probs[i]
+		}
+		hi -= n
 	}
+	return epsilonFrom(upper, lower, delta, ref)
+}
+
+// epsBlock is how many weights EpsilonForDelta computes at a time (a
+// multiple of 4).
+const epsBlock = 256
+
+// epsilonFrom is ε = log((U − δ)/W) + ref, or 0 when U ≤ δ.
+func epsilonFrom(upper, lower, delta, ref float64) float64 {
 	if upper <= delta || lower <= 0 {
 		return 0
 	}

@@ -7,17 +7,22 @@
 #
 #   bash scripts/bench-perf.sh [WHAT ...]      WHAT: pld ideal bernau gemm dfil build (default: all)
 #
-# Environment: PAIRS (default 5); IDEAL_TRIALS (default 10⁶); DP_ACCOUNTING (a source checkout's
+# Environment: PAIRS (default 5); IDEAL_TRIALS (default 10⁶); BERNAU_REPS
+# (dpaudit's repetitions per process, default 20) and BERNAU_SECONDS
+# (torch's timed seconds, default 20); DFIL_REPS (dFIL computations per
+# process, default 3); PEERS (/work/shared/peers); DP_ACCOUNTING (a source checkout's
 # python/dp_accounting, see privacy/testdata/dp_accounting_pld.py);
 # MNIST_DIR (default ~/.cache/dpaudit/data/mnist); OUT (default
 # /tmp/dpaudit-bench). Python peers run with Debian's /usr/bin/python3
 # (python3-numpy, python3-scipy; dp_accounting also needs python3-absl,
-# python3-attr, python3-mpmath; the GEMM pairs need libopenblas-dev).
+# python3-attr, python3-mpmath; the GEMM pairs need libopenblas-dev);
+# REPO (the checkout to measure, default this script's: set it to run a
+# copy of the script while editing this one).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "${REPO:-$(dirname "$0")/..}"
 PAIRS=${PAIRS:-5}
 OUT=${OUT:-/tmp/dpaudit-bench}
-PEERS=${PEERS:-../shared/peers}
+PEERS=${PEERS:-/work/shared/peers}
 MNIST_DIR=${MNIST_DIR:-$HOME/.cache/dpaudit/data/mnist}
 export DP_ACCOUNTING=${DP_ACCOUNTING:-/tmp/dpacc/python/dp_accounting}
 mkdir -p "$OUT"
@@ -34,34 +39,56 @@ run() {
 	cat "$OUT/$name.out1" >>"$OUT/$name.log"
 }
 
-# pairs LABEL A-NAME "A CMD" B-NAME "B CMD": PAIRS alternating pairs (the
-# order flips each pair), then the summary of B/A per pair.
-pairs() {
-	local label=$1 an=$2 acmd=$3 bn=$4 bcmd=$5
-	rm -f "$OUT/$an.times" "$OUT/$bn.times" "$OUT/$an.log" "$OUT/$bn.log"
+# rounds LABEL NAME1 "CMD1" NAME2 "CMD2" [NAME3 "CMD3" ...]: PAIRS rounds,
+# each running every command once (the order rotates from round to
+# round), then the per-round ratios of every later command to every
+# earlier one (wall and CPU) with their median and range, and each command's median wall, CPU and peak memory.
+rounds() {
+	local label=$1
+	shift
+	local names=() cmds=()
+	while (($#)); do
+		names+=("$1")
+		cmds+=("$2")
+		shift 2
+	done
+	local k=${#names[@]} n p i j
+	for n in "${names[@]}"; do rm -f "$OUT/$n.times" "$OUT/$n.log"; done
 	echo "== $label"
 	load
 	for ((p = 0; p < PAIRS; p++)); do
-		if ((p % 2 == 0)); then
-			run "$an" bash -c "$acmd"
-			run "$bn" bash -c "$bcmd"
-		else
-			run "$bn" bash -c "$bcmd"
-			run "$an" bash -c "$acmd"
-		fi
+		for ((i = 0; i < k; i++)); do
+			local j=$(((i + p) % k))
+			run "${names[j]}" bash -c "${cmds[j]}"
+		done
 	done
 	load
-	paste "$OUT/$an.times" "$OUT/$bn.times" | awk -v a="$an" -v b="$bn" '
+	local files=()
+	for n in "${names[@]}"; do files+=("$OUT/$n.times"); done
+	paste "${files[@]}" | awk -v names="${names[*]}" '
 		function med(x, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
 			return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2 }
-		{ n++; aw[n] = $1; ac[n] = $2; am[n] = $3; bw[n] = $4; bc[n] = $5; bm[n] = $6
-		  rw[n] = $4 / $1; rc[n] = $5 / $2
-		  printf "  pair %d: %s %.2fs wall %.2fs cpu %.0f MiB | %s %.2fs wall %.2fs cpu %.0f MiB | ratio wall %.2f cpu %.2f\n", n, a, $1, $2, $3/1024, b, $4, $5, $6/1024, rw[n], rc[n] }
-		END { for (i = 1; i <= n; i++) { sw[i] = rw[i]; sc[i] = rc[i] }
-		  minw = maxw = rw[1]; minc = maxc = rc[1]
-		  for (i = 1; i <= n; i++) { if (rw[i] < minw) minw = rw[i]; if (rw[i] > maxw) maxw = rw[i]; if (rc[i] < minc) minc = rc[i]; if (rc[i] > maxc) maxc = rc[i] }
-		  printf "  %s / %s: wall %.2fx [%.2f, %.2f], cpu %.2fx [%.2f, %.2f]; median wall %s %.2fs, %s %.2fs; peak memory median %s %.0f MiB, %s %.0f MiB\n",
-			b, a, med(sw, n), minw, maxw, med(sc, n), minc, maxc, a, med(aw, n), b, med(bw, n), a, med(am, n) / 1024, b, med(bm, n) / 1024 }'
+		function rng(x, n,   i, lo, hi) { lo = hi = x[1]; for (i = 2; i <= n; i++) { if (x[i] < lo) lo = x[i]; if (x[i] > hi) hi = x[i] }
+			return sprintf("[%.2f, %.2f]", lo, hi) }
+		BEGIN { k = split(names, nm, " ") }
+		{ r++; line = sprintf("  round %d:", r)
+		  for (c = 1; c <= k; c++) { w[c, r] = $(3 * c - 2); u[c, r] = $(3 * c - 1); m[c, r] = $(3 * c)
+		    line = line sprintf(" %s %.2fs wall %.2fs cpu %.0f MiB;", nm[c], w[c, r], u[c, r], m[c, r] / 1024) }
+		  print line }
+		END { for (c = 1; c <= k; c++) { for (i = 1; i <= r; i++) { a[i] = w[c, i]; b[i] = u[c, i]; d[i] = m[c, i] }
+		    printf "  %s: median %.2fs wall, %.2fs cpu, %.0f MiB peak\n", nm[c], med(a, r), med(b, r), med(d, r) / 1024 }
+		  for (e = 1; e < k; e++) for (c = e + 1; c <= k; c++) { for (i = 1; i <= r; i++) { a[i] = w[c, i] / w[e, i]; b[i] = u[c, i] / u[e, i] }
+		    printf "  %s / %s: wall %.2fx %s, cpu %.2fx %s\n", nm[c], nm[e], med(a, r), rng(a, r), med(b, r), rng(b, r) } }'
+}
+
+# pairs LABEL A-NAME "A CMD" B-NAME "B CMD": PAIRS alternating pairs (the
+# order flips each pair), then the summary of B/A per pair.
+pairs() { rounds "$@"; }
+
+# perstep NAME TRIALS STEPS: NAME's median CPU seconds per trial-step, in ns.
+perstep() {
+	awk -v n="$1" -v s="$(($2 * $3))" '{c[NR] = $2} END { for (i = 1; i <= NR; i++) for (j = i + 1; j <= NR; j++) if (c[j] < c[i]) { t = c[i]; c[i] = c[j]; c[j] = t }
+		m = NR % 2 ? c[(NR + 1) / 2] : (c[NR / 2] + c[NR / 2 + 1]) / 2; printf "  %s: %.1f ns CPU per trial-step (median)\n", n, m / s * 1e9 }' "$OUT/$1.times"
 }
 
 bin=$OUT/dpaudit
@@ -76,31 +103,39 @@ for w in $WHAT; do
 			dp_accounting "/usr/bin/python3 privacy/testdata/dp_accounting_pld.py pld 0.01 1 1000000 1e-5 1e-4"
 		;;
 	ideal)
-		# The ideal-mechanism audit: 10⁶ trials x T = 1000, simulate and
-		# estimate (split thresholds), two threads against numpy's one; then
-		# one thread against two (the second core's gain).
+		# The ideal-mechanism audit: IDEAL_TRIALS trials x T = 1000, simulate
+		# and estimate (split thresholds); dpaudit on two threads and on one
+		# against numpy's one, in rounds of three; CPU ns per trial-step of
+		# each (whole process: simulation, estimate, start-up).
 		go test -c -o "$OUT/attack.test" ./attack
 		n=${IDEAL_TRIALS:-1000000}
 		ideal="DPAUDIT_IDEAL_TRIALS=$n $OUT/attack.test -test.run '^\$' -test.bench 'IdealAudit\$' -test.benchtime 1x"
-		pairs "ideal audit, $n trials x T = 1000 (dpaudit 2 threads, numpy 1)" \
-			dpaudit "$ideal" numpy "/usr/bin/python3 $PEERS/ideal_np.py $n 1000"
-		pairs "ideal audit, one thread against two" \
-			dpaudit-2threads "$ideal" dpaudit-1thread "GOMAXPROCS=1 $ideal"
+		rounds "ideal audit, $n trials x T = 1000 (dpaudit 2 threads and 1, numpy 1)" \
+			dpaudit-2threads "$ideal" dpaudit-1thread "GOMAXPROCS=1 $ideal" numpy "/usr/bin/python3 $PEERS/ideal_np.py $n 1000"
+		for w in dpaudit-2threads dpaudit-1thread numpy; do perstep "$w" "$n" 1000; done
 		;;
 	bernau)
 		# Bernau et al. Table 2(e) repetitions per second on both cores
-		# (dpaudit: one game per core; torch: vmap, 2 threads), as rates
-		# (both sides run for a while), ratio dpaudit / torch per pair.
+		# (dpaudit: one game per core, BERNAU_REPS repetitions per process;
+		# torch: vmap, 2 threads, for BERNAU_SECONDS), alternating, as rates
+		# per wall second and per CPU second (dpaudit's CPU: the whole
+		# process, start-up included; torch's: its timed loop), ratio
+		# dpaudit / torch per pair.
 		go test -c -o "$OUT/identify.test" ./attack/identify
-		echo "== Bernau repetition (Table 2(e), LS-bounded), repetitions/s"
+		reps=${BERNAU_REPS:-20}
+		echo "== Bernau repetition (Table 2(e), LS-bounded): repetitions per wall second and per CPU second"
 		load
 		rm -f "$OUT/bernau.rates"
 		for ((p = 0; p < PAIRS; p++)); do
-			ours=$("$OUT/identify.test" -test.run '^$' -test.bench Table2eRepetition -test.benchtime 20x | awk '/reps\/s/ {for (i = 1; i < NF; i++) if ($(i+1) == "reps/s") print $i}')
-			theirs=$(cd "$PEERS" && /usr/bin/python3 bernau_torch.py vmap 2 20 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($(i+1) ~ /^trials\/s$|^reps\/s$|^repetitions\/s$/) print $i}' | tail -1)
-			echo "$ours $theirs" | tee -a "$OUT/bernau.rates" | awk '{printf "  pair: dpaudit %s/s, torch %s/s, ratio %.2f\n", $1, $2, $1/$2}'
+			ours=$(/usr/bin/time -f "cpu %U %S" "$OUT/identify.test" -test.run '^$' -test.bench Table2eRepetition -test.benchtime "${reps}x" 2>&1 |
+				awk -v n="$reps" '/reps\/s/ {for (i = 1; i < NF; i++) if ($(i+1) == "reps/s") w = $i} /^cpu / {c = n / ($2 + $3)} END {print w, c}')
+			theirs=$(cd "$PEERS" && /usr/bin/python3 bernau_torch.py vmap 2 "${BERNAU_SECONDS:-20}" 2>/dev/null |
+				awk '{for (i = 1; i < NF; i++) { if ($(i+1) == "reps/s") w = $i; if ($(i+1) == "reps/cpu-s") c = $i }} END {print w, c}')
+			echo "$ours $theirs" | tee -a "$OUT/bernau.rates" | awk '{printf "  pair: dpaudit %s/s wall, %.3f/CPU-s | torch %s/s wall, %s/CPU-s | ratio wall %.2f, CPU %.2f\n", $1, $2, $3, $4, $1/$3, $2/$4}'
 		done
-		awk '{print $1/$2}' "$OUT/bernau.rates" | sort -g | awk '{r[NR] = $1} END {printf "  dpaudit / torch: median %.2f [%.2f, %.2f]\n", NR % 2 ? r[(NR+1)/2] : (r[NR/2]+r[NR/2+1])/2, r[1], r[NR]}'
+		for k in 1 2; do
+			awk -v k="$k" '{print k == 1 ? $1/$3 : $2/$4}' "$OUT/bernau.rates" | sort -g | awk -v what="$([ "$k" = 1 ] && echo wall || echo CPU)" '{r[NR] = $1} END {printf "  dpaudit / torch by %s: median %.2f [%.2f, %.2f]\n", what, NR % 2 ? r[(NR+1)/2] : (r[NR/2]+r[NR/2+1])/2, r[1], r[NR]}'
+		done
 		load
 		;;
 	gemm)
@@ -114,8 +149,8 @@ for w in $WHAT; do
 		# dFIL of the 12,665 MNIST 0-vs-1 samples (fit untimed on both sides).
 		go test -c -o "$OUT/glm.test" ./learn/glm
 		pairs "dFIL, MNIST 0-vs-1 (one thread each)" \
-			dpaudit "GOMAXPROCS=1 $OUT/glm.test -test.run '^\$' -test.bench 'MNISTDFIL\$' -test.benchtime 3x" \
-			numpy "OPENBLAS_NUM_THREADS=1 /usr/bin/python3 $PEERS/dfil_np.py $MNIST_DIR 3"
+			dpaudit "GOMAXPROCS=1 $OUT/glm.test -test.run '^\$' -test.bench 'MNISTDFIL\$' -test.benchtime ${DFIL_REPS:-3}x" \
+			numpy "OPENBLAS_NUM_THREADS=1 /usr/bin/python3 $PEERS/dfil_np.py $MNIST_DIR ${DFIL_REPS:-3}"
 		echo "  (whole processes include each side's fit; the in-process figures are in $OUT/dpaudit.log and $OUT/numpy.log)"
 		;;
 	build)

@@ -1,7 +1,6 @@
 package planfile
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,86 +8,65 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-
 	"github.com/dpaudit/dpaudit/attack"
+	"github.com/dpaudit/dpaudit/internal/parquetio"
 )
 
-// The plan's columns: canary (int64 id, 0 … m−1) and member (bool, train
-// on it?), then for input canaries label (int64), x (list<float32>, the
-// features in row-major order of the manifest's shape) and source_index
-// (int64, the record's index in its source split, -1 for a crafted
-// input), for gradient canaries coordinate (int64, the parameter index).
-func planSchema(p *attack.CanaryPlan) *arrow.Schema {
-	fields := []arrow.Field{
-		{Name: "canary", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "member", Type: arrow.FixedWidthTypes.Boolean},
+// planColumns are the plan's columns: canary (int64 id, 0 … m−1) and
+// member (bool, train on it?), then for input canaries label (int64), x
+// (list<float32>, the features in row-major order of the manifest's
+// shape) and source_index (int64, the record's index in its source split,
+// -1 for a crafted input), for gradient canaries coordinate (int64, the
+// parameter index). None is nullable.
+func planColumns(p *attack.CanaryPlan) []parquetio.Column {
+	m := len(p.Member)
+	ids := make([]int64, m)
+	for j := range ids {
+		ids[j] = int64(j)
 	}
-	if p.Records != nil {
-		fields = append(fields,
-			arrow.Field{Name: "label", Type: arrow.PrimitiveTypes.Int64},
-			arrow.Field{Name: "x", Type: arrow.ListOf(arrow.PrimitiveTypes.Float32)},
-			arrow.Field{Name: "source_index", Type: arrow.PrimitiveTypes.Int64})
-	} else {
-		fields = append(fields, arrow.Field{Name: "coordinate", Type: arrow.PrimitiveTypes.Int64})
+	cols := []parquetio.Column{
+		{Name: "canary", Type: parquetio.Int64, Required: true, Ints: ids},
+		{Name: "member", Type: parquetio.Bool, Required: true, Bools: p.Member},
 	}
-	return arrow.NewSchema(fields, nil)
+	if p.Records == nil {
+		coord := make([]int64, m)
+		for j, c := range p.Coordinates {
+			coord[j] = int64(c)
+		}
+		return append(cols, parquetio.Column{Name: "coordinate", Type: parquetio.Int64, Required: true, Ints: coord})
+	}
+	label, src := make([]int64, m), make([]int64, m)
+	x := make([][]float32, m)
+	for j, r := range p.Records {
+		label[j], x[j], src[j] = int64(r.Y), r.X, int64(p.Index[j])
+	}
+	return append(cols,
+		parquetio.Column{Name: "label", Type: parquetio.Int64, Required: true, Ints: label},
+		parquetio.Column{Name: "x", Type: parquetio.Float32List, Required: true, Lists: x},
+		parquetio.Column{Name: "source_index", Type: parquetio.Int64, Required: true, Ints: src})
 }
 
 // writeParquet writes the plan table through a temporary file and
 // returns its column names.
 func writeParquet(path string, p *attack.CanaryPlan) ([]string, error) {
-	schema := planSchema(p)
-	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
-	defer b.Release()
-	for j, m := range p.Member {
-		b.Field(0).(*array.Int64Builder).Append(int64(j))
-		b.Field(1).(*array.BooleanBuilder).Append(m)
-		if p.Records == nil {
-			b.Field(2).(*array.Int64Builder).Append(int64(p.Coordinates[j]))
-			continue
-		}
-		r := p.Records[j]
-		b.Field(2).(*array.Int64Builder).Append(int64(r.Y))
-		lb := b.Field(3).(*array.ListBuilder)
-		lb.Append(true)
-		lb.ValueBuilder().(*array.Float32Builder).AppendValues(r.X, nil)
-		b.Field(4).(*array.Int64Builder).Append(int64(p.Index[j]))
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
+	cols := planColumns(p)
 	f, err := createTemp(path)
 	if err != nil {
 		return nil, err
 	}
 	defer os.Remove(f.Name())
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithCreatedBy("dpaudit"))
-	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	if err != nil {
+	if err := parquetio.Write(f, cols); err != nil { // closes f
 		f.Close()
-		return nil, err
-	}
-	if err := w.Write(rec); err != nil {
-		w.Close()
-		return nil, err
-	}
-	if err := w.Close(); err != nil { // closes f too
 		return nil, err
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		return nil, err
 	}
-	var cols []string
-	for _, fl := range schema.Fields() {
-		cols = append(cols, fl.Name)
+	var names []string
+	for _, c := range cols {
+		names = append(names, c.Name)
 	}
-	return cols, nil
+	return names, nil
 }
 
 // Read reads a plan from its Parquet file or its manifest (either path
@@ -135,55 +113,34 @@ func Read(path string) (*Plan, error) {
 
 // readBits reads the canary and member columns.
 func readBits(path string) ([]string, []bool, error) {
-	f, err := os.Open(path)
+	f, err := parquetio.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	rdr, err := file.NewParquetReader(f)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		return nil, nil, err
-	}
-	sc := rdr.MetaData().Schema
-	ci, mi := sc.ColumnIndexByName("canary"), sc.ColumnIndexByName("member")
+	ci, mi := f.Index("canary"), f.Index("member")
 	if ci < 0 || mi < 0 {
 		return nil, nil, fmt.Errorf("no canary or member column")
 	}
-	groups := make([]int, rdr.NumRowGroups())
-	for i := range groups {
-		groups[i] = i
-	}
-	tbl, err := fr.ReadRowGroups(context.Background(), []int{ci, mi}, groups)
+	canary, err := f.Read(ci)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer tbl.Release()
-	var ids []string
-	var member []bool
-	for _, ch := range tbl.Column(0).Data().Chunks() {
-		a, ok := ch.(*array.Int64)
-		if !ok {
-			return nil, nil, fmt.Errorf("canary column of type %s", ch.DataType())
-		}
-		for j := 0; j < a.Len(); j++ {
-			ids = append(ids, strconv.FormatInt(a.Value(j), 10))
-		}
+	member, err := f.Read(mi)
+	if err != nil {
+		return nil, nil, err
 	}
-	for _, ch := range tbl.Column(1).Data().Chunks() {
-		a, ok := ch.(*array.Boolean)
-		if !ok {
-			return nil, nil, fmt.Errorf("member column of type %s", ch.DataType())
-		}
-		for j := 0; j < a.Len(); j++ {
-			member = append(member, a.Value(j))
-		}
+	if canary.Type != parquetio.Int64 || canary.Valid != nil {
+		return nil, nil, fmt.Errorf("canary column of type %s", canary.TypeName)
 	}
-	return ids, member, nil
+	if member.Type != parquetio.Bool || member.Valid != nil {
+		return nil, nil, fmt.Errorf("member column of type %s", member.TypeName)
+	}
+	ids := make([]string, len(canary.Ints))
+	for j, v := range canary.Ints {
+		ids[j] = strconv.FormatInt(v, 10)
+	}
+	return ids, member.Bools, nil
 }
 
 func invalidf(format string, args ...any) error {

@@ -1,21 +1,16 @@
 package scorefile
 
 import (
-	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-
 	"github.com/dpaudit/dpaudit/audit"
+	"github.com/dpaudit/dpaudit/internal/parquetio"
 )
 
 // ReadParquet reads a score table from a Parquet file, only the columns
@@ -52,50 +47,37 @@ func ReadParquetDir(dir string, c Columns) (*audit.ScoreTable, Info, error) {
 
 // readParquetFile appends path's rows to t (nil: a new table).
 func readParquetFile(path string, c Columns, t *table) (*table, Info, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	f, err := parquetio.Open(path)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
 		return nil, Info{}, invalidf("%v", err)
 	}
-	defer f.Close()
-	rdr, err := file.NewParquetReader(f)
 	if err != nil {
 		return nil, Info{}, invalidf("%s: not a Parquet file: %v", path, err)
 	}
-	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		return nil, Info{}, invalidf("%s: %v", path, err)
-	}
-	sc := rdr.MetaData().Schema
-	have := make([]string, sc.NumColumns())
-	for i := range have {
-		have[i] = sc.Column(i).Name()
-	}
+	defer f.Close()
+	have := f.Names()
 	roles, err := c.roles(path, have)
 	if err != nil {
 		return nil, Info{}, err
 	}
-	idx := make([]int, len(roles))
-	for k, r := range roles {
-		idx[k] = sc.ColumnIndexByName(r.column)
-	}
-	groups := make([]int, rdr.NumRowGroups())
-	for i := range groups {
-		groups[i] = i
-	}
-	tbl, err := fr.ReadRowGroups(context.Background(), idx, groups)
-	if err != nil {
-		return nil, Info{}, invalidf("%s: %v", path, err)
-	}
-	defer tbl.Release()
 	if t == nil {
-		t = newTable(roles, int(tbl.NumRows()))
+		t = newTable(roles, int(f.NumRows()))
 	} else if err := t.sameRoles(roles); err != nil {
 		return nil, Info{}, invalidf("%s: %v", path, err)
 	}
 	first := len(t.score)
-	for k, r := range roles {
-		if err := t.addArrow(r, tbl.Column(k).Data().Chunks(), first); err != nil {
+	for _, r := range roles {
+		i := f.Index(r.column)
+		if d := f.Descr(i); d.MaxRepetitionLevel() > 0 || len(d.ColumnPath()) > 1 {
+			name, _ := f.TypeName(i)
+			return nil, Info{}, invalidf("%s: %v", path, typeError(r, name))
+		}
+		col, err := f.Read(i)
+		if err != nil {
+			return nil, Info{}, invalidf("%s: %v", path, err)
+		}
+		if err := t.addColumn(r, col, first); err != nil {
 			return nil, Info{}, invalidf("%s: %v", path, err)
 		}
 	}
@@ -115,47 +97,57 @@ func (t *table) sameRoles(roles []role) error {
 	return nil
 }
 
-// addArrow converts one column, chunk by chunk.
-func (t *table) addArrow(r role, chunks []arrow.Array, first int) error {
-	row := first
-	for _, ch := range chunks {
-		for j := 0; j < ch.Len(); j++ {
-			row++
-			if ch.IsNull(j) {
-				return fmt.Errorf("row %d: column %s (%s) is null", row, r.column, r.name)
+// addColumn appends one column's values in role r, refusing nulls and
+// types by the first row that shows them, as when the column was read
+// through Arrow arrays.
+func (t *table) addColumn(r role, c *parquetio.Column, first int) error {
+	for j := range c.Len() {
+		row := first + j + 1
+		if c.Valid != nil && !c.Valid[j] {
+			return fmt.Errorf("row %d: column %s (%s) is null", row, r.column, r.name)
+		}
+		switch r.name {
+		case "member":
+			b, err := memberAt(c, j)
+			if err != nil {
+				return fmt.Errorf("row %d: column %s (member): %v", row, r.column, err)
 			}
-			switch r.name {
-			case "member":
-				b, err := memberAt(ch, j)
-				if err != nil {
-					return fmt.Errorf("row %d: column %s (member): %v", row, r.column, err)
-				}
-				t.member = append(t.member, b)
-			case "score":
-				x, ok := numberAt(ch, j)
-				if !ok {
-					return fmt.Errorf("column %s (score) has type %s; want a number column", r.column, ch.DataType())
-				}
-				t.score = append(t.score, x)
-			default:
-				s, ok := idAt(ch, j)
-				if !ok {
-					return fmt.Errorf("column %s (%s) has type %s; want an integer or string column", r.column, r.name, ch.DataType())
-				}
-				t.ids[r.name] = append(t.ids[r.name], s)
+			t.member = append(t.member, b)
+		case "score":
+			x, ok := numberAt(c, j)
+			if !ok {
+				return typeError(r, c.TypeName)
 			}
+			t.score = append(t.score, x)
+		default:
+			s, ok := idAt(c, j)
+			if !ok {
+				return typeError(r, c.TypeName)
+			}
+			t.ids[r.name] = append(t.ids[r.name], s)
 		}
 	}
 	return nil
 }
 
-func memberAt(a arrow.Array, j int) (bool, error) {
-	if b, ok := a.(*array.Boolean); ok {
-		return b.Value(j), nil
+// typeError refuses a column of a type its role cannot take.
+func typeError(r role, typeName string) error {
+	switch r.name {
+	case "member":
+		return fmt.Errorf("row 1: column %s (member): type %s; want bool or 0/1", r.column, typeName)
+	case "score":
+		return fmt.Errorf("column %s (score) has type %s; want a number column", r.column, typeName)
 	}
-	x, ok := numberAt(a, j)
+	return fmt.Errorf("column %s (%s) has type %s; want an integer or string column", r.column, r.name, typeName)
+}
+
+func memberAt(c *parquetio.Column, j int) (bool, error) {
+	if c.Type == parquetio.Bool {
+		return c.Bools[j], nil
+	}
+	x, ok := numberAt(c, j)
 	if !ok {
-		return false, fmt.Errorf("type %s; want bool or 0/1", a.DataType())
+		return false, fmt.Errorf("type %s; want bool or 0/1", c.TypeName)
 	}
 	if x != 0 && x != 1 {
 		return false, fmt.Errorf("%v is not a membership bit (want 0/1 or true/false)", x)
@@ -163,58 +155,33 @@ func memberAt(a arrow.Array, j int) (bool, error) {
 	return x == 1, nil
 }
 
-// numberAt reads element j of any integer or float array.
-func numberAt(a arrow.Array, j int) (float64, bool) {
-	switch v := a.(type) {
-	case *array.Float64:
-		return v.Value(j), true
-	case *array.Float32:
-		return float64(v.Value(j)), true
-	case *array.Int64:
-		return float64(v.Value(j)), true
-	case *array.Int32:
-		return float64(v.Value(j)), true
-	case *array.Int16:
-		return float64(v.Value(j)), true
-	case *array.Int8:
-		return float64(v.Value(j)), true
-	case *array.Uint64:
-		return float64(v.Value(j)), true
-	case *array.Uint32:
-		return float64(v.Value(j)), true
-	case *array.Uint16:
-		return float64(v.Value(j)), true
-	case *array.Uint8:
-		return float64(v.Value(j)), true
+// numberAt reads row j of any integer or float column (not a dictionary,
+// which Arrow does not count as a number).
+func numberAt(c *parquetio.Column, j int) (float64, bool) {
+	if c.Dictionary {
+		return math.NaN(), false
+	}
+	switch c.Type {
+	case parquetio.Float32, parquetio.Float64:
+		return c.Floats[j], true
+	case parquetio.Uint64:
+		return float64(uint64(c.Ints[j])), true
+	case parquetio.Int8, parquetio.Int16, parquetio.Int32, parquetio.Int64, parquetio.Uint8, parquetio.Uint16, parquetio.Uint32:
+		return float64(c.Ints[j]), true
 	}
 	return math.NaN(), false
 }
 
-// idAt reads element j of an integer or string array as text.
-func idAt(a arrow.Array, j int) (string, bool) {
-	switch v := a.(type) {
-	case *array.String:
-		return v.Value(j), true
-	case *array.LargeString:
-		return v.Value(j), true
-	case *array.Int64:
-		return strconv.FormatInt(v.Value(j), 10), true
-	case *array.Int32:
-		return strconv.FormatInt(int64(v.Value(j)), 10), true
-	case *array.Int16:
-		return strconv.FormatInt(int64(v.Value(j)), 10), true
-	case *array.Int8:
-		return strconv.FormatInt(int64(v.Value(j)), 10), true
-	case *array.Uint64:
-		return strconv.FormatUint(v.Value(j), 10), true
-	case *array.Uint32:
-		return strconv.FormatUint(uint64(v.Value(j)), 10), true
-	case *array.Uint16:
-		return strconv.FormatUint(uint64(v.Value(j)), 10), true
-	case *array.Uint8:
-		return strconv.FormatUint(uint64(v.Value(j)), 10), true
-	case *array.Dictionary:
-		return idAt(v.Dictionary(), v.GetValueIndex(j))
+// idAt reads row j of an integer or string column (dictionary-encoded
+// too) as text.
+func idAt(c *parquetio.Column, j int) (string, bool) {
+	switch c.Type {
+	case parquetio.String:
+		return c.Strings[j], true
+	case parquetio.Uint64:
+		return strconv.FormatUint(uint64(c.Ints[j]), 10), true
+	case parquetio.Int8, parquetio.Int16, parquetio.Int32, parquetio.Int64, parquetio.Uint8, parquetio.Uint16, parquetio.Uint32:
+		return strconv.FormatInt(c.Ints[j], 10), true
 	}
 	return "", false
 }

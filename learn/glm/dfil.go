@@ -1,11 +1,12 @@
 package glm
 
 import (
-	"runtime"
-	"sync"
+	"context"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dpaudit/dpaudit/internal/parallel"
 )
 
 // JacobianNorms returns, for every training sample i, ‖J_i[:, K]‖_F² / |K|,
@@ -26,27 +27,22 @@ import (
 //	‖J_i[:,K]‖_F² = a²‖u_i‖²‖θ_K‖² + 2ab·(Aθ_K)ᵀu_i + b²·Σ_{c∈K}‖A[:,c]‖²
 //
 // because Σ_{c∈K} θ_c (A u_i)_c = (Aθ_K)ᵀu_i (A is symmetric). Work:
-// O(P³) + O(nnz(X)·P). The samples are split over the CPUs; each result
-// depends on its sample only, so the output does not depend on the split.
+// O(P³) + O(nnz(X)·P). The u_i are the rows of the sparse-times-dense
+// product X̃A, formed for dfilSamples samples at a time one block of
+// spmmWidth columns of A after the other (that block, 200 KB at P = 785,
+// stays in cache while the samples use it; a sample at a time read all
+// of A from memory for every sample), each entry summed over the sample's
+// non-zeros in order as one AddScaled per non-zero did, so the bits are
+// those of the sample-at-a-time loop. The sample blocks are split over
+// the CPUs; each result depends on its sample only.
 func JacobianNorms(g *Data, lambda float64, theta []float64) ([]float64, error) {
 	p := g.P
 	if len(theta) != p {
 		return nil, invalidf("θ has %d parameters, the data %d", len(theta), p)
 	}
-	var chol mat.Cholesky
-	if !chol.Factorize(Hessian(g, lambda, theta)) {
-		return nil, invalidf("Hessian is not positive definite (λ = %v)", lambda)
-	}
-	var inv mat.SymDense
-	if err := chol.InverseTo(&inv); err != nil {
+	a, err := inverseHessian(g, lambda, theta)
+	if err != nil {
 		return nil, err
-	}
-	a := make([]float64, p*p) // A row-major (= column-major: symmetric)
-	for r := 0; r < p; r++ {
-		for c := r; c < p; c++ {
-			v := inv.At(r, c)
-			a[r*p+c], a[c*p+r] = v, v
-		}
 	}
 	first := 0 // first input column of x̃
 	if g.Bias {
@@ -68,28 +64,83 @@ func JacobianNorms(g *Data, lambda float64, theta []float64) ([]float64, error) 
 	}
 	d := float64(p - first)
 	out := make([]float64, g.N)
-	workers := min(runtime.GOMAXPROCS(0), max(1, g.N/256))
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			u := make([]float64, p)
-			for i := w; i < g.N; i += workers {
-				clear(u)
-				cols, vals := g.row(i)
-				for k, c := range cols {
-					floats.AddScaled(u, vals[k], a[int(c)*p:(int(c)+1)*p])
-				}
-				s := sigmoid(g.Dot(i, theta))
-				ai, bi := s*(1-s), s-g.Y[i]
-				fro := ai*ai*floats.Dot(u, u)*thetaKSq + 2*ai*bi*floats.Dot(v, u) + bi*bi*frobK
-				out[i] = fro / d
-			}
-		}(w)
+	workers := parallel.Workers((g.N+dfilSamples-1)/dfilSamples, 0)
+	us := make([][]float64, workers) // per worker: u_i of its block, row-major
+	err = parallel.Chunks(context.Background(), g.N, dfilSamples, workers, func(w, lo, hi int) error {
+		if us[w] == nil {
+			us[w] = make([]float64, dfilSamples*p)
+		}
+		u := us[w]
+		productRows(g, a, lo, hi, u)
+		for i := lo; i < hi; i++ {
+			ui := u[(i-lo)*p : (i-lo+1)*p]
+			s := sigmoid(g.Dot(i, theta))
+			ai, bi := s*(1-s), s-g.Y[i]
+			fro := ai*ai*floats.Dot(ui, ui)*thetaKSq + 2*ai*bi*floats.Dot(v, ui) + bi*bi*frobK
+			out[i] = fro / d
+		}
+		return nil
+	})
+	return out, err
+}
+
+// dfilSamples is how many samples' u_i are formed together, and spmmWidth
+// the columns of A per pass over them.
+const (
+	dfilSamples = 32
+	spmmWidth   = 32
+)
+
+// inverseHessian is A = H⁻¹ (Cholesky), row-major (= column-major: A is
+// symmetric).
+func inverseHessian(g *Data, lambda float64, theta []float64) ([]float64, error) {
+	p := g.P
+	var chol mat.Cholesky
+	if !chol.Factorize(Hessian(g, lambda, theta)) {
+		return nil, invalidf("Hessian is not positive definite (λ = %v)", lambda)
 	}
-	wg.Wait()
-	return out, nil
+	var inv mat.SymDense
+	if err := chol.InverseTo(&inv); err != nil {
+		return nil, err
+	}
+	a := make([]float64, p*p)
+	raw := inv.RawSymmetric()
+	for r := 0; r < p; r++ {
+		for c := r; c < p; c++ {
+			v := raw.Data[r*raw.Stride+c]
+			a[r*p+c], a[c*p+r] = v, v
+		}
+	}
+	return a, nil
+}
+
+// productRows sets u[(i−lo)·P:][:P] = x̃_iᵀA for samples [lo, hi), one
+// block of spmmWidth columns of A at a time.
+func productRows(g *Data, a []float64, lo, hi int, u []float64) {
+	p := g.P
+	for c0 := 0; c0 < p; c0 += spmmWidth {
+		w := min(spmmWidth, p-c0)
+		for i := lo; i < hi; i++ {
+			cols, vals := g.row(i)
+			rowTimesBlock(cols, vals, a[c0:], p, u[(i-lo)*p+c0:][:w])
+		}
+	}
+}
+
+// rowTimesBlockGo sets out = Σ_k vals[k]·a[cols[k]·stride:][:len(out)]
+// over the row's non-zeros in order, from +0, each product rounded before
+// it is added: what floats.AddScaled(u, vals[k], A's row cols[k]) did to
+// those entries, one non-zero after the other.
+func rowTimesBlockGo(cols []int32, vals []float64, a []float64, stride int, out []float64) {
+	clear(out)
+	w := len(out)
+	for k, c := range cols {
+		row := a[int(c)*stride:][:w]
+		x := vals[k]
+		for j, r := range row {
+			out[j] += float64(r * x)
+		}
+	}
 }
 
 // Jacobian returns J_i = ∂θ*/∂x_i (P×D, row = parameter, column = input

@@ -40,37 +40,6 @@ func Gradient(g *Data, lambda float64, theta, dst []float64) []float64 {
 	return dst
 }
 
-// Hessian returns ∇²F(θ) = Σ s_j(1−s_j)·x̃_j x̃_jᵀ + NλI, built from the
-// sparse rows (Σ_j nnz_j² work instead of N·P²).
-func Hessian(g *Data, lambda float64, theta []float64) *mat.SymDense {
-	p := g.P
-	h := make([]float64, p*p) // upper triangle used
-	for j := 0; j < g.N; j++ {
-		s := sigmoid(g.Dot(j, theta))
-		a := s * (1 - s)
-		if a == 0 {
-			continue
-		}
-		c, v := g.row(j)
-		for k, r := range c {
-			av := a * v[k]
-			base := int(r) * p
-			for l := k; l < len(c); l++ {
-				h[base+int(c[l])] += av * v[l]
-			}
-		}
-	}
-	// The rows' columns are increasing, so the entries sit in the upper
-	// triangle; mirror them and add the ridge.
-	for r := 0; r < p; r++ {
-		h[r*p+r] += float64(g.N) * lambda
-		for c := r + 1; c < p; c++ {
-			h[c*p+r] = h[r*p+c]
-		}
-	}
-	return mat.NewSymDense(p, h)
-}
-
 // Fit minimises F by Newton's method with a backtracking (Armijo) line
 // search from θ = 0, until ‖∇F‖₂ ≤ tol or maxIter steps. F is strongly
 // convex (Hessian ⪰ NλI), so θ* is unique and the start does not matter;

@@ -33,6 +33,17 @@ func mnist01(tb testing.TB, bias bool) (*Data, *Data) {
 	return g, h
 }
 
+// mnist01Maybe is mnist01's training set, or nil when MNIST is not
+// fetched.
+func mnist01Maybe(tb testing.TB) (*Data, *Data) {
+	tb.Helper()
+	_, err := datasets.Load(datasets.Source{Name: "mnist"}, datasets.Options{Classes: []int{0, 1}, Flatten: true}, datasets.DefaultDataDir())
+	if errors.Is(err, datasets.ErrNotFetched) && os.Getenv("DPAUDIT_REQUIRE_DATA") == "" {
+		return nil, nil
+	}
+	return mnist01(tb, true)
+}
+
 // Guo et al. §7.1 (notes R7, R8, Q1, F31): on MNIST 0-vs-1 without a bias,
 // λ = σ = 1e-2, test accuracy ≈ 99.95% (2114/2115) and every per-sample
 // dFIL bound 1/η̄² exceeds 1 (and the RDP bound 0.0649). The dFIL of all

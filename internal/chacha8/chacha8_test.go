@@ -9,7 +9,17 @@ import (
 // rand.NewChaCha8(seed).Uint64(), over 50 iterations (each reseeds from its
 // own last 4 words), for a few seeds.
 func TestMatchesStdlib(t *testing.T) {
-	t.Logf("vector path: %v", Vector())
+	t.Logf("vector path: %q; this CPU has %d", Vector(), len(iters))
+	paths := map[string]func(seed *[4]uint64, out *[128]uint64){"stdlib": nil}
+	for name, f := range iters {
+		paths[name] = f
+	}
+	for name, f := range paths {
+		t.Run(name, func(t *testing.T) { matchesStdlib(t, f) })
+	}
+}
+
+func matchesStdlib(t *testing.T, f func(seed *[4]uint64, out *[128]uint64)) {
 	var seeds [][32]byte
 	seeds = append(seeds, [32]byte{}, [32]byte{1})
 	var s3 [32]byte
@@ -21,6 +31,9 @@ func TestMatchesStdlib(t *testing.T) {
 	for _, seed := range seeds {
 		ref := rand.NewChaCha8(seed)
 		s := New(seed)
+		if s.iter = f; f == nil {
+			s.std = rand.NewChaCha8(seed)
+		}
 		for it := 0; it < 50; it++ {
 			s.Next(&buf)
 			for i, got := range buf[:Words] {
@@ -33,12 +46,17 @@ func TestMatchesStdlib(t *testing.T) {
 }
 
 func BenchmarkNext(b *testing.B) {
-	s := New([32]byte{3})
-	var buf Buffer
-	for b.Loop() {
-		s.Next(&buf)
+	for name, f := range iters {
+		b.Run(name, func(b *testing.B) {
+			s := New([32]byte{3})
+			s.iter = f
+			var buf Buffer
+			for b.Loop() {
+				s.Next(&buf)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*Words), "ns/word")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*Words), "ns/word")
 }
 
 func BenchmarkStdlib(b *testing.B) {

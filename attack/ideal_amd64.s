@@ -1,0 +1,337 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// Kernels of the ideal mechanism's lanes (ideal_lanes.go), AVX2 + FMA.
+// Each performs, lane by lane, exactly the floating-point operations of
+// IdealMechanism.trial in the same order (no contraction into fused
+// multiply-adds except inside the exp, which is math.Exp's own FMA path),
+// so the scores are the scalar code's bits.
+
+// func idealZiggurat(w *uint64, groups int, kn *uint32, wn *float32, sigma float64, cand *float64, slow *uint64)
+//
+// For each of 8·groups words u (j = int32(u), i = u>>32 & 0x7F):
+// cand = sigma·(float64(j)·float64(wn[i])), NormFloat64's fast-path value
+// scaled as trial scales it, and bit n of the slow mask set when word n
+// is off the fast path (|j| ≥ kn[i], unsigned). The mask is written 64
+// bits at a time; groups is a multiple of 8.
+TEXT ·idealZiggurat(SB), NOSPLIT, $0-56
+	MOVQ w+0(FP), SI
+	MOVQ groups+8(FP), DX
+	MOVQ kn+16(FP), R8
+	MOVQ wn+24(FP), R9
+	VBROADCASTSD sigma+32(FP), Y12
+	MOVQ cand+40(FP), DI
+	MOVQ slow+48(FP), R11
+	VMOVDQU zigPerm<>(SB), Y15
+	VPBROADCASTD zigLow7<>(SB), Y14
+	VPBROADCASTD zigSign<>(SB), Y13
+	XORQ R10, R10 // the mask being built
+	XORQ CX, CX   // its next bit
+
+zloop:
+	VPERMD (SI), Y15, Y0      // j0…j3 | hi0…hi3
+	VPERMD 32(SI), Y15, Y1    // j4…j7 | hi4…hi7
+	VPERM2I128 $0x20, Y1, Y0, Y2 // j0…j7
+	VPERM2I128 $0x31, Y1, Y0, Y3 // hi0…hi7
+	VPAND Y14, Y3, Y3         // i
+	VPCMPEQD Y4, Y4, Y4
+	VPGATHERDD Y4, (R8)(Y3*4), Y5 // kn[i]
+	VPCMPEQD Y4, Y4, Y4
+	VGATHERDPS Y4, (R9)(Y3*4), Y7 // wn[i]
+	VPABSD Y2, Y6             // |j| (MinInt32 stays 2³¹ unsigned)
+	VPXOR Y13, Y6, Y6         // unsigned order as signed
+	VPXOR Y13, Y5, Y5
+	VPCMPGTD Y6, Y5, Y6       // kn[i] > |j|: fast
+	VMOVMSKPS Y6, AX
+	XORL $255, AX             // slow bits
+	SHLQ CX, AX
+	ORQ AX, R10
+	ADDQ $8, CX
+	CMPQ CX, $64
+	JLT  zvalues
+	MOVQ R10, (R11)
+	ADDQ $8, R11
+	XORQ R10, R10
+	XORQ CX, CX
+
+zvalues:
+	VCVTDQ2PD X2, Y8          // float64(j), words 0…3
+	VCVTPS2PD X7, Y9          // float64(wn[i])
+	VMULPD Y9, Y8, Y8
+	VMULPD Y12, Y8, Y8        // σ·z
+	VMOVUPD Y8, (DI)
+	VEXTRACTI128 $1, Y2, X2
+	VEXTRACTF128 $1, Y7, X7
+	VCVTDQ2PD X2, Y8          // words 4…7
+	VCVTPS2PD X7, Y9
+	VMULPD Y9, Y8, Y8
+	VMULPD Y12, Y8, Y8
+	VMOVUPD Y8, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ DX
+	JNZ  zloop
+	VZEROUPPER
+	RET
+
+// func idealExp4(ys *float64, n int, c float64, e *float64, ok *uint8)
+//
+// The exps of the LLR for steps [0, n) of four lanes (ys interleaved:
+// step k of lane l at ys[4k+l]): e[4k+l] = exp(z) of z = (2y − 1)·c, with
+// math.Exp's FMA path (as internal/numeric's expFMA), and ok[k] = 15 when
+// every lane's z is in [−700, 30] (bit l for lane l; NaN is not). The
+// steps are independent: the out-of-order core overlaps their exps.
+TEXT ·idealExp4(SB), NOSPLIT, $0-40
+	MOVQ ys+0(FP), DI
+	MOVQ n+8(FP), SI
+	VBROADCASTSD c+16(FP), Y12
+	MOVQ e+24(FP), R8
+	MOVQ ok+32(FP), R9
+	VBROADCASTSD idealOne<>(SB), Y9
+	TESTQ SI, SI
+	JLE  edone
+
+eloop:
+	VMOVUPD (DI), Y0          // y
+	VADDPD Y0, Y0, Y3         // 2y
+	VSUBPD Y9, Y3, Y3
+	VMULPD Y12, Y3, Y3        // z
+	VCMPPD $0x1D, idealLo<>(SB), Y3, Y4 // z ≥ −700
+	VCMPPD $0x12, idealHi<>(SB), Y3, Y5 // z ≤ 30
+	VANDPD Y5, Y4, Y4
+	VMOVMSKPD Y4, AX
+	MOVB AX, (R9)
+
+	// exp(z), as math.Exp's amd64 FMA path.
+	VMULPD idealLog2e<>(SB), Y3, Y4
+	VCVTPD2DQY Y4, X6         // k
+	VCVTDQ2PD X6, Y4
+	VFNMADD231PD idealLn2u<>(SB), Y4, Y3 // z − k·ln2 (upper)
+	VFNMADD231PD idealLn2l<>(SB), Y4, Y3 // − k·ln2 (lower)
+	VMULPD idealC<>+288(SB), Y3, Y3      // /16
+	VMOVUPD idealC<>+256(SB), Y5
+	VFMADD213PD idealC<>+224(SB), Y3, Y5
+	VFMADD213PD idealC<>+192(SB), Y3, Y5
+	VFMADD213PD idealC<>+160(SB), Y3, Y5
+	VFMADD213PD idealC<>+128(SB), Y3, Y5
+	VFMADD213PD idealC<>+96(SB), Y3, Y5
+	VFMADD213PD idealC<>+0(SB), Y3, Y5
+	VFMADD213PD Y9, Y3, Y5
+	VMULPD Y5, Y3, Y3
+	VADDPD idealC<>+64(SB), Y3, Y5 // squaring four times: e^{r/16} → e^r
+	VMULPD Y5, Y3, Y3
+	VADDPD idealC<>+64(SB), Y3, Y5
+	VMULPD Y5, Y3, Y3
+	VADDPD idealC<>+64(SB), Y3, Y5
+	VMULPD Y5, Y3, Y3
+	VADDPD idealC<>+64(SB), Y3, Y5
+	VFMADD213PD Y9, Y5, Y3
+	VPMOVSXDQ X6, Y4          // 2^k
+	VPADDQ idealBias<>(SB), Y4, Y4
+	VPSLLQ $52, Y4, Y4
+	VMULPD Y4, Y3, Y5
+	VMOVUPD Y5, (R8)
+
+	ADDQ $32, DI
+	ADDQ $32, R8
+	INCQ R9
+	DECQ SI
+	JNZ  eloop
+
+edone:
+	VZEROUPPER
+	RET
+
+// func idealScore4(ys, e *float64, ok *uint8, n int, st *idealState4) (done int, fold bool)
+//
+// Scores steps [0, n) of four lanes into st, with the exps from
+// idealExp4: per step and lane, as trial does,
+//
+//	p += y;  d := y − 1;  w −= d·d·c;  prod *= (1 − q) + q·e
+//
+// It stops before a step whose ok is not 15 (the caller does that step:
+// largeStepLLR above 30, math.Exp below −700), returning the steps done
+// and fold = false; and after a step where some lane's prod left
+// [1e-150, 1e150], returning fold = true (the caller folds it into the
+// lane's log).
+TEXT ·idealScore4(SB), NOSPLIT, $0-49
+	MOVQ ys+0(FP), DI
+	MOVQ e+8(FP), R8
+	MOVQ ok+16(FP), R9
+	MOVQ n+24(FP), SI
+	MOVQ st+32(FP), BX
+	VMOVUPD 0(BX), Y13        // p
+	VMOVUPD 32(BX), Y14       // w
+	VMOVUPD 64(BX), Y15       // prod
+	VBROADCASTSD 96(BX), Y12  // c = 1/(2σ_d²)
+	VBROADCASTSD 104(BX), Y11 // q
+	VBROADCASTSD 112(BX), Y10 // 1 − q
+	VBROADCASTSD idealOne<>(SB), Y9
+	VMOVUPD idealBig<>(SB), Y8
+	VMOVUPD idealSmall<>(SB), Y7
+	XORQ CX, CX
+	XORL DX, DX
+	TESTQ SI, SI
+	JLE  sdone
+
+sloop:
+	CMPB (R9)(CX*1), $15
+	JNE  sdone                // this step is the caller's
+	VMOVUPD (DI), Y0          // y
+	VADDPD Y0, Y13, Y13       // p += y
+	VSUBPD Y9, Y0, Y2         // d = y − 1
+	VMULPD Y2, Y2, Y2
+	VMULPD Y12, Y2, Y2
+	VSUBPD Y2, Y14, Y14       // w −= d·d·c
+	VMULPD (R8), Y11, Y5      // q·e^z
+	VADDPD Y10, Y5, Y5        // (1 − q) + q·e^z
+	VMULPD Y5, Y15, Y15       // prod
+	INCQ CX
+	ADDQ $32, DI
+	ADDQ $32, R8
+	VCMPPD $0x1E, Y8, Y15, Y4 // prod > 1e150
+	VCMPPD $0x11, Y7, Y15, Y5 // prod < 1e-150
+	VORPD Y5, Y4, Y4
+	VPTEST Y4, Y4
+	JNZ  sfold
+	CMPQ CX, SI
+	JLT  sloop
+	JMP  sdone
+
+sfold:
+	MOVL $1, DX
+
+sdone:
+	VMOVUPD Y13, 0(BX)
+	VMOVUPD Y14, 32(BX)
+	VMOVUPD Y15, 64(BX)
+	MOVQ CX, done+40(FP)
+	MOVB DX, fold+48(FP)
+	VZEROUPPER
+	RET
+
+// func idealSums4(ys *float64, n int, st *idealState4)
+//
+// idealScore4 without the LLR: p += y; w −= (y − 1)²·c.
+TEXT ·idealSums4(SB), NOSPLIT, $0-24
+	MOVQ ys+0(FP), DI
+	MOVQ n+8(FP), SI
+	MOVQ st+16(FP), BX
+	VMOVUPD 0(BX), Y13
+	VMOVUPD 32(BX), Y14
+	VBROADCASTSD 96(BX), Y12
+	VBROADCASTSD idealOne<>(SB), Y9
+	CMPQ SI, $0
+	JLE  wdone
+
+wloop:
+	VMOVUPD (DI), Y0
+	VADDPD Y0, Y13, Y13
+	VSUBPD Y9, Y0, Y2
+	VMULPD Y2, Y2, Y2
+	VMULPD Y12, Y2, Y2
+	VSUBPD Y2, Y14, Y14
+	ADDQ $32, DI
+	DECQ SI
+	JNZ  wloop
+
+wdone:
+	VMOVUPD Y13, 0(BX)
+	VMOVUPD Y14, 32(BX)
+	VZEROUPPER
+	RET
+
+// func idealScatter4(dst *float64, src *float64, n int)
+//
+// dst[4i] = src[i] for i < n: a run of one lane's values into the
+// interleaved block, four at a time.
+TEXT ·idealScatter4(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	CMPQ CX, $4
+	JLT  ctail
+
+cloop:
+	VMOVUPD (SI), Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMOVSD X0, 0(DI)
+	VMOVHPD X0, 32(DI)
+	VMOVSD X1, 64(DI)
+	VMOVHPD X1, 96(DI)
+	ADDQ $32, SI
+	ADDQ $128, DI
+	SUBQ $4, CX
+	CMPQ CX, $4
+	JGE  cloop
+
+ctail:
+	TESTQ CX, CX
+	JZ    cdone
+	MOVQ (SI), AX
+	MOVQ AX, (DI)
+	ADDQ $8, SI
+	ADDQ $32, DI
+	DECQ CX
+	JMP  ctail
+
+cdone:
+	VZEROUPPER
+	RET
+
+// VPERMD indices: the low dwords of four words, then their high dwords.
+DATA zigPerm<>+0(SB)/4, $0
+DATA zigPerm<>+4(SB)/4, $2
+DATA zigPerm<>+8(SB)/4, $4
+DATA zigPerm<>+12(SB)/4, $6
+DATA zigPerm<>+16(SB)/4, $1
+DATA zigPerm<>+20(SB)/4, $3
+DATA zigPerm<>+24(SB)/4, $5
+DATA zigPerm<>+28(SB)/4, $7
+GLOBL zigPerm<>(SB), RODATA|NOPTR, $32
+DATA zigLow7<>+0(SB)/4, $0x7F
+GLOBL zigLow7<>(SB), RODATA|NOPTR, $4
+DATA zigSign<>+0(SB)/4, $0x80000000
+GLOBL zigSign<>(SB), RODATA|NOPTR, $4
+
+DATA idealOne<>+0(SB)/8, $1.0
+GLOBL idealOne<>(SB), RODATA|NOPTR, $8
+
+// Four copies of each constant, for memory operands.
+#define C4(name, off, v) \
+	DATA name+(off)(SB)/8, v; \
+	DATA name+(off+8)(SB)/8, v; \
+	DATA name+(off+16)(SB)/8, v; \
+	DATA name+(off+24)(SB)/8, v
+
+C4(idealLo<>, 0, $-700.0)
+GLOBL idealLo<>(SB), RODATA|NOPTR, $32
+C4(idealHi<>, 0, $30.0)
+GLOBL idealHi<>(SB), RODATA|NOPTR, $32
+C4(idealBig<>, 0, $1e150)
+GLOBL idealBig<>(SB), RODATA|NOPTR, $32
+C4(idealSmall<>, 0, $1e-150)
+GLOBL idealSmall<>(SB), RODATA|NOPTR, $32
+
+// math.Exp's constants (src/math/exp_amd64.s), as internal/numeric's
+// expFMA uses them.
+C4(idealLog2e<>, 0, $1.4426950408889634073599246810018920)
+GLOBL idealLog2e<>(SB), RODATA|NOPTR, $32
+C4(idealLn2u<>, 0, $0.69314718055966295651160180568695068359375)
+GLOBL idealLn2u<>(SB), RODATA|NOPTR, $32
+C4(idealLn2l<>, 0, $0.28235290563031577122588448175013436025525412068e-12)
+GLOBL idealLn2l<>(SB), RODATA|NOPTR, $32
+C4(idealC<>, 0, $0.5)
+C4(idealC<>, 32, $1.0)
+C4(idealC<>, 64, $2.0)
+C4(idealC<>, 96, $1.6666666666666666667e-1)
+C4(idealC<>, 128, $4.1666666666666666667e-2)
+C4(idealC<>, 160, $8.3333333333333333333e-3)
+C4(idealC<>, 192, $1.3888888888888888889e-3)
+C4(idealC<>, 224, $1.9841269841269841270e-4)
+C4(idealC<>, 256, $2.4801587301587301587e-5)
+C4(idealC<>, 288, $0.0625)
+GLOBL idealC<>(SB), RODATA|NOPTR, $320
+C4(idealBias<>, 0, $1023)
+GLOBL idealBias<>(SB), RODATA|NOPTR, $32

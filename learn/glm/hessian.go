@@ -1,0 +1,71 @@
+package glm
+
+import (
+	"context"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dpaudit/dpaudit/internal/parallel"
+)
+
+// hessianRows is the number of Hessian rows built at a time: 32 rows of
+// MNIST's P = 785 are 200 KB, which stay in a core's L2 while every sample
+// adds to them.
+const hessianRows = 32
+
+// Hessian returns ∇²F(θ) = Σ s_j(1−s_j)·x̃_j x̃_jᵀ + NλI, built from the
+// sparse rows (Σ_j nnz_j² work instead of N·P²).
+//
+// Every entry is the sum over the samples in their order, so the bits do
+// not depend on how the work is split: the rows are built in blocks of
+// hessianRows (on all cores through internal/parallel), each block by a
+// pass over the samples that adds to the block only; one pass over the
+// whole matrix per sample scattered its adds over P² entries, out of
+// cache.
+func Hessian(g *Data, lambda float64, theta []float64) *mat.SymDense {
+	p := g.P
+	h := make([]float64, p*p) // upper triangle used
+	a := make([]float64, g.N)
+	for j := range a {
+		s := sigmoid(g.Dot(j, theta))
+		a[j] = s * (1 - s)
+	}
+	blocks := (p + hessianRows - 1) / hessianRows
+	parallel.For(context.Background(), blocks, 0, func(b int) error {
+		hessianBlock(g, a, h, b*hessianRows, min(p, (b+1)*hessianRows))
+		return nil
+	})
+	// The rows' columns are increasing, so the entries sit in the upper
+	// triangle; mirror them and add the ridge.
+	for r := 0; r < p; r++ {
+		h[r*p+r] += float64(g.N) * lambda
+		for c := r + 1; c < p; c++ {
+			h[c*p+r] = h[r*p+c]
+		}
+	}
+	return mat.NewSymDense(p, h)
+}
+
+// hessianBlock adds a_j·x̃_j x̃_jᵀ of every sample j, in order, to rows
+// [r0, r1) of the upper triangle of h.
+func hessianBlock(g *Data, a, h []float64, r0, r1 int) {
+	p := g.P
+	for j, aj := range a {
+		if aj == 0 {
+			continue
+		}
+		c, v := g.row(j)
+		k0, _ := slices.BinarySearch(c, int32(r0))
+		for k := k0; k < len(c) && int(c[k]) < r1; k++ {
+			addScaledSparse(h[int(c[k])*p:(int(c[k])+1)*p], c[k:], v[k:len(c)], aj*v[k])
+		}
+	}
+}
+
+// addScaledSparseGo is addScaledSparse in Go.
+func addScaledSparseGo(row []float64, cols []int32, vals []float64, alpha float64) {
+	for l, c := range cols {
+		row[c] += float64(alpha * vals[l])
+	}
+}

@@ -1,5 +1,0 @@
-//go:build !amd64 || purego
-
-package chacha8
-
-var iter func(seed *[4]uint64, out *[128]uint64)
