@@ -60,8 +60,9 @@ type DPSGD struct {
 	LearningRate    float64 `yaml:"learning_rate" default:"0.1" check:">=0" doc:"SGD learning rate η."`
 	Momentum        float64 `yaml:"momentum" default:"0" check:">=0,<1" doc:"SGD momentum."`
 	WeightDecay     float64 `yaml:"weight_decay" default:"0" check:">=0" doc:"L2 weight decay."`
-	Sampling        string  `yaml:"sampling" default:"poisson" enum:"poisson|shuffle" doc:"Batch sampling. 'shuffle' (fixed-size batches) does not match the accountant's analysis."`
+	Sampling        string  `yaml:"sampling" default:"poisson" enum:"poisson|shuffle|fixed_size|balls_in_bins" doc:"Batch sampling. poisson: each record in each batch with probability q. fixed_size: a uniformly random subset of round(q·N) records each step (accounted under replace_one adjacency only). balls_in_bins: each epoch of 1/q steps (a whole number) puts every record into one of its batches at random (accounted by pld only). shuffle: fixed-size batches of a fresh permutation per epoch, which no accountant covers (docs/which-sampler.md)."`
 	Clip            string  `yaml:"clip" default:"hard" enum:"hard|soft" doc:"Clipping function: hard (Abadi et al.) or the soft clip of Guo et al."`
+	Adjacency       string  `yaml:"adjacency" default:"add_remove" enum:"add_remove|replace_one" doc:"Neighbouring datasets of the run's guarantee: add_remove (one record more or less) or replace_one (one record replaced by another; dataset size public). The accountant bounds account it, the audit's claim assumes it unless audit.claim.adjacency says otherwise, and the ideal mechanism simulates it."`
 }
 
 // Dataset selects a data source.
@@ -325,11 +326,11 @@ type OneRun struct {
 type Claim struct {
 	Accountant      string  `yaml:"accountant" enum:"best|pld|rdp|gdp" doc:"Accountant of the claimed ε; absent: audit.accountant."`
 	NoiseMultiplier float64 `yaml:"noise_multiplier" check:">0" doc:"σ the implementation claims; absent: dpsgd.noise_multiplier. The crafter and distinguisher are told this σ."`
-	Sampling        string  `yaml:"sampling" enum:"poisson|shuffle" doc:"Batch sampling the accountant assumes; absent: dpsgd.sampling. The accountants here analyse Poisson subsampling only."`
+	Sampling        string  `yaml:"sampling" enum:"poisson|shuffle|fixed_size|balls_in_bins" doc:"Batch sampling the accountant assumes; absent: dpsgd.sampling. fixed_size is accounted under replace_one adjacency only, balls_in_bins under add_remove by pld only; shuffle has no accountant (no tight upper bound is known) and is refused."`
 	SamplingRate    float64 `yaml:"sampling_rate" check:">0,<=1" doc:"q the accountant assumes; absent: dpsgd.sampling_rate."`
 	Steps           int     `yaml:"steps" check:">=1" doc:"T the accountant assumes; absent: dpsgd.steps."`
 	Clip            string  `yaml:"clip" enum:"hard|soft" doc:"Clipping the accountant assumes; absent: dpsgd.clip. soft: sensitivity 1.11524·C (Guo et al.'s clip), accounted as σ/1.11524."`
-	Adjacency       string  `yaml:"adjacency" enum:"add_remove|replace" doc:"Neighbouring datasets of the claim; absent: the crafter's (add_remove for every membership crafter). replace: one record replaced by another, sensitivity 2C, accounted as σ/2."`
+	Adjacency       string  `yaml:"adjacency" enum:"add_remove|replace_one|replace_one_sigma_half|replace" doc:"Neighbouring datasets of the claim; absent: dpsgd.adjacency. replace_one: one record replaced by another, accounted exactly (the ±C mixture pair, dp_accounting's REPLACE_ONE); it needs a game whose worlds differ by a replacement (the ideal mechanism with dpsgd.adjacency replace_one, crafter swapped_label). replace_one_sigma_half (older name: replace): replace-one accounted as add/remove at sensitivity 2C (σ/2), a loose upper bound that also covers an add/remove game."`
 }
 
 // Bound is one theoretical value computed per point.
