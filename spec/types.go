@@ -62,7 +62,7 @@ type DPSGD struct {
 	WeightDecay     float64 `yaml:"weight_decay" default:"0" check:">=0" doc:"L2 weight decay."`
 	Sampling        string  `yaml:"sampling" default:"poisson" enum:"poisson|shuffle|fixed_size|balls_in_bins" doc:"Batch sampling. poisson: each record in each batch with probability q. fixed_size: a uniformly random subset of round(q·N) records each step (accounted under replace_one adjacency only). balls_in_bins: each epoch of 1/q steps (a whole number) puts every record into one of its batches at random (accounted by pld only). shuffle: fixed-size batches of a fresh permutation per epoch, which no accountant covers (docs/which-sampler.md)."`
 	Clip            string  `yaml:"clip" default:"hard" enum:"hard|soft" doc:"Clipping function: hard (Abadi et al.) or the soft clip of Guo et al."`
-	Adjacency       string  `yaml:"adjacency" default:"add_remove" enum:"add_remove|replace_one" doc:"Neighbouring datasets of the run's guarantee: add_remove (one record more or less) or replace_one (one record replaced by another; dataset size public). The accountant bounds account it, the audit's claim assumes it unless audit.claim.adjacency says otherwise, and the ideal mechanism simulates it."`
+	Adjacency       string  `yaml:"adjacency" enum:"add_remove|replace_one" doc:"Neighbouring datasets of the run's guarantee (absent: add_remove): add_remove (one record more or less) or replace_one (one record replaced by another; dataset size public). The accountant bounds account it, the audit's claim assumes it unless audit.claim.adjacency says otherwise, and the ideal mechanism simulates it."`
 }
 
 // Dataset selects a data source.
