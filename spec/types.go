@@ -167,12 +167,18 @@ type Crafter struct {
 	Kind           string                 `yaml:"kind" discriminator:"true" doc:"Crafter."`
 	RandomRecord   *CrafterRecord         `kind:"random_record" doc:"Crafter 1 (API access): a random in-distribution record, add/remove."`
 	Mislabeled     *CrafterRecord         `kind:"mislabeled_record" doc:"A random record with a wrong label, add/remove (the usual audit canary)."`
+	Swapped        *CrafterSwapped        `kind:"swapped_label" doc:"Replace-one label audit: a random record with its own label (world 0) or a different one (world 1); the claim must be replace_one (dpsgd.adjacency or audit.claim.adjacency) or replace_one_sigma_half."`
 	Constant       *CrafterConstant       `kind:"constant_input" doc:"A record whose features all equal value (0: the all-zero input), add/remove."`
 	Noise          *CrafterNoise          `kind:"noise_input" doc:"An out-of-distribution record with uniform random features, add/remove."`
 	StaticPoison   *CrafterStaticPoison   `kind:"static_poison" doc:"Crafter 2: an input-space poison by gradient ascent of the loss over shadow models trained with the same DP-SGD."`
 	AdaptivePoison *CrafterAdaptivePoison `kind:"adaptive_poison" doc:"Crafter 3: a poison re-crafted before every step by double backpropagation (intermediate models)."`
 	GradientCanary *CrafterGradientCanary `kind:"gradient_canary" doc:"Crafter 4: a gradient of norm C on the least-changing coordinates, inserted with probability q each step."`
 	Malicious      *CrafterMalicious      `kind:"malicious_dataset" doc:"Crafter 5: inputs labelled by the initial model, learning rate 0, plus the gradient canary."`
+}
+
+// CrafterSwapped picks an existing record whose label the worlds differ in.
+type CrafterSwapped struct {
+	Source string `yaml:"source" default:"pool" enum:"pool|train" doc:"pool: a record outside the training set (from the test split); train: a training record (its label is swapped in world 1)."`
 }
 
 // CrafterRecord picks an existing record.
@@ -396,6 +402,7 @@ type AccountantBound struct {
 	PLDInterval float64  `yaml:"pld_interval" default:"1e-4" check:">0,<=0.1" doc:"PLD discretisation interval of the privacy loss. Where the composed grid would not fit in pld_memory_mib the interval is coarsened by a power of two until it fits (column pld_interval_used)."`
 	PLDMemMiB   int64    `yaml:"pld_memory_mib" check:">0" doc:"Memory (MiB) the PLD grids may use before the interval is coarsened; absent: a quarter of this machine's RAM (the interval used then depends on the machine; see pld_interval_used)."`
 	Epsilon     float64  `yaml:"epsilon" check:">0" doc:"If set, also report δ at this ε (columns delta_<accountant>)."`
+	Adjacency   string   `yaml:"adjacency" enum:"add_remove|replace_one|replace_one_sigma_half" doc:"Neighbouring relation to account; absent: dpsgd.adjacency. E.g. add_remove beside a replace-one audit, to show where its ε_lb falls."`
 }
 
 // Sweep says which parameters vary across points.

@@ -1,6 +1,7 @@
 package bound
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/dpaudit/dpaudit/privacy"
@@ -72,10 +73,10 @@ func accountantCalcs(exp *spec.Experiment, a *spec.AccountantBound, path string)
 			Delta:           d.Delta,
 			Epsilon:         a.Epsilon,
 			Sampling:        nonDefault(d.Sampling, "poisson"),
-			Adjacency:       nonDefault(d.Adjacency, "add_remove"),
+			Adjacency:       nonDefault(cmp.Or(a.Adjacency, d.Adjacency), "add_remove"),
 		}
 		if err := privacy.CheckAccountable(privacy.Accountant(acc), p.mechanism()); err != nil {
-			return nil, &stages.PathError{Path: path, Err: fmt.Errorf("accountant %s of dpsgd (%s sampling, %s adjacency): %w", acc, d.Sampling, d.Adjacency, err)}
+			return nil, &stages.PathError{Path: path, Err: fmt.Errorf("accountant %s of dpsgd (%s sampling, %s adjacency): %w", acc, cmp.Or(d.Sampling, "poisson"), cmp.Or(p.Adjacency, "add_remove"), err)}
 		}
 		switch acc {
 		case "rdp":

@@ -81,7 +81,7 @@ func newGame(name string, compile func(*stages.Build) error) *stages.Game {
 // implements are the spec blocks and kinds the membership games share.
 var implements = map[string][]string{
 	"audit": {""},
-	"crafter": {"random_record", "mislabeled_record", "constant_input", "noise_input",
+	"crafter": {"random_record", "mislabeled_record", "swapped_label", "constant_input", "noise_input",
 		"static_poison", "adaptive_poison", "gradient_canary", "malicious_dataset"},
 	"distinguisher": {"loss_threshold", "intermediate_loss", "watermark"},
 }
