@@ -181,5 +181,14 @@ func (m SampledGaussian) supports(acc Accountant) error {
 // kind is valid for the sampler and adjacency. A spec's claim is checked
 // with it before any trial runs.
 func CheckAccountable(acc Accountant, m SampledGaussian) error {
-	return checkAccounting(acc, []SampledGaussian{m}, Options{})
+	if err := acc.check(); err != nil {
+		return err
+	}
+	if err := m.check(); err != nil {
+		return err
+	}
+	if acc == AccountantBest {
+		return nil
+	}
+	return m.supports(acc)
 }

@@ -100,13 +100,20 @@ func setup(b *stages.Build) (estimateParams, error) {
 			return estimateParams{}, err
 		}
 	}
-	claim, adjPath, samplingPath := claimOf(a, trained), "audit.claim.adjacency", "audit.claim"
+	claim, adjPath, samplingPath := claimOf(a, trained), "audit.claim.adjacency", ""
 	if a.Claim == nil || a.Claim.Adjacency == "" {
 		// An absent claim adjacency is the guarantee's (dpsgd.adjacency),
 		// which need not be the game's: checkClaim says when they differ.
 		claim.Adjacency, adjPath = orDefault(d.Adjacency, string(attack.AddRemove)), "dpsgd.adjacency"
 	}
-	if a.Claim == nil || (a.Claim.Sampling == "" && a.Claim.Adjacency == "") {
+	switch cl := a.Claim; {
+	case cl != nil && cl.Sampling != "":
+		samplingPath = "audit.claim.sampling"
+	case cl != nil && cl.Accountant != "":
+		samplingPath = "audit.claim.accountant"
+	case cl != nil && cl.Adjacency != "":
+		samplingPath = "audit.claim.adjacency"
+	default:
 		samplingPath = "dpsgd.sampling"
 	}
 	if err := checkClaim(claim, trained, adjPath, samplingPath); err != nil {
