@@ -40,6 +40,7 @@ audit: {threat_model: malicious_dataset, trials: 100000, %s}
 		_, res := runSpec(t, path, o)
 		r := summaryRow(t, res.Summary, 0)
 		lb, acc := r["epsilon_lb"].(float64), r["epsilon_accountant"].(float64)
+		t.Logf("%s / %q: ε_lb %.4f, claim ε %.4f, violation %v, p %v", c.dpsgd, c.claim, lb, acc, r["violation"], r["violation_p_value"])
 		if r["violation"] != c.violation {
 			t.Errorf("%s / %q: ε_lb %.4f against ε %.4f: violation %v, want %v", c.dpsgd, c.claim, lb, acc, r["violation"], c.violation)
 		}
