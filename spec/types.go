@@ -167,13 +167,16 @@ type Crafter struct {
 	Kind           string                 `yaml:"kind" discriminator:"true" doc:"Crafter."`
 	RandomRecord   *CrafterRecord         `kind:"random_record" doc:"Crafter 1 (API access): a random in-distribution record, add/remove."`
 	Mislabeled     *CrafterRecord         `kind:"mislabeled_record" doc:"A random record with a wrong label, add/remove (the usual audit canary)."`
-	Swapped        *CrafterSwapped        `kind:"swapped_label" doc:"Replace-one label audit: a random record with its own label (world 0) or a different one (world 1); the claim must be replace_one (dpsgd.adjacency or audit.claim.adjacency) or replace_one_sigma_half."`
 	Constant       *CrafterConstant       `kind:"constant_input" doc:"A record whose features all equal value (0: the all-zero input), add/remove."`
 	Noise          *CrafterNoise          `kind:"noise_input" doc:"An out-of-distribution record with uniform random features, add/remove."`
 	StaticPoison   *CrafterStaticPoison   `kind:"static_poison" doc:"Crafter 2: an input-space poison by gradient ascent of the loss over shadow models trained with the same DP-SGD."`
 	AdaptivePoison *CrafterAdaptivePoison `kind:"adaptive_poison" doc:"Crafter 3: a poison re-crafted before every step by double backpropagation (intermediate models)."`
 	GradientCanary *CrafterGradientCanary `kind:"gradient_canary" doc:"Crafter 4: a gradient of norm C on the least-changing coordinates, inserted with probability q each step."`
 	Malicious      *CrafterMalicious      `kind:"malicious_dataset" doc:"Crafter 5: inputs labelled by the initial model, learning rate 0, plus the gradient canary."`
+
+	// The node parameters hold this struct as JSON: a crafter added later
+	// is omitted when absent, so the others keep their keys.
+	Swapped *CrafterSwapped `json:",omitempty" kind:"swapped_label" doc:"Replace-one label audit: a random record with its own label (world 0) or a different one (world 1); the claim must be replace_one (dpsgd.adjacency or audit.claim.adjacency) or replace_one_sigma_half."`
 }
 
 // CrafterSwapped picks an existing record whose label the worlds differ in.
