@@ -351,7 +351,7 @@ audit: {threat_model: malicious_dataset, trials: 4000, splits: 3}
 func TestAuditClaimBadInput(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct{ name, audit, want string }{
-		{"shuffle claim", "claim: {sampling: shuffle}", "b.yaml:5:63: audit.claim.sampling: the claim (shuffled batches) cannot be accounted: accountant best analyses Poisson subsampling"},
+		{"shuffle claim", "claim: {sampling: shuffle}", "b.yaml:5:63: audit.claim.sampling: the claim (shuffled batches) cannot be accounted: no tight upper bound on the privacy of shuffled batches is known"},
 		{"unknown sampling", "claim: {sampling: balls}", "audit.claim.sampling:"},
 		{"repeats", "repeats: 0", "b.yaml:5:54: audit.repeats: must be >= 1"},
 		{"splits", "splits: 0", "b.yaml:5:53: audit.splits: must be >= 1"},

@@ -105,6 +105,51 @@ func (c MislabeledRecord) Craft(in CraftInput) (*Crafted, error) {
 	return out, nil
 }
 
+// SwappedLabel is the label audit under replace-one adjacency (Pradhan et
+// al., ICLR 2026): both worlds hold a random record, world 0 with its own
+// label and world 1 with a different class drawn uniformly — one record
+// replaced by another, the dataset size unchanged. The query is world
+// 1's record. Its gradient can point opposite to world 0's (for binary
+// logistic regression it does), so the pair can reach the replace-one
+// sensitivity 2C that an add/remove accountant does not cover.
+// Threat model: insert one record. Cost: none.
+type SwappedLabel struct {
+	// Source is SourcePool (default) or SourceTrain.
+	Source string
+}
+
+// Kind implements Crafter.
+func (SwappedLabel) Kind() string { return KindSwappedLabel }
+
+// Access implements Crafter.
+func (SwappedLabel) Access() Access { return Access{ObserveNothing, InsertRecord} }
+
+// Products implements Crafter.
+func (SwappedLabel) Products() Products { return HasQuery }
+
+// Validate implements Crafter.
+func (c SwappedLabel) Validate() error { return checkSource(c.Kind(), c.Source) }
+
+// Craft implements Crafter.
+func (c SwappedLabel) Craft(in CraftInput) (*Crafted, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	out, rec, err := pickRecord(c.Kind(), c.Source, in, c.Products())
+	if err != nil {
+		return nil, err
+	}
+	if in.Classes < 2 {
+		return nil, invalidf("%s: a label swap needs at least 2 classes, got %d", c.Kind(), in.Classes)
+	}
+	r := rng.New(in.Seed, "attack/craft", c.Kind(), "label")
+	swapped := &Record{X: rec.X, Y: int32((int(rec.Y) + 1 + r.IntN(in.Classes-1)) % in.Classes)}
+	out.Adjacency = Replace
+	out.Target0, out.Target, out.Query = rec, swapped, swapped
+	out.Notes = append(out.Notes, fmt.Sprintf("label %d (world 0) replaced by %d (world 1)", rec.Y, swapped.Y))
+	return out, nil
+}
+
 // ConstantInput is the "blank" canary of auditing tools: a record whose
 // features all equal Value (0: the all-zero input) with label Label,
 // added to the training set. Far from the data, its gradient is not

@@ -10,6 +10,7 @@ import (
 const (
 	KindRandomRecord     = "random_record"
 	KindMislabeledRecord = "mislabeled_record"
+	KindSwappedLabel     = "swapped_label"
 	KindConstantInput    = "constant_input"
 	KindNoiseInput       = "noise_input"
 	KindStaticPoison     = "static_poison"

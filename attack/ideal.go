@@ -47,6 +47,46 @@ type IdealMechanism struct {
 	// adjacency is accounted like add/remove under Poisson sampling, so a
 	// Poisson claim can be audited with it.
 	Shuffle bool
+	// BallsInBins simulates balls-in-bins (random allocation) sampling
+	// under add/remove adjacency: each epoch of K = round(1/q) steps puts
+	// the canary into one uniformly random step (world 1; a final partial
+	// epoch of R < K steps shows it w.p. R/K), the other records are 0.
+	// This is the epoch's dominating pair (1/K)Σ_j N(e_j, σ²I) against
+	// N(0, σ²I) (privacy.SamplingBallsInBins; Chua et al. 2025), so the
+	// game is tight for its accountant.
+	BallsInBins bool
+	// ReplaceOne simulates replace-one adjacency under Poisson sampling:
+	// the differing record's clipped gradient is −1 (world 0) or +1
+	// (world 1), sampled w.p. q in both worlds, the others 0 — the ±C
+	// mixture pair privacy.AdjacencyReplaceOne accounts exactly.
+	ReplaceOne bool
+	// FixedSize simulates fixed-size batches (a fresh uniformly random
+	// b-subset each step, b/n = q) under replace-one adjacency: every
+	// other record's gradient is −1 and the differing record's −1 (world
+	// 0) or +1 (world 1), so a batch's sum is known except for a shift of
+	// 2 when the record is in it (probability q, independently across
+	// steps). This attains the sampler's dominating pair (the σ/2
+	// add/remove pair, privacy.SamplingFixedSize), and it is the Poisson
+	// game at σ/2 in units of 2C, which is how it is simulated (with
+	// ReplaceOne, as its adjacency).
+	FixedSize bool
+}
+
+// laned reports whether the trials run in the lanes of idealScorer (the
+// Poisson add/remove game); the other games run one trial at a time.
+func (m IdealMechanism) laned() bool {
+	return !m.Shuffle && !m.BallsInBins && !m.ReplaceOne
+}
+
+// simulated is the mechanism that is simulated for m and the noise
+// multiplier its distinguisher assumes: the fixed-size game is the
+// Poisson add/remove game at σ/2 (see FixedSize); the others are
+// themselves.
+func (m IdealMechanism) simulated(sigmaD float64) (IdealMechanism, float64) {
+	if !m.FixedSize {
+		return m, sigmaD
+	}
+	return IdealMechanism{SamplingRate: m.SamplingRate, Steps: m.Steps, NoiseMultiplier: m.NoiseMultiplier / 2}, sigmaD / 2
 }
 
 // Batches is K, the batches per epoch of shuffled sampling.
@@ -63,6 +103,20 @@ func (m IdealMechanism) Validate() error {
 	}
 	if !(m.NoiseMultiplier > 0) || math.IsInf(m.NoiseMultiplier, 1) {
 		return idealInvalid("noise multiplier must be > 0 and finite, got %v", m.NoiseMultiplier)
+	}
+	samplers := 0
+	for _, on := range []bool{m.Shuffle, m.BallsInBins, m.FixedSize} {
+		if on {
+			samplers++
+		}
+	}
+	switch {
+	case samplers > 1:
+		return idealInvalid("at most one of shuffled, balls-in-bins and fixed-size sampling")
+	case m.FixedSize && !m.ReplaceOne:
+		return idealInvalid("fixed-size sampling is simulated under replace-one adjacency only (its add/remove game changes the dataset size, hence b/n)")
+	case m.ReplaceOne && (m.Shuffle || m.BallsInBins):
+		return idealInvalid("replace-one adjacency is simulated with Poisson or fixed-size sampling only")
 	}
 	return nil
 }
@@ -97,14 +151,20 @@ type IdealScores struct {
 // The inclusions B_t are drawn as geometric gaps, so a trial costs one
 // normal draw per step. Inputs are assumed valid (see Validate).
 func (m IdealMechanism) Trial(r *rand.Rand, world bool, sigmaD float64) IdealScores {
+	m, sigmaD = m.simulated(sigmaD)
 	return m.trial(r, world, sigmaD, true)
 }
 
 // trial is Trial with the LLR optional: its exponential is two thirds of
 // a step's cost.
 func (m IdealMechanism) trial(r *rand.Rand, world bool, sigmaD float64, withLLR bool) IdealScores {
-	if m.Shuffle {
+	switch {
+	case m.Shuffle:
 		return m.shuffleTrial(r, world, sigmaD)
+	case m.BallsInBins:
+		return m.binsTrial(r, world, sigmaD)
+	case m.ReplaceOne:
+		return m.replaceTrial(r, world, sigmaD)
 	}
 	q, sigma := m.SamplingRate, m.NoiseMultiplier
 	inv2s2 := 1 / (2 * sigmaD * sigmaD)
@@ -192,6 +252,75 @@ func (m IdealMechanism) shuffleTrial(r *rand.Rand, world bool, sigmaD float64) I
 	return s
 }
 
+// binsTrial is a trial of the balls-in-bins game (see BallsInBins). LLR
+// is the Neyman–Pearson log-likelihood ratio of the game under σ_d,
+// epoch by epoch: log((K − R + Σ_t e^{(2y_t−1)/(2σ_d²)})/K) over the R
+// observed steps of the epoch. Projection and Watermark are as for
+// Poisson sampling.
+func (m IdealMechanism) binsTrial(r *rand.Rand, world bool, sigmaD float64) IdealScores {
+	K, sigma := m.Batches(), m.NoiseMultiplier
+	inv2s2 := 1 / (2 * sigmaD * sigmaD)
+	logK := math.Log(float64(K))
+	var s IdealScores
+	for start := 0; start < m.Steps; start += K {
+		R := min(K, m.Steps-start)
+		slot := -1
+		if world {
+			slot = r.IntN(K) // the canary's step in this epoch (≥ R: not observed)
+		}
+		la := math.Inf(-1)
+		if R < K {
+			la = math.Log(float64(K - R))
+		}
+		for t := 0; t < R; t++ {
+			y := sigma * r.NormFloat64()
+			if t == slot {
+				y++
+			}
+			s.Projection += y
+			d := y - 1
+			s.Watermark -= d * d * inv2s2
+			la = numeric.LogAddExp(la, (2*y-1)*inv2s2)
+		}
+		s.LLR += la - logK
+	}
+	return s
+}
+
+// replaceTrial is a trial of the Poisson replace-one game (see
+// ReplaceOne): the record is sampled w.p. q in both worlds and shows −1
+// (world 0) or +1 (world 1). LLR is Σ_t log(1 − q + q·e^{(2y_t−1)/(2σ_d²)})
+// − log(1 − q + q·e^{(−2y_t−1)/(2σ_d²)}).
+func (m IdealMechanism) replaceTrial(r *rand.Rand, world bool, sigmaD float64) IdealScores {
+	q, sigma := m.SamplingRate, m.NoiseMultiplier
+	inv2s2 := 1 / (2 * sigmaD * sigmaD)
+	logQ, log1mQ := math.Log(q), math.Log1p(-q)
+	shift := -1.0
+	if world {
+		shift = 1
+	}
+	var s IdealScores
+	for t := 0; t < m.Steps; t++ {
+		y := sigma * r.NormFloat64()
+		if r.Float64() < q {
+			y += shift
+		}
+		s.Projection += y
+		d := y - 1
+		s.Watermark -= d * d * inv2s2
+		s.LLR += mixtureLogLR((2*y-1)*inv2s2, logQ, log1mQ) - mixtureLogLR((-2*y-1)*inv2s2, logQ, log1mQ)
+	}
+	return s
+}
+
+// mixtureLogLR is log(1 − q + q·e^z), without overflow for large z.
+func mixtureLogLR(z, logQ, log1mQ float64) float64 {
+	if logQ == 0 { // q = 1
+		return z
+	}
+	return numeric.LogAddExp(log1mQ, logQ+z)
+}
+
 // largeStepLLR is a step's log-likelihood ratio log(1 − q + q·e^z) for
 // z > 30, as z + log q + log1p((1 − q)/q·e^−z) so that e^z cannot overflow.
 func largeStepLLR(z, q, logQ float64) float64 {
@@ -259,6 +388,7 @@ func SimulateIdeal(run IdealRun) (IdealTrials, error) {
 	case !(sigmaD > 0) || math.IsInf(sigmaD, 1):
 		return IdealTrials{}, idealInvalid("distinguisher noise multiplier must be > 0 and finite (or 0 for the actual one), got %v", sigmaD)
 	}
+	run.Mechanism, sigmaD = run.Mechanism.simulated(sigmaD)
 	if run.First < 0 || run.Count < 0 {
 		return IdealTrials{}, idealInvalid("trial range must have First ≥ 0 and Count ≥ 0, got %d and %d", run.First, run.Count)
 	}
@@ -286,11 +416,12 @@ func SimulateIdeal(run IdealRun) (IdealTrials, error) {
 }
 
 // simulateChunk simulates trials [lo, hi) of run into out, idealLanes at a
-// time (the shuffled game one at a time).
+// time (the shuffled, balls-in-bins and replace-one games one at a time).
 func (run IdealRun) simulateChunk(sc *idealScorer, sigmaD float64, lo, hi int, out *IdealTrials) {
 	path := append(make([]any, 0, len(run.Path)+1), run.Path...)
 	path = append(path, 0)
-	// The shuffled game reads its streams through rand.Rand (one ChaCha8,
+	// The games that are not laned (shuffled, balls-in-bins, replace-one)
+	// read their streams through rand.Rand (one ChaCha8,
 	// reseeded for each trial: a fresh one per trial was a kilobyte of
 	// garbage per trial, and the collections it caused preempted the
 	// workers); Poisson trials run in the scorer's lanes.
@@ -307,13 +438,13 @@ func (run IdealRun) simulateChunk(sc *idealScorer, sigmaD float64, lo, hi int, o
 			keys[j] = rng.Key(run.Seed, path...)
 			worlds[j] = i%2 == 1
 		}
-		if run.Mechanism.Shuffle {
+		if !run.Mechanism.laned() {
 			for j := range n {
 				src.Seed(keys[j])
 				if run.Worlds == IdealRandom {
 					worlds[j] = src.Uint64()&1 == 1
 				}
-				scores[j] = run.Mechanism.shuffleTrial(shuffled, worlds[j], sigmaD)
+				scores[j] = run.Mechanism.trial(shuffled, worlds[j], sigmaD, !run.SkipLLR)
 			}
 		} else {
 			sc.run(keys[:n], run.Worlds == IdealRandom, worlds[:n], scores[:n])

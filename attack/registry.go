@@ -59,7 +59,7 @@ func ThreatModelNames() []string {
 }
 
 func allCrafters() []Crafter {
-	return []Crafter{RandomRecord{}, MislabeledRecord{}, ConstantInput{}, NoiseInput{}, StaticPoison{},
+	return []Crafter{RandomRecord{}, MislabeledRecord{}, SwappedLabel{}, ConstantInput{}, NoiseInput{}, StaticPoison{},
 		AdaptivePoison{}, GradientCanary{}, MaliciousDataset{}}
 }
 

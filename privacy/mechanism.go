@@ -173,3 +173,22 @@ func (m SampledGaussian) supports(acc Accountant) error {
 	}
 	return nil
 }
+
+// CheckAccountable reports whether accountant acc can account m (every
+// accountant of AccountantBest when acc is best: best takes the smallest
+// of those that can), and if not, why: an error wrapping ErrInvalid, and
+// ErrNoAccountant when the parameters are fine but no accountant of that
+// kind is valid for the sampler and adjacency. A spec's claim is checked
+// with it before any trial runs.
+func CheckAccountable(acc Accountant, m SampledGaussian) error {
+	if err := acc.check(); err != nil {
+		return err
+	}
+	if err := m.check(); err != nil {
+		return err
+	}
+	if acc == AccountantBest {
+		return nil
+	}
+	return m.supports(acc)
+}

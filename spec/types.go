@@ -60,8 +60,9 @@ type DPSGD struct {
 	LearningRate    float64 `yaml:"learning_rate" default:"0.1" check:">=0" doc:"SGD learning rate η."`
 	Momentum        float64 `yaml:"momentum" default:"0" check:">=0,<1" doc:"SGD momentum."`
 	WeightDecay     float64 `yaml:"weight_decay" default:"0" check:">=0" doc:"L2 weight decay."`
-	Sampling        string  `yaml:"sampling" default:"poisson" enum:"poisson|shuffle" doc:"Batch sampling. 'shuffle' (fixed-size batches) does not match the accountant's analysis."`
+	Sampling        string  `yaml:"sampling" default:"poisson" enum:"poisson|shuffle|fixed_size|balls_in_bins" doc:"Batch sampling. poisson: each record in each batch with probability q. fixed_size: a uniformly random subset of round(q·N) records each step (accounted under replace_one adjacency only). balls_in_bins: each epoch of 1/q steps (a whole number) puts every record into one of its batches at random (accounted by pld only). shuffle: fixed-size batches of a fresh permutation per epoch, which no accountant covers (docs/which-sampler.md)."`
 	Clip            string  `yaml:"clip" default:"hard" enum:"hard|soft" doc:"Clipping function: hard (Abadi et al.) or the soft clip of Guo et al."`
+	Adjacency       string  `yaml:"adjacency" enum:"add_remove|replace_one" doc:"Neighbouring datasets of the run's guarantee (absent: add_remove): add_remove (one record more or less) or replace_one (one record replaced by another; dataset size public). The accountant bounds account it, the audit's claim assumes it unless audit.claim.adjacency says otherwise, and the ideal mechanism simulates it."`
 }
 
 // Dataset selects a data source.
@@ -172,6 +173,15 @@ type Crafter struct {
 	AdaptivePoison *CrafterAdaptivePoison `kind:"adaptive_poison" doc:"Crafter 3: a poison re-crafted before every step by double backpropagation (intermediate models)."`
 	GradientCanary *CrafterGradientCanary `kind:"gradient_canary" doc:"Crafter 4: a gradient of norm C on the least-changing coordinates, inserted with probability q each step."`
 	Malicious      *CrafterMalicious      `kind:"malicious_dataset" doc:"Crafter 5: inputs labelled by the initial model, learning rate 0, plus the gradient canary."`
+
+	// The node parameters hold this struct as JSON: a crafter added later
+	// is omitted when absent, so the others keep their keys.
+	Swapped *CrafterSwapped `json:",omitempty" kind:"swapped_label" doc:"Replace-one label audit: a random record with its own label (world 0) or a different one (world 1); the claim must be replace_one (dpsgd.adjacency or audit.claim.adjacency) or replace_one_sigma_half."`
+}
+
+// CrafterSwapped picks an existing record whose label the worlds differ in.
+type CrafterSwapped struct {
+	Source string `yaml:"source" default:"pool" enum:"pool|train" doc:"pool: a record outside the training set (from the test split); train: a training record (its label is swapped in world 1)."`
 }
 
 // CrafterRecord picks an existing record.
@@ -328,11 +338,11 @@ type OneRun struct {
 type Claim struct {
 	Accountant      string  `yaml:"accountant" enum:"best|pld|rdp|gdp" doc:"Accountant of the claimed ε; absent: audit.accountant."`
 	NoiseMultiplier float64 `yaml:"noise_multiplier" check:">0" doc:"σ the implementation claims; absent: dpsgd.noise_multiplier. The crafter and distinguisher are told this σ."`
-	Sampling        string  `yaml:"sampling" enum:"poisson|shuffle" doc:"Batch sampling the accountant assumes; absent: dpsgd.sampling. The accountants here analyse Poisson subsampling only."`
+	Sampling        string  `yaml:"sampling" enum:"poisson|shuffle|fixed_size|balls_in_bins" doc:"Batch sampling the accountant assumes; absent: dpsgd.sampling. fixed_size is accounted under replace_one adjacency only, balls_in_bins under add_remove by pld only; shuffle has no accountant (no tight upper bound is known) and is refused."`
 	SamplingRate    float64 `yaml:"sampling_rate" check:">0,<=1" doc:"q the accountant assumes; absent: dpsgd.sampling_rate."`
 	Steps           int     `yaml:"steps" check:">=1" doc:"T the accountant assumes; absent: dpsgd.steps."`
 	Clip            string  `yaml:"clip" enum:"hard|soft" doc:"Clipping the accountant assumes; absent: dpsgd.clip. soft: sensitivity 1.11524·C (Guo et al.'s clip), accounted as σ/1.11524."`
-	Adjacency       string  `yaml:"adjacency" enum:"add_remove|replace" doc:"Neighbouring datasets of the claim; absent: the crafter's (add_remove for every membership crafter). replace: one record replaced by another, sensitivity 2C, accounted as σ/2."`
+	Adjacency       string  `yaml:"adjacency" enum:"add_remove|replace_one|replace_one_sigma_half|replace" doc:"Neighbouring datasets of the claim; absent: dpsgd.adjacency. replace_one: one record replaced by another, accounted exactly (the ±C mixture pair, dp_accounting's REPLACE_ONE); it needs a game whose worlds differ by a replacement (the ideal mechanism with dpsgd.adjacency replace_one, crafter swapped_label). replace_one_sigma_half (older name: replace): replace-one accounted as add/remove at sensitivity 2C (σ/2), a loose upper bound that also covers an add/remove game."`
 }
 
 // Bound is one theoretical value computed per point.
@@ -398,6 +408,7 @@ type AccountantBound struct {
 	PLDInterval float64  `yaml:"pld_interval" default:"1e-4" check:">0,<=0.1" doc:"PLD discretisation interval of the privacy loss. Where the composed grid would not fit in pld_memory_mib the interval is coarsened by a power of two until it fits (column pld_interval_used)."`
 	PLDMemMiB   int64    `yaml:"pld_memory_mib" check:">0" doc:"Memory (MiB) the PLD grids may use before the interval is coarsened; absent: a quarter of this machine's RAM (the interval used then depends on the machine; see pld_interval_used)."`
 	Epsilon     float64  `yaml:"epsilon" check:">0" doc:"If set, also report δ at this ε (columns delta_<accountant>)."`
+	Adjacency   string   `yaml:"adjacency" enum:"add_remove|replace_one|replace_one_sigma_half" doc:"Neighbouring relation to account; absent: dpsgd.adjacency. E.g. add_remove beside a replace-one audit, to show where its ε_lb falls."`
 }
 
 // Sweep says which parameters vary across points.

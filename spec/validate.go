@@ -60,6 +60,7 @@ func validate(exp *Experiment, root *Node, e *errs) {
 	}
 
 	validateGLM(exp, root, pos, e)
+	validateBoundSampling(exp, pos, e)
 
 	if exp.Dataset != nil && exp.Dataset.File != nil {
 		validateDatasetFile(exp.Dataset.File, root, pos, e)
@@ -201,12 +202,16 @@ func validateClassicGame(exp *Experiment, root *Node, pos func(string) Pos, e *e
 	}
 }
 
-// validateClaim checks that the audit's claim can be accounted. Every
-// accountant here (pld, rdp, gdp) analyses Poisson subsampling, so a claim
-// of shuffled batches — given, or inherited from dpsgd.sampling — has no
-// accountant: the user must either claim poisson explicitly (auditing
-// shuffled training against the Poisson analysis, as implementations do)
-// or wait for a shuffling accountant.
+// noShuffleAccountant is why a shuffled sampler has no accountant.
+const noShuffleAccountant = "no tight upper bound on the privacy of shuffled batches is known, and accounting them as Poisson sampling is not valid (Chua et al., ICML 2024)"
+
+// validateClaim checks that the audit's claim can be accounted. No
+// accountant covers shuffled batches, so a claim of them — given, or
+// inherited from dpsgd.sampling — is refused: the user either claims
+// another sampler explicitly (auditing shuffled training against the
+// Poisson analysis, as implementations do) or audits against a lower
+// bound. Which accountant covers which other sampler and adjacency is
+// package privacy's to say; the stage checks it before any trial runs.
 func validateClaim(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 	c := a.Claim
 	if c != nil && c.NoiseMultiplier > 0 && a.ClaimedNoiseMultiplier > 0 {
@@ -216,15 +221,25 @@ func validateClaim(exp *Experiment, a *Audit, pos func(string) Pos, e *errs) {
 	if c != nil {
 		sampling = c.Sampling
 	}
-	if sampling == "" && exp.DPSGD != nil && (exp.Model == nil || exp.Model.Ideal == nil) {
+	if sampling == "" && exp.DPSGD != nil {
 		sampling, path = exp.DPSGD.Sampling, "dpsgd.sampling"
 	}
 	if sampling == "shuffle" {
-		acc := a.Accountant
-		if c != nil && c.Accountant != "" {
-			acc = c.Accountant
+		e.add(pos(path), path, "the claim (shuffled batches) cannot be accounted: %s. To audit shuffled training against the Poisson analysis, set audit.claim.sampling: poisson; epsilon_shuffle_lb (the ideal mechanism) is a lower bound on its ε", noShuffleAccountant)
+	}
+}
+
+// validateBoundSampling refuses an accountant bound of shuffled training:
+// there is no valid accountant to run.
+func validateBoundSampling(exp *Experiment, pos func(string) Pos, e *errs) {
+	if exp.DPSGD == nil || exp.DPSGD.Sampling != "shuffle" {
+		return
+	}
+	for i, b := range exp.Bound {
+		if b.Accountant != nil {
+			path := indexPath("bound", i)
+			e.add(pos(path), path, "dpsgd.sampling shuffle cannot be accounted: %s", noShuffleAccountant)
 		}
-		e.add(pos(path), path, "the claim (shuffled batches) cannot be accounted: accountant %s analyses Poisson subsampling; a shuffle claim needs an accountant for shuffled fixed-size batches (e.g. ABLQ_S of Chua et al. 2024), which dpaudit does not implement. To audit shuffled training against the Poisson analysis, set audit.claim.sampling: poisson", acc)
 	}
 }
 

@@ -1,6 +1,7 @@
 package bound
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/dpaudit/dpaudit/privacy"
@@ -23,11 +24,44 @@ type accountantParams struct {
 	PLDInterval     float64 `json:"pld_interval,omitempty"` // pld only
 	PLDMemory       int64   `json:"pld_memory,omitempty"`   // pld and best only: bytes (pldMemory)
 	Epsilon         float64 `json:"epsilon,omitempty"`      // also report δ(ε)
+	// Sampling and Adjacency are left out at their defaults (poisson,
+	// add_remove), so the nodes of a spec that does not set them keep
+	// their keys.
+	Sampling  string `json:"sampling,omitempty"`
+	Adjacency string `json:"adjacency,omitempty"`
+}
+
+// mechanism is the mechanism the node accounts.
+func (p accountantParams) mechanism() privacy.SampledGaussian {
+	return privacy.SampledGaussian{NoiseMultiplier: p.NoiseMultiplier, SamplingRate: p.SamplingRate, Steps: p.Steps,
+		Sampling: privacy.Sampling(p.Sampling), Adjacency: privacy.Adjacency(p.Adjacency)}
+}
+
+// form is the sampler and adjacency for a label, empty at the defaults.
+func (p accountantParams) form() string {
+	f := ""
+	if p.Sampling != "" {
+		f += " " + p.Sampling
+	}
+	if p.Adjacency != "" {
+		f += " " + p.Adjacency
+	}
+	return f
+}
+
+// nonDefault is v, or "" when it is the default def (or empty).
+func nonDefault(v, def string) string {
+	if v == def {
+		return ""
+	}
+	return v
 }
 
 // accountantCalcs makes one calc per requested accountant of an entry;
-// the summary sees their union.
-func accountantCalcs(exp *spec.Experiment, a *spec.AccountantBound) []stages.Calc {
+// the summary sees their union. An accountant that cannot account the
+// point's sampler and adjacency (RDP and balls-in-bins, fixed-size under
+// add/remove, …) is refused here, with the reason, before anything runs.
+func accountantCalcs(exp *spec.Experiment, a *spec.AccountantBound, path string) ([]stages.Calc, error) {
 	d := exp.DPSGD
 	var out []stages.Calc
 	for _, acc := range a.Accountants {
@@ -38,6 +72,11 @@ func accountantCalcs(exp *spec.Experiment, a *spec.AccountantBound) []stages.Cal
 			Steps:           d.Steps,
 			Delta:           d.Delta,
 			Epsilon:         a.Epsilon,
+			Sampling:        nonDefault(d.Sampling, "poisson"),
+			Adjacency:       nonDefault(cmp.Or(a.Adjacency, d.Adjacency), "add_remove"),
+		}
+		if err := privacy.CheckAccountable(privacy.Accountant(acc), p.mechanism()); err != nil {
+			return nil, &stages.PathError{Path: path, Err: fmt.Errorf("accountant %s of dpsgd (%s sampling, %s adjacency): %w", acc, cmp.Or(d.Sampling, "poisson"), cmp.Or(p.Adjacency, "add_remove"), err)}
 		}
 		switch acc {
 		case "rdp":
@@ -51,13 +90,13 @@ func accountantCalcs(exp *spec.Experiment, a *spec.AccountantBound) []stages.Cal
 			Kind:    "accountant",
 			Version: accountantVersion,
 			Params:  p,
-			Label:   fmt.Sprintf("%s σ=%.4g q=%.4g T=%d δ=%.3g", acc, p.NoiseMultiplier, p.SamplingRate, p.Steps, p.Delta),
+			Label:   fmt.Sprintf("%s%s σ=%.4g q=%.4g T=%d δ=%.3g", acc, p.form(), p.NoiseMultiplier, p.SamplingRate, p.Steps, p.Delta),
 			Sub:     acc,
 			Columns: accountantColumns(p),
 			Compute: func() ([]stages.Output, error) { return runAccountant(p) },
 		})
 	}
-	return out
+	return out, nil
 }
 
 // pldMemory is the memory cap in bytes the PLD of an entry runs under: the
@@ -100,7 +139,7 @@ func accountantOptions(p accountantParams) privacy.Options {
 // runAccountant computes the outputs of one accountant node.
 func runAccountant(p accountantParams) ([]stages.Output, error) {
 	acc := privacy.Accountant(p.Accountant)
-	m := privacy.SampledGaussian{NoiseMultiplier: p.NoiseMultiplier, SamplingRate: p.SamplingRate, Steps: p.Steps}
+	m := p.mechanism()
 	o := accountantOptions(p)
 	var outs []stages.Output
 	if acc == privacy.AccountantRDP {

@@ -53,7 +53,7 @@ func calcsOf(exp *spec.Experiment, i int) ([]stages.Calc, error) {
 	}
 	switch {
 	case entry.Accountant != nil:
-		return accountantCalcs(exp, entry.Accountant), nil
+		return accountantCalcs(exp, entry.Accountant, path)
 	case entry.Rero != nil:
 		return rero.Calcs(exp, entry.Rero, path)
 	case entry.MSE != nil:

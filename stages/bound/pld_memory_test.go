@@ -23,7 +23,11 @@ func TestAccountantPLDMemoryParam(t *testing.T) {
 		{0, map[string]int64{"rdp": 0, "pld": privacy.DefaultPLDMemory(), "best": privacy.DefaultPLDMemory()}},
 	} {
 		a.PLDMemMiB = c.mib
-		for _, s := range accountantCalcs(pt.Exp, a) {
+		calcs, err := accountantCalcs(pt.Exp, a, "bound[0]")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range calcs {
 			p := s.Params.(accountantParams)
 			if p.PLDMemory != c.want[p.Accountant] {
 				t.Errorf("pld_memory_mib %d, %s: PLDMemory = %d, want %d", c.mib, p.Accountant, p.PLDMemory, c.want[p.Accountant])

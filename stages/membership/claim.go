@@ -6,6 +6,7 @@ import (
 
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // mechanismConfig is a DP-SGD configuration as an accountant sees it: the
@@ -25,19 +26,38 @@ type mechanismConfig struct {
 const softClipSensitivity = 1.11524
 
 // accountedSigma is the noise multiplier of the sensitivity-C mechanism
-// the claim is equivalent to: noise σC on a sum whose sensitivity is s·C
-// is the Gaussian mechanism with noise multiplier σ/s. Replace-one
-// adjacency moves the sum by up to 2C (one record out, another in); the
-// soft clip's outputs reach 1.11524·C.
+// the claim's clipping is equivalent to: noise σC on a sum whose
+// sensitivity is s·C is the Gaussian mechanism with noise multiplier σ/s;
+// the soft clip's outputs reach 1.11524·C. (Replace-one adjacency is the
+// accountant's to handle: see mechanism.)
 func (m mechanismConfig) accountedSigma() float64 {
-	s := 1.0
-	if m.Adjacency == "replace" {
-		s *= 2
-	}
 	if m.Clip == "soft" {
-		s *= softClipSensitivity
+		return m.NoiseMultiplier / softClipSensitivity
 	}
-	return m.NoiseMultiplier / s
+	return m.NoiseMultiplier
+}
+
+// privacyAdjacency is the accountant's name of an adjacency: "replace",
+// the older name of replace-one at sensitivity 2C, is its σ/2 bound.
+func privacyAdjacency(adj string) privacy.Adjacency {
+	if adj == "replace" {
+		return privacy.AdjacencyReplaceOneSigmaHalf
+	}
+	return privacy.Adjacency(adj)
+}
+
+// mechanism is the configuration as the accountant takes it.
+func (m mechanismConfig) mechanism() privacy.SampledGaussian {
+	return privacy.SampledGaussian{NoiseMultiplier: m.accountedSigma(), SamplingRate: m.SamplingRate, Steps: m.Steps,
+		Sampling: privacy.Sampling(m.Sampling), Adjacency: privacyAdjacency(m.Adjacency)}
+}
+
+// accountant is the claim's accountant (best when none is named).
+func (m mechanismConfig) accountant() privacy.Accountant {
+	if m.Accountant == "" {
+		return privacy.AccountantBest
+	}
+	return privacy.Accountant(m.Accountant)
 }
 
 // String is the configuration in one line, for violation messages.
@@ -88,16 +108,34 @@ func claimOf(a *spec.Audit, trained mechanismConfig) mechanismConfig {
 	return c
 }
 
-// claimEpsilon is the claim's ε at δ: its accountant on the
-// sensitivity-C equivalent of the claimed mechanism (+Inf without noise).
+// claimEpsilon is the claim's ε at δ: its accountant on the claimed
+// mechanism (+Inf without noise).
 func claimEpsilon(c mechanismConfig, delta float64) (float64, error) {
 	if c.NoiseMultiplier == 0 {
 		return math.Inf(1), nil
 	}
-	acc := privacy.Accountant(c.Accountant)
-	if acc == "" {
-		acc = privacy.AccountantBest
+	return privacy.Epsilon(c.accountant(), c.mechanism(), delta, privacy.Options{})
+}
+
+// checkClaim refuses, before any trial runs, a claim the game cannot test
+// or no accountant can account. A game's worlds differ by one adjacency;
+// an audit of it bounds that adjacency's ε only, so an exact replace-one
+// claim needs a replace-one game and an add/remove claim an add/remove
+// game (the σ/2 replace-one bound upper-bounds both, so either game tests
+// it). adjPath and samplingPath are where the claim's adjacency and
+// sampling came from.
+func checkClaim(claim, game mechanismConfig, adjPath, samplingPath string) error {
+	switch {
+	case claim.Adjacency == string(privacy.AdjacencyReplaceOne) && game.Adjacency != claim.Adjacency:
+		return &stages.PathError{Path: adjPath, Err: fmt.Errorf("%w: a replace-one claim needs a game whose worlds differ by a replaced record (the ideal mechanism with dpsgd.adjacency replace_one, or crafter swapped_label); this game's worlds differ by %s. Claim replace_one_sigma_half for an upper bound an add/remove game can test", privacy.ErrInvalid, game.Adjacency)}
+	case claim.Adjacency == string(privacy.AdjacencyAddRemove) && game.Adjacency != claim.Adjacency:
+		return &stages.PathError{Path: adjPath, Err: fmt.Errorf("%w: an add/remove claim needs a game whose worlds differ by an added record; this game's worlds differ by %s", privacy.ErrInvalid, game.Adjacency)}
 	}
-	return privacy.Epsilon(acc,
-		privacy.SampledGaussian{NoiseMultiplier: c.accountedSigma(), SamplingRate: c.SamplingRate, Steps: c.Steps}, delta, privacy.Options{})
+	if claim.NoiseMultiplier == 0 {
+		return nil
+	}
+	if err := privacy.CheckAccountable(claim.accountant(), claim.mechanism()); err != nil {
+		return &stages.PathError{Path: samplingPath, Err: fmt.Errorf("the claim (%s) cannot be accounted: %w", claim, err)}
+	}
+	return nil
 }

@@ -18,6 +18,8 @@ func crafterFor(c *spec.Crafter) (attack.Crafter, error) {
 			return nil, fmt.Errorf("mislabeled_record: per_trial is not implemented yet (random_record only)")
 		}
 		return attack.MislabeledRecord{Source: c.Mislabeled.Source}, nil
+	case c.Swapped != nil:
+		return attack.SwappedLabel{Source: c.Swapped.Source}, nil
 	case c.Constant != nil:
 		return attack.ConstantInput{Value: float32(c.Constant.Value), Label: int32(c.Constant.Label)}, nil
 	case c.Noise != nil:

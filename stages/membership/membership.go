@@ -23,6 +23,7 @@ import (
 
 	"github.com/dpaudit/dpaudit/attack"
 	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/spec"
 	"github.com/dpaudit/dpaudit/stages"
 )
@@ -80,7 +81,7 @@ func newGame(name string, compile func(*stages.Build) error) *stages.Game {
 // implements are the spec blocks and kinds the membership games share.
 var implements = map[string][]string{
 	"audit": {""},
-	"crafter": {"random_record", "mislabeled_record", "constant_input", "noise_input",
+	"crafter": {"random_record", "mislabeled_record", "swapped_label", "constant_input", "noise_input",
 		"static_poison", "adaptive_poison", "gradient_canary", "malicious_dataset"},
 	"distinguisher": {"loss_threshold", "intermediate_loss", "watermark"},
 }
@@ -91,26 +92,39 @@ var implements = map[string][]string{
 func setup(b *stages.Build) (estimateParams, error) {
 	exp, a := b.Point.Exp, b.Point.Exp.Audit
 	d := exp.DPSGD
-	// Every membership crafter of package attack declares add/remove
-	// adjacency (Crafted.Validate rejects a substitution that does not
-	// declare replace), and the ideal mechanism is the Poisson, hard-clip,
-	// add/remove game by construction.
-	trained := mechanismConfig{NoiseMultiplier: d.NoiseMultiplier, Sampling: d.Sampling, SamplingRate: d.SamplingRate,
-		Steps: d.Steps, Clip: d.Clip, Adjacency: string(attack.AddRemove)}
+	trained := mechanismConfig{NoiseMultiplier: d.NoiseMultiplier, Sampling: orDefault(d.Sampling, "poisson"), SamplingRate: d.SamplingRate,
+		Steps: d.Steps, Clip: d.Clip, Adjacency: gameAdjacency(exp)}
 	if exp.Model.Ideal != nil {
-		trained.Sampling, trained.Clip = "poisson", "hard"
-		if d.Sampling == "shuffle" {
-			// The shuffled game's pair is zero-out (see
-			// attack.IdealMechanism.Shuffle), accounted like add/remove.
-			trained.Sampling = "shuffle"
+		trained.Clip = "hard"
+		if err := checkIdeal(d, trained); err != nil {
+			return estimateParams{}, err
 		}
+	}
+	claim, adjPath, samplingPath := claimOf(a, trained), "audit.claim.adjacency", ""
+	if a.Claim == nil || a.Claim.Adjacency == "" {
+		// An absent claim adjacency is the guarantee's (dpsgd.adjacency),
+		// which need not be the game's: checkClaim says when they differ.
+		claim.Adjacency, adjPath = orDefault(d.Adjacency, string(attack.AddRemove)), "dpsgd.adjacency"
+	}
+	switch cl := a.Claim; {
+	case cl != nil && cl.Sampling != "":
+		samplingPath = "audit.claim.sampling"
+	case cl != nil && cl.Accountant != "":
+		samplingPath = "audit.claim.accountant"
+	case cl != nil && cl.Adjacency != "":
+		samplingPath = "audit.claim.adjacency"
+	default:
+		samplingPath = "dpsgd.sampling"
+	}
+	if err := checkClaim(claim, trained, adjPath, samplingPath); err != nil {
+		return estimateParams{}, err
 	}
 	if err := checkWorstCaseInit(exp); err != nil {
 		return estimateParams{}, err
 	}
 	ep := estimateParams{
 		Estimator: a.Estimator, Method: a.Threshold, SplitFraction: a.SplitFraction, Splits: a.Splits, Grid: a.BonferroniGrid, Confidence: a.Confidence,
-		Delta: d.Delta, Seed: exp.Seed, Trials: a.Trials, Claim: claimOf(a, trained), Trained: trained, Familywise: a.Familywise,
+		Delta: d.Delta, Seed: exp.Seed, Trials: a.Trials, Claim: claim, Trained: trained, Familywise: a.Familywise,
 		Headline: a.Headline, MeasureCPU: a.MeasureCPU,
 	}
 	if a.Estimator == "one_run" {
@@ -121,6 +135,39 @@ func setup(b *stages.Build) (estimateParams, error) {
 		ep.OneRun = &o
 	}
 	return ep, nil
+}
+
+// orDefault is v, or def when v is empty (a Values caller's spec may not
+// have had its defaults filled in).
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// gameAdjacency is how the game's two worlds differ: the ideal mechanism
+// simulates dpsgd.adjacency; a trained model's worlds are the crafter's
+// (every membership crafter adds a record or a canary, except
+// swapped_label, which replaces one).
+func gameAdjacency(exp *spec.Experiment) string {
+	if exp.Model.Ideal != nil {
+		return orDefault(exp.DPSGD.Adjacency, string(attack.AddRemove))
+	}
+	if exp.Crafter != nil && exp.Crafter.Kind == "swapped_label" {
+		return string(privacy.AdjacencyReplaceOne)
+	}
+	return string(attack.AddRemove)
+}
+
+// checkIdeal refuses a sampler and adjacency the ideal mechanism does not
+// simulate (see attack.IdealMechanism).
+func checkIdeal(d *spec.DPSGD, trained mechanismConfig) error {
+	m := idealMechanism(idealShardParams{Sampling: d.SamplingRate, Steps: d.Steps, Sigma: max(d.NoiseMultiplier, 1)}.withGame(trained))
+	if err := m.Validate(); err != nil {
+		return &stages.PathError{Path: "dpsgd.sampling", Err: fmt.Errorf("%s sampling under %s adjacency: %w", trained.Sampling, trained.Adjacency, err)}
+	}
+	return nil
 }
 
 // audited is a fixed-size audit's trial shards before its estimate: the

@@ -1,7 +1,9 @@
 package membership
 
 import (
+	"github.com/dpaudit/dpaudit/attack"
 	"github.com/dpaudit/dpaudit/learn"
+	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/spec"
 	"github.com/dpaudit/dpaudit/stages"
 )
@@ -59,6 +61,22 @@ type shardParams struct {
 	Repeat int       `json:"repeat,omitempty"` // 0 keeps the key of an audit without repeats
 }
 
+// withGame sets the game the ideal mechanism simulates from the trained
+// configuration's sampler and adjacency.
+func (p idealShardParams) withGame(t mechanismConfig) idealShardParams {
+	p.Shuffle = t.Sampling == "shuffle"
+	p.BallsInBins = t.Sampling == "balls_in_bins"
+	p.FixedSize = t.Sampling == "fixed_size"
+	p.ReplaceOne = t.Adjacency == string(privacy.AdjacencyReplaceOne)
+	return p
+}
+
+// idealMechanism is the mechanism a shard simulates.
+func idealMechanism(p idealShardParams) attack.IdealMechanism {
+	return attack.IdealMechanism{SamplingRate: p.Sampling, Steps: p.Steps, NoiseMultiplier: p.Sigma,
+		Shuffle: p.Shuffle, BallsInBins: p.BallsInBins, FixedSize: p.FixedSize, ReplaceOne: p.ReplaceOne}
+}
+
 type idealShardParams struct {
 	Key         string  `json:"point_key"`
 	Seed        int64   `json:"seed"`
@@ -68,7 +86,12 @@ type idealShardParams struct {
 	SigmaD      float64 `json:"distinguisher_noise_multiplier"`
 	RandomWorld bool    `json:"random_worlds"`     // one-run audits: each canary in with probability ½
 	Shuffle     bool    `json:"shuffle,omitempty"` // shuffled batches (attack.IdealMechanism.Shuffle)
-	First       int     `json:"first"`
-	Count       int     `json:"count"`
-	Repeat      int     `json:"repeat,omitempty"`
+	// The other games of attack.IdealMechanism, left out when false so
+	// that the Poisson add/remove game keeps its key.
+	BallsInBins bool `json:"balls_in_bins,omitempty"`
+	FixedSize   bool `json:"fixed_size,omitempty"`
+	ReplaceOne  bool `json:"replace_one,omitempty"`
+	First       int  `json:"first"`
+	Count       int  `json:"count"`
+	Repeat      int  `json:"repeat,omitempty"`
 }

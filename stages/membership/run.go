@@ -126,7 +126,7 @@ func runIdealShard(ctx context.Context, p idealShardParams, w *pipeline.Work) er
 		worlds = attack.IdealRandom
 	}
 	res, err := attack.SimulateIdeal(attack.IdealRun{
-		Mechanism:          attack.IdealMechanism{SamplingRate: p.Sampling, Steps: p.Steps, NoiseMultiplier: p.Sigma, Shuffle: p.Shuffle},
+		Mechanism:          idealMechanism(p),
 		DistinguisherSigma: p.SigmaD,
 		Seed:               uint64(p.Seed), Path: []any{"trial", p.Key},
 		First: p.First, Count: p.Count, Worlds: worlds, Workers: 1,

@@ -154,7 +154,7 @@ func (s *segmenter) segment(first, count int, gate *pipeline.Node, note string) 
 func idealSegmenter(b *stages.Build, ep *estimateParams) *segmenter {
 	exp, a, d := b.Point.Exp, b.Point.Exp.Audit, b.Point.Exp.DPSGD
 	sp := idealShardParams{Seed: exp.Seed, Sampling: d.SamplingRate, Steps: d.Steps, Sigma: d.NoiseMultiplier,
-		SigmaD: ep.Claim.NoiseMultiplier, Shuffle: ep.Trained.Sampling == "shuffle"}
+		SigmaD: ep.Claim.NoiseMultiplier}.withGame(ep.Trained)
 	form := "llr"
 	if exp.Distinguisher != nil && exp.Distinguisher.Watermark != nil {
 		form = exp.Distinguisher.Watermark.Form

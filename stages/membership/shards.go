@@ -16,7 +16,7 @@ import (
 func idealShards(b *stages.Build, ep *estimateParams) audited {
 	exp, a, d := b.Point.Exp, b.Point.Exp.Audit, b.Point.Exp.DPSGD
 	sp := idealShardParams{Seed: exp.Seed, Sampling: d.SamplingRate, Steps: d.Steps, Sigma: d.NoiseMultiplier,
-		SigmaD: ep.Claim.NoiseMultiplier, RandomWorld: a.Estimator == "one_run", Shuffle: ep.Trained.Sampling == "shuffle"}
+		SigmaD: ep.Claim.NoiseMultiplier, RandomWorld: a.Estimator == "one_run"}.withGame(ep.Trained)
 	form := "llr"
 	if exp.Distinguisher != nil && exp.Distinguisher.Watermark != nil {
 		form = exp.Distinguisher.Watermark.Form
