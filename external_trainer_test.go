@@ -242,7 +242,7 @@ func torchPython(t *testing.T) {
 // in PyTorch, through the protocol: the honest trainer raises no
 // violation, each planted bug a valid one. The margins this machine
 // printed (torch-honest.yaml): p-values 6.5e-06 (clip_after_sum) and
-// 4.5e-04 (noise_unscaled) against α = 0.05; the honest trainer's ε_lb 0
+// 4.5e-04 (noise_unscaled), 3.3e-07 (unnoised_bias) against α = 0.05; the honest trainer's ε_lb 0
 // against a claim of 1.034. Two calls of 100 trials per spec (torch
 // imports twice), about 10 s of CPU each; and the numpy-only minimal
 // trainer of docs/external-trainers.md, honest.
@@ -253,7 +253,8 @@ func TestExternalTorchTrainer(t *testing.T) {
 	for _, c := range []struct {
 		spec      string
 		violation bool
-	}{{"torch-honest.yaml", false}, {"torch-clip-after-sum.yaml", true}, {"torch-noise-unscaled.yaml", true}, {"minimal.yaml", false}} {
+	}{{"torch-honest.yaml", false}, {"torch-clip-after-sum.yaml", true}, {"torch-noise-unscaled.yaml", true},
+		{"torch-unnoised-bias.yaml", true}, {"minimal.yaml", false}} {
 		_, res := runSpec(t, filepath.Join("examples", "external", c.spec), o)
 		r := summaryRow(t, res.Summary, 0)
 		t.Logf("%s: ε_lb %v, AUC %v, p %v, claim %v", c.spec, r["epsilon_lb"], r["auc"], r["violation_p_value"], r["epsilon_accountant"])
