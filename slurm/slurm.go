@@ -211,19 +211,6 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// sbatchQuote quotes a value of an #SBATCH line, which sbatch splits
-// like a shell without expansions: in double quotes (a path with a
-// space or a single quote), or single quotes when it holds a double quote.
-func sbatchQuote(s string) (string, error) {
-	switch {
-	case !strings.Contains(s, `"`):
-		return `"` + s + `"`, nil
-	case !strings.Contains(s, "'"):
-		return "'" + s + "'", nil
-	}
-	return "", &RefusedError{Msg: fmt.Sprintf("the log path %s holds both quote characters, which an #SBATCH line cannot carry: use another --store", s)}
-}
-
 // DefaultTemplate is the sbatch script; a user template (Config.Template)
 // may use the same placeholders:
 //
@@ -304,11 +291,7 @@ func (e *Executor) script(name, array, chunks string) (string, error) {
 		cmd = append(cmd, shellQuote(a))
 	}
 	cmd = append(cmd, "--chunks", shellQuote(chunks), "--index", `"$SLURM_ARRAY_TASK_ID"`, "--marker", shellQuote(filepath.Join(e.RunDir, "markers")))
-	quoted, err := sbatchQuote(output)
-	if err != nil {
-		return "", err
-	}
-	r := strings.NewReplacer("{{job_name}}", name, "{{array}}", array, "{{output}}", quoted,
+	r := strings.NewReplacer("{{job_name}}", name, "{{array}}", array, "{{output}}", output,
 		"{{options}}", strings.Join(opts, "\n"), "{{command}}", "exec "+strings.Join(cmd, " "))
 	return r.Replace(tmpl), nil
 }

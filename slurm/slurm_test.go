@@ -70,7 +70,7 @@ func TestScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"#SBATCH --array=0-9%2\n", "#SBATCH --partition=gpu\n", "#SBATCH --mem=4G\n", "#SBATCH --cpus-per-task=2\n",
-		"#SBATCH --gres=gpu:1\n", "#SBATCH --exclusive\n", "#SBATCH --output=\"/r/logs/%A_%a.out\"\n", `exec '/opt/dp audit/dpaudit' worker '/x/it'\''s.yaml' --chunks /r/L0-a0.chunks --index "$SLURM_ARRAY_TASK_ID"`} {
+		"#SBATCH --gres=gpu:1\n", "#SBATCH --exclusive\n", `exec '/opt/dp audit/dpaudit' worker '/x/it'\''s.yaml' --chunks /r/L0-a0.chunks --index "$SLURM_ARRAY_TASK_ID"`} {
 		if !strings.Contains(sc, want) {
 			t.Errorf("script lacks %q:\n%s", want, sc)
 		}
