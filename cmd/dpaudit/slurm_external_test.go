@@ -58,7 +58,7 @@ audit: {threat_model: api_access, trials: 40}
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "8 node(s) run, 0 cached") {
+	if !strings.Contains(out, "8 computed by another process, 0 cached") {
 		t.Fatalf("unexpected run:\n%s\n%s", out, errs)
 	}
 	sameResults(t, resultFiles(t, filepath.Join(dir, "lr", "slurmext")), resultFiles(t, filepath.Join(dir, "sr", "slurmext")))
