@@ -289,4 +289,16 @@ func TestExternalTorchMatchesGo(t *testing.T) {
 	if d := g["auc"].(float64) - p["auc"].(float64); d > 0.15 || d < -0.15 {
 		t.Errorf("AUC Go %v, PyTorch %v", g["auc"], p["auc"])
 	}
+	// The one-run game: one under-noised run (σ 0.05, claimed 20) of each
+	// trainer with 200 canaries; both must refute the claim with nearly
+	// every guess right (this machine: 20 of 20 each, ε_lb 1.817 against
+	// a claim of 1.362).
+	for _, spec := range []string{"onerun-go.yaml", "onerun-torch.yaml"} {
+		_, res := runSpec(t, filepath.Join("examples", "external", spec), o)
+		r := summaryRow(t, res.Summary, 0)
+		t.Logf("%s: %v of %v right, ε_lb %v, f-DP %v", spec, r["one_run_correct"], r["one_run_guesses"], r["epsilon_lb"], r["one_run_fdp_epsilon_lb"])
+		if r["violation"] != true || r["estimate_valid"] != true || r["one_run_correct"].(int64) < 18 {
+			t.Errorf("%s: violation %v valid %v, %v of %v right", spec, r["violation"], r["estimate_valid"], r["one_run_correct"], r["one_run_guesses"])
+		}
+	}
 }
