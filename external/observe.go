@@ -66,7 +66,7 @@ func Read(dir string, req *Request) (*Observations, error) {
 	if err != nil {
 		return nil, err
 	}
-	scores, err := Validate(rows, req)
+	scores, err := validate(rows, req)
 	if err != nil {
 		return nil, err
 	}
@@ -81,9 +81,9 @@ func Read(dir string, req *Request) (*Observations, error) {
 	return &Observations{Score: scores, Used: used, File: file}, nil
 }
 
-// Validate puts rows in the request's order: every (trial, canary) the
+// validate puts rows in the request's order: every (trial, canary) the
 // request asks for exactly once, no other, every score finite.
-func Validate(rows []row, req *Request) ([]float64, error) {
+func validate(rows []row, req *Request) ([]float64, error) {
 	m := 1
 	if req.Game == GameOneRun {
 		m = req.Canaries.Count

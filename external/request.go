@@ -16,7 +16,7 @@
 //     <call>/out/hyperparameters.json (Hyperparameters: what it trained
 //     with), or <call>/out/refusal.txt saying why it cannot serve the
 //     request;
-//  4. dpaudit checks the table against the request (Validate): every
+//  4. dpaudit checks the table against the request (Read): every
 //     (trial, canary) exactly once, finite scores, the hyperparameters the
 //     request asked for.
 //
@@ -152,7 +152,7 @@ func (r *Request) Rows() int {
 // trainer echoes what it read, so only a printing round-off is allowed.
 const relTol = 1e-9
 
-// Mismatch lists how used differs from asked ("" when they agree).
+// Mismatch lists how used differs from asked (none when they agree).
 func (asked Hyperparameters) Mismatch(used Hyperparameters) []string {
 	var out []string
 	f := func(name string, a, u float64) {
