@@ -52,9 +52,9 @@ func duckdbModule(t *testing.T) (node, module string) {
 	return node, module
 }
 
-// documentedTypes reads the column types schemas/tables.md gives.
+// documentedTypes reads the column types docs/tables.md gives.
 func documentedTypes(t *testing.T) map[string]string {
-	b, err := os.ReadFile("schemas/tables.md")
+	b, err := os.ReadFile("docs/tables.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ var duckType = map[string]string{"float64": "DOUBLE", "int64": "BIGINT", "string
 
 // An independent reader (DuckDB) opens the summary and every trials table
 // of a results folder — the trials glob without union_by_name — with the
-// row counts we wrote and the column types schemas/tables.md documents.
+// row counts we wrote and the column types docs/tables.md documents.
 func TestTablesReadableByDuckDB(t *testing.T) {
 	node, module := duckdbModule(t)
 	dir := t.TempDir()
@@ -140,12 +140,12 @@ sweep:
 			if want, ok := doc[c[0]]; ok {
 				checked++
 				if duckType[want] != c[1] {
-					t.Errorf("%s.%s: DuckDB reads %s, schemas/tables.md says %s", name, c[0], c[1], want)
+					t.Errorf("%s.%s: DuckDB reads %s, docs/tables.md says %s", name, c[0], c[1], want)
 				}
 			}
 		}
 	}
 	if checked < 30 {
-		t.Errorf("only %d columns are documented in schemas/tables.md", checked)
+		t.Errorf("only %d columns are documented in docs/tables.md", checked)
 	}
 }
