@@ -27,7 +27,7 @@ import (
 // TestFingerprintCoversStages checks that every package a game imports is
 // here.
 //
-//go:embed stages/*.go stages/*/*.go audit/*.go audit/*/*.go attack/*.go attack/*.s attack/*/*.go bounds/*.go datasets/*.go
+//go:embed stages/*.go stages/*/*.go audit/*.go audit/*/*.go attack/*.go attack/*.s attack/*/*.go bounds/*.go datasets/*.go external/*.go
 //go:embed learn/*.go learn/*.s learn/*/*.go learn/*/*.s
 //go:embed privacy/*.go privacy/*.s rng/*.go internal/*/*.go internal/*/*.s report/*.go pipeline/table.go pipeline/table_parquet.go
 var codeSources embed.FS

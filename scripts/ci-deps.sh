@@ -68,3 +68,7 @@ fi
 # table. Under DPAUDIT_REQUIRE_TOOLS=1 (CI) the tests fail without them.
 apt_install chromium fonts-liberation || echo "ci-deps: chromium not installed; the report.html rendering test will skip (or fail under DPAUDIT_REQUIRE_TOOLS=1)" >&2
 sh scripts/ci-deps-figures.sh || echo "ci-deps: DuckDB (npm @duckdb/node-api) not installed; the table-reader test will skip (or fail under DPAUDIT_REQUIRE_TOOLS=1)" >&2
+
+# The reference external trainer (examples/external/torch_dpsgd.py): Debian's
+# PyTorch with functorch and numpy, run as /usr/bin/python3.
+apt_install python3-torch python3-numpy || echo "ci-deps: python3-torch not installed; the external PyTorch trainer test will skip (or fail under DPAUDIT_REQUIRE_TOOLS=1)" >&2

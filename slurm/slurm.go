@@ -30,6 +30,7 @@ type Config struct {
 	CPUsPerTask int      `yaml:"cpus_per_task"`
 	Account     string   `yaml:"account"`
 	QOS         string   `yaml:"qos"`
+	Gres        string   `yaml:"gres"`     // generic resources of one array task, e.g. gpu:1 (sbatch --gres)
 	Extra       []string `yaml:"extra"`    // raw "#SBATCH ..." option lines (without "#SBATCH")
 	Template    string   `yaml:"template"` // sbatch template file; see Script
 	// Chunk is the number of nodes per array task; 0 sizes chunks so a
@@ -278,6 +279,7 @@ func (e *Executor) script(name, array, chunks string) (string, error) {
 	}
 	add("account", e.Account)
 	add("qos", e.QOS)
+	add("gres", e.Gres)
 	for _, x := range e.Extra {
 		x = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(x), "#SBATCH"))
 		if x != "" {

@@ -63,7 +63,7 @@ func TestChunkFor(t *testing.T) {
 // The script carries the options and a worker command that survives odd
 // paths.
 func TestScript(t *testing.T) {
-	e := &Executor{Config: Config{Partition: "gpu", Mem: "4G", CPUsPerTask: 2, Extra: []string{"#SBATCH --gres=gpu:1", "--exclusive"}},
+	e := &Executor{Config: Config{Partition: "gpu", Mem: "4G", CPUsPerTask: 2, Extra: []string{"--exclusive"}, Gres: "gpu:1"},
 		Worker: []string{"/opt/dp audit/dpaudit", "worker", "/x/it's.yaml"}, RunDir: "/r"}
 	sc, err := e.script("dpaudit-x-L0-a0", "0-9%2", e.chunkFile(0, 0))
 	if err != nil {

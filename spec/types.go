@@ -40,6 +40,10 @@ type Experiment struct {
 	Sweep          *Sweep          `yaml:"sweep" doc:"Sweep grid: which parameters vary across points."`
 	Report         *Report         `yaml:"report" doc:"Figures drawn from the results."`
 
+	// Trainer stands apart so that gofmt's alignment of the block above is
+	// untouched (merge-friendly); spec/types_external.go.
+	Trainer *Trainer `yaml:"trainer" doc:"An external training command that trains the membership games' runs (with model: {arch: external}): dpaudit writes each call's request, runs the command and validates the scores it writes back (docs/external-trainers.md)."`
+
 	// Identifiability stands apart so that gofmt's alignment of the block
 	// above is untouched (merge-friendly); spec/types_identifiability.go.
 	Identifiability *Identifiability `yaml:"identifiability" doc:"Identifiability audit (Bernau et al. 2021): the adversary who knows D and D′ tracks its posterior belief through full-batch DP-SGD; empirical advantage, δ′ and ε′ beside ρ_β and ρ_α."`
@@ -136,6 +140,8 @@ type Model struct {
 	OutputPerturbation *ModelOutputPerturbation `kind:"output_perturbation" doc:"L2-regularised logistic regression solved by Newton's method, released with Gaussian, ℓ2-Laplace (ε-DP) or metric-DP noise (Guo et al. 2022; Mukherjee & Lokam 2023). For reconstruction: {attack: glm}."`
 	PNSGD              *ModelPNSGD              `kind:"pnsgd" doc:"L2-regularised logistic regression trained by projected noisy SGD, one pass, final iterate released (Feldman et al. 2018, Alg. 1). For reconstruction: {attack: glm}."`
 	Layers             *ModelLayers             `kind:"layers" doc:"Your own network for the Go trainer: dense, conv2d, maxpool, avgpool, flatten and activations, checked against the data's shape (spec/types_data_models.go)."`
+	// External stands apart (merge-friendly); spec/types_external.go.
+	External *ModelExternal `kind:"external" doc:"A model trained by the trainer block's command, not by dpaudit (membership games; docs/external-trainers.md)."`
 }
 
 // ModelEmpty is an architecture without parameters.

@@ -69,6 +69,7 @@ func validate(exp *Experiment, root *Node, e *errs) {
 	if exp.Identifiability != nil {
 		validateIdentifiability(exp, root, pos, e)
 	}
+	validateExternal(exp, root, pos, e)
 }
 
 // validateAudit checks that an audit has what its game needs. Whether the

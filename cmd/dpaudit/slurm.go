@@ -40,6 +40,7 @@ func (s *slurmFlags) register(fs *flag.FlagSet, withRun bool) {
 	fs.IntVar(&s.cfg.CPUsPerTask, "slurm-cpus-per-task", 1, "CPUs of one array task; the worker runs that many nodes at once")
 	fs.StringVar(&s.cfg.Account, "slurm-account", "", "Slurm account (sbatch --account)")
 	fs.StringVar(&s.cfg.QOS, "slurm-qos", "", "Slurm QOS (sbatch --qos)")
+	fs.StringVar(&s.cfg.Gres, "slurm-gres", "", "generic resources of one array task, e.g. gpu:1 for an external trainer on a GPU (sbatch --gres)")
 	fs.Var(&s.extra, "slurm-extra", "a raw sbatch option line, e.g. '--gres=gpu:1' (repeatable)")
 	fs.StringVar(&s.cfg.Template, "slurm-template", "", "sbatch script template with placeholders {{job_name}} {{array}} {{output}} {{options}} {{command}}")
 	fs.IntVar(&s.cfg.Chunk, "slurm-chunk", 0, "nodes per array task (0 = sized from measured node times so a task runs about a minute, else at most --slurm-parallel tasks per layer; never more than 1000 tasks per array)")
@@ -99,6 +100,7 @@ func (s *slurmFlags) resolve(set map[string]bool) (slurm.Config, error) {
 		pick("slurm-mem", &cfg.Mem, f.Mem)
 		pick("slurm-account", &cfg.Account, f.Account)
 		pick("slurm-qos", &cfg.QOS, f.QOS)
+		pick("slurm-gres", &cfg.Gres, f.Gres)
 		pick("slurm-template", &cfg.Template, f.Template)
 		pickInt := func(flag string, dst *int, v int) {
 			if !set[flag] && v != 0 {

@@ -16,6 +16,9 @@ func TrialColumns(pt spec.Point) []string {
 	if exp.Model != nil && exp.Model.Ideal != nil {
 		return []string{"trial", "world", "projection", "watermark", "llr"}
 	}
+	if exp.Model != nil && exp.Model.External != nil {
+		return []string{"trial", "world", "loss"}
+	}
 	out := []string{"trial", "world"}
 	if exp.Distinguisher != nil {
 		if d, err := distinguisherFor(exp.Distinguisher); err == nil {

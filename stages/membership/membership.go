@@ -68,10 +68,11 @@ func variantOf(a *spec.Audit) string {
 
 func newGame(name string, compile func(*stages.Build) error) *stages.Game {
 	return &stages.Game{
-		Name:         name,
-		AppliesTo:    func(exp *spec.Experiment) bool { return variantOf(exp.Audit) == name },
-		Compile:      compile,
-		Kinds:        []string{"craft", "trials", "look", "onerun_train", "onerun_input_train", "perstep_train", "estimate"},
+		Name:      name,
+		AppliesTo: func(exp *spec.Experiment) bool { return variantOf(exp.Audit) == name },
+		Compile:   compile,
+		Kinds: []string{"craft", "trials", "look", "onerun_train", "onerun_input_train", "perstep_train", "estimate",
+			"external_data", "external_canaries", "external_call"},
 		TrialColumns: TrialColumns,
 		Violations:   func(sum *pipeline.Table) ([]stages.Violation, error) { return violations(name, sum) },
 		Implements:   implements,
@@ -84,6 +85,8 @@ var implements = map[string][]string{
 	"crafter": {"random_record", "mislabeled_record", "swapped_label", "constant_input", "noise_input",
 		"static_poison", "adaptive_poison", "gradient_canary", "malicious_dataset"},
 	"distinguisher": {"loss_threshold", "intermediate_loss", "watermark"},
+	"model":         {"external"},
+	"trainer":       {""},
 }
 
 // setup is what every membership game starts with: the trained
@@ -187,9 +190,15 @@ func compileClassic(b *stages.Build) error {
 		return err
 	}
 	var au audited
-	if b.Point.Exp.Model.Ideal != nil {
+	switch {
+	case b.Point.Exp.Model.Ideal != nil:
 		au = idealShards(b, &ep)
-	} else if au, err = trainedShards(b, &ep); err != nil {
+	case b.Point.Exp.Model.External != nil:
+		au, err = externalShards(b, &ep)
+	default:
+		au, err = trainedShards(b, &ep)
+	}
+	if err != nil {
 		return err
 	}
 	return finish(b, ep, au)
@@ -206,6 +215,8 @@ func compileOneRun(b *stages.Build) error {
 	switch {
 	case b.Point.Exp.Model.Ideal != nil:
 		au = idealShards(b, &ep)
+	case b.Point.Exp.Model.External != nil:
+		au, err = externalOneRunShards(b, &ep)
 	case b.Point.Exp.Audit.Canaries == "input":
 		au, err = oneRunInputShards(b, &ep)
 	default:

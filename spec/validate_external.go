@@ -1,0 +1,74 @@
+package spec
+
+import "math"
+
+// externalCrafters make the canary records an external trainer adds to
+// its training set (one for the classic game, audit.trials for one-run).
+var externalCrafters = map[string]bool{"random_record": true, "mislabeled_record": true, "noise_input": true}
+
+// validateExternal checks the trainer block and model: {arch: external}
+// together: each needs the other, and the external-trainer protocol
+// covers the classic membership game and the one-run game with input
+// canaries, black box (the final model's loss on each canary).
+func validateExternal(exp *Experiment, root *Node, pos func(string) Pos, e *errs) {
+	ext := exp.Model != nil && exp.Model.External != nil
+	switch {
+	case exp.Trainer != nil && !ext && !placeholder(root, "model.arch"):
+		e.add(pos("trainer"), "trainer", "a trainer block trains model: {arch: external}; set model.arch: external, or remove the trainer block to train with dpaudit's own trainer")
+	case ext && exp.Trainer == nil:
+		e.add(pos("model.arch"), "model.arch", "model external is trained by a command: add a trainer block ({command: [python3, train.py]})")
+	}
+	if !ext {
+		return
+	}
+	for _, other := range []struct {
+		set  bool
+		name string
+	}{{exp.Train != nil, "train"}, {exp.Reconstruction != nil, "reconstruction"}, {exp.Identifiability != nil, "identifiability"}} {
+		if other.set {
+			e.add(pos(other.name), other.name, "the external-trainer protocol covers the membership audits (an audit block), not %s", other.name)
+		}
+	}
+	if c, ok := number(root, "dpsgd.clip_norm"); ok && math.IsInf(c, 0) {
+		e.add(pos("dpsgd.clip_norm"), "dpsgd.clip_norm", "an external trainer is audited against a finite clip norm (a request is JSON, which has no infinity)")
+	}
+	a := exp.Audit
+	if a == nil {
+		e.add(pos("model.arch"), "model.arch", "an external model is audited by the membership games: add an audit block")
+		return
+	}
+	if placeholder(root, "audit.estimator") {
+		return
+	}
+	validateExternalAudit(exp, a, root, pos, e)
+}
+
+// validateExternalAudit refuses the games the protocol does not cover yet
+// and what the black-box trainer cannot report.
+func validateExternalAudit(exp *Experiment, a *Audit, root *Node, pos func(string) Pos, e *errs) {
+	switch {
+	case a.Stop == "sequential":
+		e.add(pos("audit.stop"), "audit.stop", "the external-trainer protocol does not cover sequential audits yet: use stop: fixed")
+	case a.Estimator == "per_step":
+		e.add(pos("audit.estimator"), "audit.estimator", "the external-trainer protocol does not cover the per-step audit yet (it needs every step's privatised update): use clopper_pearson or one_run with audit.canaries: input")
+	case a.Estimator == "one_run" && a.Canaries != "input":
+		e.add(pos("audit.canaries"), "audit.canaries", "with an external trainer the one-run canaries are records: set audit.canaries: input (gradient canaries are not in the protocol yet)")
+	case a.WorstCaseInit != nil:
+		e.add(pos("audit.worst_case_init"), "audit.worst_case_init", "the external-trainer protocol does not cover a worst-case θ_0 yet")
+	}
+	if a.ThreatModel != "" && a.ThreatModel != "api_access" {
+		e.add(pos("audit.threat_model"), "audit.threat_model", "an external trainer reports the final model's loss on each canary: threat_model api_access, got %s", a.ThreatModel)
+	}
+	if d := exp.Distinguisher; d != nil && d.Kind != "" && d.Loss == nil && !placeholder(root, "distinguisher.kind") {
+		e.add(pos("distinguisher.kind"), "distinguisher.kind", "an external trainer reports the final model's loss: use distinguisher loss_threshold, got %s", d.Kind)
+	}
+	if c := exp.Crafter; c != nil && c.Kind != "" && !placeholder(root, "crafter.kind") {
+		switch {
+		case !externalCrafters[c.Kind]:
+			e.add(pos("crafter.kind"), "crafter.kind", "an external trainer adds canary records to its training set: use random_record, mislabeled_record or noise_input, got %s", c.Kind)
+		case (c.RandomRecord != nil && (c.RandomRecord.Source == "train" || c.RandomRecord.PerTrial)) ||
+			(c.Mislabeled != nil && c.Mislabeled.Source == "train"):
+			e.add(pos("crafter"), "crafter", "an external trainer's canaries come from outside its training set, fixed for the audit: source pool, no per_trial")
+		}
+	}
+}
