@@ -51,4 +51,3 @@ func isText(v any) bool {
 	_, ok := v.(string)
 	return ok
 }
-
