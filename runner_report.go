@@ -282,6 +282,9 @@ func writeReportPage(dir string) (string, error) {
 		}
 		pg.Figures = append(pg.Figures, pf)
 	}
+	if panel := riskPanel(sum, pointParams(m)); panel != nil {
+		pg.Panels = append(pg.Panels, *panel)
+	}
 	if pg.Banner, err = violationLines(sum, m); err != nil {
 		return "", err
 	}
@@ -305,19 +308,7 @@ func violationLines(sum *pipeline.Table, m *Manifest) ([]string, error) {
 	if err != nil || len(vs) == 0 {
 		return nil, err
 	}
-	params := map[int64]string{}
-	for _, pt := range m.Points {
-		var keys []string
-		for k := range pt.Values {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var kv []string
-		for _, k := range keys {
-			kv = append(kv, fmt.Sprintf("%s=%v", k, pt.Values[k]))
-		}
-		params[int64(pt.Index)] = strings.Join(kv, " ")
-	}
+	params := pointParams(m)
 	var out []string
 	for _, v := range vs {
 		line := fmt.Sprintf("point %d [%s] %s: %s", v.PointIndex, v.Column, params[v.PointIndex], v.Message)
@@ -351,4 +342,23 @@ func provenance(m *Manifest) [][2]string {
 		{"run", fmt.Sprintf("%s → %s (%.1f s)", m.Started.Format("2006-01-02 15:04:05 MST"), m.Ended.Format("15:04:05"), m.Seconds)},
 		{"store", m.Store},
 	}
+}
+
+// pointParams is each point's swept and derived values as "key=value …",
+// by point index.
+func pointParams(m *Manifest) map[int64]string {
+	params := map[int64]string{}
+	for _, pt := range m.Points {
+		var keys []string
+		for k := range pt.Values {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var kv []string
+		for _, k := range keys {
+			kv = append(kv, fmt.Sprintf("%s=%v", k, pt.Values[k]))
+		}
+		params[int64(pt.Index)] = strings.Join(kv, " ")
+	}
+	return params
 }
