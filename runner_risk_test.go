@@ -38,7 +38,7 @@ sweep: {grid: {dpsgd.noise_multiplier: [2, 4]}}
 	for i, sigma := range []float64{2, 4} {
 		mu := 4 / sigma
 		adv := sum.Col("risk_advantage").Values[i].(float64)
-		if want := math.Erf(mu/2/math.Sqrt2); math.Abs(adv-want) > 1e-9 {
+		if want := math.Erf(mu / 2 / math.Sqrt2); math.Abs(adv-want) > 1e-9 {
 			t.Fatalf("σ = %v: risk_advantage %v, want %v", sigma, adv, want)
 		}
 		row := "<td>" + number(sum.Col("epsilon_best").Values[i]) + " (best)</td><td>≤ " + number(adv) + "</td><td>≤ " +
