@@ -22,6 +22,7 @@ import (
 // anything runs.
 func checkReport(s *spec.Spec, points []spec.Point, c *stages.Compiled) error {
 	probs := report.Check(points[0].Exp.Report, report.Available(c.Columns))
+	probs = append(probs, checkTradeoffFigures(points)...)
 	if len(probs) == 0 {
 		return nil
 	}
@@ -30,6 +31,39 @@ func checkReport(s *spec.Spec, points []spec.Point, c *stages.Compiled) error {
 		errs = append(errs, s.ErrorAt(p.Path, p)...)
 	}
 	return errs
+}
+
+// checkTradeoffFigures refuses a tradeoff figure over a point that has no
+// membership audit whose trials it could draw (a classic audit: estimator
+// clopper_pearson, stop fixed). With a where, which points it keeps is
+// known only from the summary: then at least one point must qualify, and
+// the figure node refuses a kept point without one.
+func checkTradeoffFigures(points []spec.Point) []report.Problem {
+	r := points[0].Exp.Report
+	if r == nil {
+		return nil
+	}
+	var out []report.Problem
+	for i, f := range r.Figures {
+		if f.Tradeoff == nil {
+			continue
+		}
+		var missing []string
+		for _, pt := range points {
+			if a := pt.Exp.Audit; a == nil || a.Estimator != "clopper_pearson" || a.Stop != "fixed" {
+				missing = append(missing, fmt.Sprint(pt.Index))
+			}
+		}
+		path := fmt.Sprintf("report.figures[%d].kind", i)
+		msg := "a tradeoff figure draws a membership audit (estimator clopper_pearson, stop fixed) against its claim, and "
+		switch {
+		case len(missing) == len(points):
+			out = append(out, report.Problem{Path: path, Msg: msg + "no point has one"})
+		case len(missing) > 0 && f.Tradeoff.Where == "":
+			out = append(out, report.Problem{Path: path, Msg: msg + "point(s) " + strings.Join(missing, ", ") + " have none: keep the audited points with where"})
+		}
+	}
+	return out
 }
 
 // publishFigures copies the figure nodes' files out of the store into

@@ -93,6 +93,12 @@ func (fc *figureCheck) ref(key, col string) {
 func checkFigure(f *spec.Figure, base string, avail Available) []Problem {
 	c := f.Common()
 	fc := &figureCheck{base: base}
+	if f.Tradeoff != nil {
+		// It names no column: its curve and points come from the claim
+		// columns and the trials, which the caller checks per point (it
+		// knows the points' audits).
+		return nil
+	}
 	if c.Table == "trials" && len(avail.Trials) == 0 {
 		fc.bad("table", "this spec writes no trials table (only audits do); use table: summary")
 		return fc.out

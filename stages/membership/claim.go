@@ -6,6 +6,7 @@ import (
 
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/spec"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // mechanismConfig is a DP-SGD configuration as an accountant sees it: the
@@ -20,24 +21,11 @@ type mechanismConfig struct {
 	Adjacency       string  `json:"adjacency"`
 }
 
-// softClipSensitivity is the soft clip's largest output norm in units of
-// C (learn.ClipSoft, Guo et al. 2022 §6.2).
-const softClipSensitivity = 1.11524
-
 // accountedSigma is the noise multiplier of the sensitivity-C mechanism
-// the claim is equivalent to: noise σC on a sum whose sensitivity is s·C
-// is the Gaussian mechanism with noise multiplier σ/s. Replace-one
-// adjacency moves the sum by up to 2C (one record out, another in); the
-// soft clip's outputs reach 1.11524·C.
+// the claim is equivalent to (stages.AccountedNoise: σ/2 for replace-one
+// adjacency, σ/1.11524 for the soft clip).
 func (m mechanismConfig) accountedSigma() float64 {
-	s := 1.0
-	if m.Adjacency == "replace" {
-		s *= 2
-	}
-	if m.Clip == "soft" {
-		s *= softClipSensitivity
-	}
-	return m.NoiseMultiplier / s
+	return stages.AccountedNoise(m.NoiseMultiplier, m.Adjacency, m.Clip)
 }
 
 // String is the configuration in one line, for violation messages.
