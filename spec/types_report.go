@@ -17,7 +17,7 @@ type Figure struct {
 	Bar       *FigureBar      `kind:"bar" doc:"Bars per x value (categories in table order), grouped by y column or color; y_lo/y_hi add error bars."`
 	Histogram *FigureHist     `kind:"histogram" doc:"Histogram of the x column (binned, so any number of rows), one outline per color value."`
 	Heatmap   *FigureHeatmap  `kind:"heatmap" doc:"z over a grid of x and y values (one cell per distinct (x, y))."`
-	Tradeoff  *FigureTradeoff `kind:"tradeoff" doc:"The claimed accountant's trade-off curve (ROC: TPR against FPR on log axes, or β against α) with the membership audit's empirical operating points from its trials, each in a joint Clopper–Pearson box; a box entirely beyond the curve is drawn as a violation. One panel per audited point."`
+	Tradeoff  *FigureTradeoff `json:",omitempty" kind:"tradeoff" doc:"The claimed accountant's trade-off curve (ROC: TPR against FPR on log axes, or β against α) with the membership audit's empirical operating points from its trials, each in a joint Clopper–Pearson box; a box entirely beyond the curve is drawn as a violation. One panel per audited point."`
 }
 
 // FigureCommon holds the keys every figure kind has.

@@ -4,8 +4,8 @@
 // through package rero), the MSE lower bounds of Guo et al. (mse_rdp) and
 // of Mukherjee & Lokam (minimax_mse), Bernau et al.'s belief and
 // advantage bounds (belief), and the attack-risk panel read off an
-// accountant's trade-off curve (risk). Values runs the same computations in this
-// process for `dpaudit bound`.
+// accountant's trade-off curve (risk). Values runs the same computations
+// in this process for `dpaudit bound`.
 package bound
 
 import (
