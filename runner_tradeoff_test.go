@@ -26,20 +26,23 @@ report:
 	}
 	o := Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results"), Jobs: 2}
 	for _, c := range []struct {
-		name, claim string
-		refutes     bool
-	}{{"bug", ", claim: {noise_multiplier: 6}", true}, {"honest", "", false}} {
+		name, claim, note string
+		refutes           bool
+	}{
+		{"bug", ", claim: {noise_multiplier: 6}", "(claimed best σ=6 q=1 T=4, trained σ=0.6 q=1 T=4): ", true},
+		{"honest", "", "(claimed best σ=0.6 q=1 T=4): 0 of ", false},
+	} {
 		_, res := runSpec(t, spec(c.name, c.claim), o)
 		m, err := os.ReadFile(filepath.Join(res.Dir, "manifest.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		refutes := strings.Contains(string(m), "lie entirely beyond the claimed curve: the audit refutes the claim")
-		if refutes != c.refutes || !strings.Contains(string(m), "operating points (score llr, joint confidence 0.95)") {
+		if refutes != c.refutes || !strings.Contains(string(m), c.note) {
 			t.Errorf("%s: manifest notes %s; want the figure to refute the claim: %v", c.name, m, c.refutes)
 		}
 		svg, err := os.ReadFile(filepath.Join(res.Dir, "figures", "curve.svg"))
-		if err != nil || !strings.Contains(string(svg), "claimed: best σ=") || strings.Contains(string(svg), "beyond the claimed curve") != c.refutes {
+		if err != nil || !strings.Contains(string(svg), "claimed curve") || strings.Contains(string(svg), "beyond the claimed curve") != c.refutes {
 			t.Errorf("%s: the figure does not draw the claimed curve, or draws the violation legend when it should not (%v)", c.name, err)
 		}
 	}

@@ -89,11 +89,15 @@ func (d *drawing) curvePanel(pl *plot.Plot, p CurvePanel, ax CurveAxes, legend b
 		if err != nil {
 			continue
 		}
-		// The first line (the claim) black, the others in the palette
-		// from its second colour (the boxes have the first).
+		// The first line (the claim) black, the last (a reference) grey,
+		// the others in the palette from its second colour (the boxes
+		// have the first).
 		line.Color, line.Width = seriesColor(k), vg.Points(1.6)
-		if k == 0 {
+		switch {
+		case k == 0:
 			line.Color = color.Black
+		case k == len(p.Lines)-1 && len(p.Lines) > 1:
+			line.Color, line.Width = color.Gray{150}, vg.Points(1)
 		}
 		if l.Dashed {
 			line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}

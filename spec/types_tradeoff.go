@@ -8,6 +8,7 @@ type FigureTradeoff struct {
 	Name       string   `yaml:"name" required:"true" check:"name" doc:"File name of the figure (without extension); unique in the spec."`
 	Title      string   `yaml:"title" doc:"Title above the plot."`
 	Where      string   `yaml:"where" doc:"Keep only the points where this expression (over the summary's columns) is true, e.g. \"threat_model == 'gradient'\"; every point kept must have a membership audit."`
+	Label      string   `yaml:"label" doc:"Summary column whose value titles each panel (with the point's ε_lb and claimed ε), e.g. threat_model (default: \"point <index>\")."`
 	Curve      string   `yaml:"curve" default:"roc" enum:"roc|tradeoff" doc:"roc: TPR against FPR, both on log axes (where low-FPR attacks show); tradeoff: β = 1 − TPR against α = FPR on linear axes (f-DP's picture)."`
 	Thresholds int      `yaml:"thresholds" default:"8" check:">=1,<=40" doc:"Operating points per audited point: thresholds at which the share of trials guessed 'member' is log-spaced from 10/trials (or 0.001) to 0.5. Each box is two-sided Clopper–Pearson at 1 − (1 − c)/(2·thresholds) per rate, c the audit's confidence, so all boxes of a point hold jointly at c."`
 	MaxPanels  int      `yaml:"max_panels" default:"36" check:">=1" doc:"Largest number of points (panels) accepted."`

@@ -32,6 +32,7 @@ var lowerScores = []string{"loss", "max_loss", "mean_loss"}
 // tradeoffPoint is one audited point's panel input.
 type tradeoffPoint struct {
 	index        int64
+	title        string // the panel's: the label column's value, or "point i"
 	id, score    string
 	confidence   float64
 	claim        mechanism
@@ -131,6 +132,9 @@ func tradeoffPoints(t *spec.FigureTradeoff, sum *pipeline.Table) ([]tradeoffPoin
 		if err != nil {
 			return nil, err
 		}
+		if t.Label != "" {
+			p.title = fmt.Sprint(cell(sum, t.Label, i))
+		}
 		out = append(out, p)
 	}
 	if len(out) == 0 {
@@ -151,7 +155,7 @@ func tradeoffPointAt(sum *pipeline.Table, i int) (tradeoffPoint, error) {
 		return math.NaN()
 	}
 	idx, _ := cell(sum, "point_index", i).(int64)
-	p := tradeoffPoint{index: idx, id: str("point_id"), score: str("audit_score"), confidence: num("epsilon_lb_confidence"),
+	p := tradeoffPoint{index: idx, title: fmt.Sprintf("point %d", idx), id: str("point_id"), score: str("audit_score"), confidence: num("epsilon_lb_confidence"),
 		claimEpsilon: num("epsilon_accountant"), epsilonLB: num("epsilon_lb")}
 	if p.score == "" || str("estimate_family") != "eps_delta_cp" || math.IsNaN(p.confidence) {
 		return p, fmt.Errorf("point %d has no membership audit with estimator clopper_pearson (a tradeoff figure draws its trials; select the audited points with where)", idx)
@@ -195,15 +199,18 @@ func tradeoffPanel(t *spec.FigureTradeoff, p tradeoffPoint, trials []report.Tria
 			flagged++
 		}
 	}
-	panel := report.CurvePanel{Title: fmt.Sprintf("point %d: ε_lb %.3g, claimed ε %.3g", p.index, p.epsilonLB, p.claimEpsilon)}
-	panel.Lines = append(panel.Lines, curveLine(claim, fmt.Sprintf("claimed: %s σ=%.4g q=%.4g T=%d", p.claim.accountant, p.claim.sigma, p.claim.rate, p.claim.steps), t.Curve, false))
+	panel := report.CurvePanel{Title: fmt.Sprintf("%s (ε_lb %.3g, claimed ε %.3g)", p.title, p.epsilonLB, p.claimEpsilon)}
+	claimText := fmt.Sprintf("claimed %s σ=%.4g q=%.4g T=%d", p.claim.accountant, p.claim.sigma, p.claim.rate, p.claim.steps)
+	panel.Lines = append(panel.Lines, curveLine(claim, "claimed curve", t.Curve, false))
 	if !p.claimMatches {
 		trained, err := p.trained.curve()
 		if err != nil {
 			return report.CurvePanel{}, "", fmt.Errorf("the trained mechanism's curve: %w", err)
 		}
-		panel.Lines = append(panel.Lines, curveLine(trained, fmt.Sprintf("trained: σ=%.4g q=%.4g T=%d", p.trained.sigma, p.trained.rate, p.trained.steps), t.Curve, true))
+		panel.Lines = append(panel.Lines, curveLine(trained, "trained curve", t.Curve, true))
+		claimText += fmt.Sprintf(", trained σ=%.4g q=%.4g T=%d", p.trained.sigma, p.trained.rate, p.trained.steps)
 	}
+	panel.Lines = append(panel.Lines, guessing(t.Curve))
 	for k := range boxes {
 		if t.Curve == "tradeoff" {
 			b := &boxes[k]
@@ -213,7 +220,7 @@ func tradeoffPanel(t *spec.FigureTradeoff, p tradeoffPoint, trials []report.Tria
 		}
 	}
 	panel.Boxes = boxes
-	note := fmt.Sprintf("point %d: %d of %d operating points (score %s, joint confidence %g) lie entirely beyond the claimed curve", p.index, flagged, len(boxes), p.score, p.confidence)
+	note := fmt.Sprintf("point %d (%s): %d of %d operating points (score %s, joint confidence %g) lie entirely beyond the claimed curve", p.index, claimText, flagged, len(boxes), p.score, p.confidence)
 	if flagged > 0 {
 		note += ": the audit refutes the claim"
 	}
@@ -229,6 +236,15 @@ func widenLog(ax *report.CurveAxes, b report.Box) {
 	if b.Y > 0 {
 		ax.YMin = math.Min(ax.YMin, math.Pow(10, math.Floor(math.Log10(b.Y))))
 	}
+}
+
+// guessing is the test that ignores the release: TPR = FPR.
+func guessing(mode string) report.CurveLine {
+	l := report.CurveLine{Label: "guessing", Dashed: true, X: []float64{1e-6, 1}, Y: []float64{1e-6, 1}}
+	if mode == "tradeoff" {
+		l.X, l.Y = []float64{0, 1}, []float64{1, 0}
+	}
+	return l
 }
 
 // curveLine samples a curve: TPR at log-spaced FPRs from 1e-6 to 1 (roc),
