@@ -29,7 +29,7 @@ func (p *Plan) noteDataFiles() error {
 			continue
 		}
 		changed = append(changed, f)
-		p.Notes = append(p.Notes, fmt.Sprintf("dataset file %s changed since the last run (sha256 %.12s… then, %.12s… now): what depends on it runs again",
+		p.Notes = append(p.Notes, fmt.Sprintf("data file %s changed since the last run (sha256 %.12s… then, %.12s… now): what depends on it runs again",
 			f.Path, old, f.SHA256))
 	}
 	for i, st := range p.Steps {
@@ -39,7 +39,7 @@ func (p *Plan) noteDataFiles() error {
 		params := string(st.Node.ParamsJSON())
 		for _, f := range changed {
 			if strings.Contains(params, f.SHA256) {
-				p.Steps[i].Note = "dataset file " + filepath.Base(f.Path) + " changed since the last run"
+				p.Steps[i].Note = "data file " + filepath.Base(f.Path) + " changed since the last run"
 				break
 			}
 		}

@@ -26,7 +26,7 @@ import (
 // go run and go test). TestFingerprintCoversStages checks that every
 // package a game imports is here.
 //
-//go:embed stages/*.go stages/*/*.go audit/*.go attack/*.go attack/*/*.go bounds/*.go datasets/*.go
+//go:embed stages/*.go stages/*/*.go audit/*.go audit/*/*.go attack/*.go attack/*/*.go bounds/*.go datasets/*.go
 //go:embed learn/*.go learn/*.s learn/*/*.go learn/gemm/*.s learn/internal/*/*.go learn/internal/*/*.s
 //go:embed privacy/*.go rng/*.go internal/*/*.go internal/*/*.s report/*.go pipeline/table.go pipeline/table_parquet.go
 var codeSources embed.FS

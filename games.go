@@ -8,6 +8,7 @@ import (
 	"github.com/dpaudit/dpaudit/stages/identify"
 	"github.com/dpaudit/dpaudit/stages/membership"
 	"github.com/dpaudit/dpaudit/stages/recon"
+	"github.com/dpaudit/dpaudit/stages/scores"
 	"github.com/dpaudit/dpaudit/stages/train"
 )
 
@@ -24,6 +25,7 @@ var games = []*stages.Game{
 	identify.Game,
 	bound.Game,
 	recon.Game,
+	scores.Game,
 }
 
 // KnownKinds are the node kinds --force accepts: every kind a registered

@@ -54,12 +54,21 @@ type ManifestSpec struct {
 	SHA256    string `json:"sha256"`
 	GitCommit string `json:"git_commit,omitempty"` // of the checkout holding the spec
 	GitDirty  bool   `json:"git_dirty,omitempty"`
+	// Overrides are the command-line settings applied over the file
+	// (dpaudit run -s key.path=value), in order.
+	Overrides []string `json:"overrides,omitempty"`
 }
 
 // BuildInfo describes the dpaudit binary.
 type BuildInfo struct {
-	Version   string            `json:"version"`
+	Version string `json:"version"`
+	// Module is the main module's version as the go command stamped it: a
+	// tag or pseudo-version under go build and go install, "(devel)" under
+	// go run and in tests.
+	Module    string            `json:"module_version,omitempty"`
 	GitCommit string            `json:"git_commit,omitempty"` // of the build, when known
+	GitTime   string            `json:"git_time,omitempty"`
+	GitDirty  bool              `json:"git_dirty,omitempty"` // built from a checkout with changes
 	GoVersion string            `json:"go_version"`
 	Modules   map[string]string `json:"modules"`
 }
@@ -94,9 +103,15 @@ func Build() BuildInfo {
 			}
 			b.Modules[d.Path] = v
 		}
+		b.Module = bi.Main.Version
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
+			switch s.Key {
+			case "vcs.revision":
 				b.GitCommit = s.Value
+			case "vcs.time":
+				b.GitTime = s.Value
+			case "vcs.modified":
+				b.GitDirty = s.Value == "true"
 			}
 		}
 	}
@@ -133,7 +148,7 @@ func writeManifest(p *Plan, res *Result, path string) error {
 		m.StoreKeys = append(m.StoreKeys, st.Node.StoreKey())
 	}
 	abs, _ := filepath.Abs(p.Spec.File)
-	m.Spec = ManifestSpec{Path: p.Spec.File, SHA256: p.Spec.SHA256}
+	m.Spec = ManifestSpec{Path: p.Spec.File, SHA256: p.Spec.SHA256, Overrides: p.Spec.Overrides}
 	m.Spec.GitCommit, m.Spec.GitDirty = gitCommit(filepath.Dir(abs))
 	m.Nodes.ByKind = map[string]int{}
 	for _, st := range p.Steps {

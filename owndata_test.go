@@ -208,7 +208,7 @@ func TestOwnDataDigest(t *testing.T) {
 	noted := 0
 	for _, st := range p.Steps {
 		if st.Node.Kind == "train_run" {
-			if st.Status != pipeline.Run || st.Note != "dataset file train.csv changed since the last run" {
+			if st.Status != pipeline.Run || st.Note != "data file train.csv changed since the last run" {
 				t.Errorf("train_run: %s %s [%s]", st.Status, st.Reason, st.Note)
 			}
 			noted++

@@ -49,6 +49,10 @@ type Options struct {
 	// spec.Default* values); AllowLarge raises each spec.LargeFactor times.
 	AllowLarge                     bool
 	MaxPoints, MaxNodes, MaxTrials int
+	// Overrides are "key.path=value" settings applied over the spec file
+	// (dpaudit run -s), validated like the file and recorded in the
+	// manifest; see spec.Options.Overrides.
+	Overrides []string
 	// Verify checks the SHA-256 of every cached node of the plan, not only
 	// of those used as inputs or published.
 	Verify bool
@@ -130,6 +134,7 @@ func Load(path string, o Options) (*Plan, error) {
 		MaxNodes:    o.MaxNodes,
 		MaxTrials:   o.MaxTrials,
 		AllowLarge:  o.AllowLarge,
+		Overrides:   o.Overrides,
 	})
 	if err != nil {
 		return nil, err

@@ -52,9 +52,9 @@ func duckdbModule(t *testing.T) (node, module string) {
 	return node, module
 }
 
-// documentedTypes reads the column types schemas/tables.md gives.
+// documentedTypes reads the column types docs/tables.md gives.
 func documentedTypes(t *testing.T) map[string]string {
-	b, err := os.ReadFile("schemas/tables.md")
+	b, err := os.ReadFile("docs/tables.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ var duckType = map[string]string{"float64": "DOUBLE", "int64": "BIGINT", "string
 
 // An independent reader (DuckDB) opens the summary and every trials table
 // of a results folder — the trials glob without union_by_name — with the
-// row counts we wrote and the column types schemas/tables.md documents.
+// row counts we wrote and the column types docs/tables.md documents.
 func TestTablesReadableByDuckDB(t *testing.T) {
 	node, module := duckdbModule(t)
 	dir := t.TempDir()
@@ -104,25 +104,7 @@ sweep:
     distinguisher.kind: [loss_threshold, watermark, intermediate_loss]
 `)
 	_, res := runSpec(t, path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results"), Jobs: 2})
-	tables := [][2]string{{"summary", res.Summary}, {"trials", filepath.Join(res.Dir, "trials", "*", "*.parquet")}}
-	tj, _ := json.Marshal(tables)
-	cmd := exec.Command(node, "-e", duckdbScript)
-	cmd.Env = append(os.Environ(), "DUCKDB_MODULE="+module, "TABLES="+string(tj))
-	out, err := cmd.Output()
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			t.Fatalf("duckdb: %v\n%s", err, ee.Stderr)
-		}
-		t.Fatal(err)
-	}
-	var got map[string]struct {
-		Rows    int         `json:"rows"`
-		Schemas int         `json:"schemas"`
-		Columns [][2]string `json:"columns"`
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	got := duckdbDescribe(t, node, module, [][2]string{{"summary", res.Summary}, {"trials", filepath.Join(res.Dir, "trials", "*", "*.parquet")}})
 	doc := documentedTypes(t)
 	sum, _ := pipeline.ReadParquet(res.Summary)
 	if got["summary"].Rows != sum.Rows() || got["trials"].Rows != 18 {
@@ -140,12 +122,69 @@ sweep:
 			if want, ok := doc[c[0]]; ok {
 				checked++
 				if duckType[want] != c[1] {
-					t.Errorf("%s.%s: DuckDB reads %s, schemas/tables.md says %s", name, c[0], c[1], want)
+					t.Errorf("%s.%s: DuckDB reads %s, docs/tables.md says %s", name, c[0], c[1], want)
 				}
 			}
 		}
 	}
 	if checked < 30 {
-		t.Errorf("only %d columns are documented in schemas/tables.md", checked)
+		t.Errorf("only %d columns are documented in docs/tables.md", checked)
+	}
+}
+
+// duckDescription is what duckdbScript says of one table.
+type duckDescription struct {
+	Rows    int         `json:"rows"`
+	Schemas int         `json:"schemas"`
+	Columns [][2]string `json:"columns"`
+}
+
+// duckdbDescribe runs duckdbScript on the named tables (name, file or
+// glob).
+func duckdbDescribe(t *testing.T, node, module string, tables [][2]string) map[string]duckDescription {
+	t.Helper()
+	tj, _ := json.Marshal(tables)
+	cmd := exec.Command(node, "-e", duckdbScript)
+	cmd.Env = append(os.Environ(), "DUCKDB_MODULE="+module, "TABLES="+string(tj))
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("duckdb: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatal(err)
+	}
+	var got map[string]duckDescription
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return got
+}
+
+// The summary of a spec that audits score tables (examples/scores): every
+// column DuckDB reads has the type docs/tables.md documents, and the
+// columns only that game writes are documented.
+func TestScoreTablesReadableByDuckDB(t *testing.T) {
+	node, module := duckdbModule(t)
+	dir := t.TempDir()
+	_, res := runSpec(t, filepath.Join("examples", "scores", "gaussian-tables.yaml"), Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")})
+	got := duckdbDescribe(t, node, module, [][2]string{{"summary", res.Summary}})["summary"]
+	doc := documentedTypes(t)
+	if got.Rows != 3 {
+		t.Errorf("DuckDB counts %d rows, want 3", got.Rows)
+	}
+	seen := map[string]bool{}
+	for _, c := range got.Columns {
+		seen[c[0]] = true
+		if want, ok := doc[c[0]]; ok && duckType[want] != c[1] {
+			t.Errorf("summary.%s: DuckDB reads %s, docs/tables.md says %s", c[0], c[1], want)
+		}
+	}
+	for _, name := range []string{"scores_file", "scores_sha256", "split_seed", "layout", "aggregate", "delta", "lower_is_member"} {
+		if !seen[name] {
+			t.Errorf("the summary has no column %s", name)
+		}
+		if _, ok := doc[name]; !ok {
+			t.Errorf("docs/tables.md does not document %s", name)
+		}
 	}
 }

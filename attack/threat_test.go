@@ -43,7 +43,7 @@ type (
 )
 
 // TestThreatModelIsEnforced: each access level receives exactly its
-// release (issue requirement 2). A black-box distinguisher is never called
+// release. A black-box distinguisher is never called
 // per step and its final release offers loss queries only: no parameters,
 // no gradients. An intermediate-model distinguisher sees every step's
 // parameters but no noisy sum; a gradient distinguisher sees both.

@@ -53,6 +53,27 @@
 //     passes ρ_β) with Clopper–Pearson intervals, and three ε′ estimates,
 //     each with what it assumes.
 //
+// Score tables from any source (ScoreTable; EstimateScores, the path of
+// dpaudit estimate and of a spec's audit.source): the layout of the rows
+// (DetectLayout, from the columns present) decides which families are
+// valid, because each proof assumes where its rows came from:
+//
+//   - LayoutClassic (no run or canary column, or one row per run): every
+//     row its own training run, independent trials — eps_delta_cp and
+//     gdp_fit;
+//   - LayoutOneRun (a canary column, one run): m canaries of one run —
+//     one_run, one_run_fdp, one_run_order_stats (the guesses
+//     TwoSidedGuesses, the scores CenteredScores, the family
+//     OSFamilyOfSGM);
+//   - LayoutMultiRun (several runs × many canaries): the one-run families
+//     on every canary at once and the classic ones on one seeded canary
+//     per run, the claim tested by Bonferroni over both (ClaimTest);
+//   - LayoutPerStep (a step column): per-step samples of white-box
+//     canaries — per_step_gdp, composed over the claim by ComposePerStep.
+//
+// AggregateUsers first turns each privacy unit's records into one score
+// (a user-level audit); JoinPlan takes the bits from a canary plan.
+//
 // Across points and repeats: CountsPValue and Result.PValue are the
 // p-values of a claim, Holm the family-wise step-down over a run's points,
 // BonferroniPValue the combination of an audit's repeats. Every comparison
@@ -65,6 +86,7 @@
 // none of them tests a privacy claim.
 //
 // Bad input returns errors wrapping ErrInvalid (the same value as
-// privacy.ErrInvalid), for exit code 2. Randomness (the split) comes from
-// rng.New(Options.Seed, "audit", "split") only.
+// privacy.ErrInvalid), for exit code 2. Randomness comes from
+// Options.Seed only: the split from rng.New(Seed, "audit", "split"), a
+// multi-run table's one canary per run from rng.New(Seed, "audit", "pick").
 package audit

@@ -14,7 +14,7 @@ type NamedValue struct {
 
 // SummaryColumns returns the estimates as one summary row, under the
 // column names and with the values the runner's estimate stage writes
-// for the same estimators (schemas/tables.md: `audit_trials` …
+// for the same estimators (docs/tables.md: `audit_trials` …
 // `epsilon_gdp_estimate_hi` for the classic ones, `one_run_guesses` …
 // `one_run_os_at_range_end` for the one-run ones, then
 // `epsilon_accountant`, `violation_p_value` and `violation_uncorrected`),
@@ -152,4 +152,24 @@ func (e *ScoreEstimates) optionColumns() []NamedValue {
 		{"layout_reason", e.Layout.Why},
 		{"classic_rows", e.ClassicRows},
 	}
+}
+
+// ScoreSummaryColumns lists every column SummaryColumns may write, for
+// any layout, in the order a multi-run table writes them (then the
+// per-step ones): what a stage declares before the table is read.
+func ScoreSummaryColumns() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range []*ScoreEstimates{
+		{Classic: &Result{}, OneRun: &OneRunResult{}, FDP: &OneRunResult{}},
+		{PerStep: &PerStepEstimate{}},
+	} {
+		for _, nv := range e.SummaryColumns("", ClaimTest{}) {
+			if !seen[nv.Name] {
+				seen[nv.Name] = true
+				out = append(out, nv.Name)
+			}
+		}
+	}
+	return out
 }

@@ -3,7 +3,6 @@ package audit
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/dpaudit/dpaudit/rng"
@@ -44,7 +43,7 @@ func CenteredScores(scores []float64, lowerMeansIncluded, llr bool) []float64 {
 	out := make([]float64, len(scores))
 	med := 0.0
 	if !llr {
-		med = medianOf(scores)
+		med = Median(scores)
 	}
 	for i, s := range scores {
 		if lowerMeansIncluded {
@@ -54,17 +53,6 @@ func CenteredScores(scores []float64, lowerMeansIncluded, llr bool) []float64 {
 		}
 	}
 	return out
-}
-
-// medianOf is the median of xs (the mean of the middle two for an even
-// count).
-func medianOf(xs []float64) float64 {
-	s := slices.Sorted(slices.Values(xs))
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // ScoreOptions configure EstimateScores.

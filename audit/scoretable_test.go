@@ -177,7 +177,7 @@ func TestEstimateScoresOneRunCentred(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	med := medianOf(loss)
+	med := Median(loss)
 	s := make([]float64, m)
 	for i := range s {
 		s[i] = med - loss[i]

@@ -72,7 +72,7 @@ const minParallelFlops = 1 << 25
 
 // sgemm is gemm.Sgemm split over threads goroutines when threads > 1;
 // gemm.SgemmParallel's result is bit-identical to Sgemm's for any thread
-// count, so this never changes a trained bit. Issue 12: with one chunk per
+// count, so this never changes a trained bit. Measured: with one chunk per
 // step (batch ≤ 256) a second thread only shared the noise, and 2 threads
 // ran an MLP 784-512-10 step 1.06× faster than one. Products under
 // minParallelFlops stay on one goroutine: waking the other worker cost more

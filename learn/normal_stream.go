@@ -99,7 +99,7 @@ func (s *wordStream) refill() {
 // their draws times scale go into vals and their consumption into cons.
 // That is 94% of slow words; those with two slow halves (1.4%), a tail
 // draw (2%), a slow redraw or words past the buffer go the scalar way.
-// It reports false when gemm has no vector path. Issue 12: one word in 18
+// It reports false when gemm has no vector path. Measured: one word in 18
 // is slow, and the scalar path took ≈ 35 ns each, mostly branches that no
 // predictor gets right (which half, accept or not: 55% of wedge tests
 // accept).
@@ -156,7 +156,7 @@ func (s *wordStream) prepareSlow(scale float32) bool {
 // turned into draws 16 at a time by AVX-512 (gemm.ZigguratScan, else
 // gemm.ZigguratFast), most slow words are finished 8 at a time
 // (prepareSlow), and the rest, and an odd last element, take addNormal's
-// scalar steps. Issue 12: the noise took 36% of an MLP
+// scalar steps. Measured: the noise took 36% of an MLP
 // 784-512-10 step at one thread.
 func addNormalStream(s *wordStream, dst []float32, scale float32) bool {
 	k, ok, finite := addNormalScanned(s, dst, scale)
@@ -187,7 +187,7 @@ func isFinite32(v float32) bool { return v-v == 0 }
 // Only a slow word whose draws would read past the buffer takes the
 // stream path (addSlowWord). finite reports whether every sum written is
 // finite (ZigguratAddKept checks as it stores: no second pass over dst).
-// Issue 12: stopping the vector loop at each slow word (one word in 18)
+// Measured: stopping the vector loop at each slow word (one word in 18)
 // made it pay its set-up every ≈ 2 groups, and an Axpy per stretch between
 // slow words cost nearly as much.
 func addNormalScanned(s *wordStream, dst []float32, scale float32) (k int, ok, finite bool) {
@@ -396,7 +396,7 @@ func zigDraw(s *wordStream, h uint32) float32 {
 // normalSlowStream is normalSlow for a *wordStream with a squeeze in front
 // of the wedge test: it makes the same decisions from the same words (so
 // the same draws; TestAddNormalStream, TestWedgeSqueeze), but decides most
-// wedge tests from two straight lines instead of an exponential. Issue 12:
+// wedge tests from two straight lines instead of an exponential. Measured:
 // the exponential was 12% of an MLP 784-128-10 step. It is written out
 // rather than shared with the generic normalSlow, whose word reads go
 // through a dictionary call that does not inline, and which stays the plain

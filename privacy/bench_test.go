@@ -54,7 +54,7 @@ func BenchmarkCalibrateRDP(b *testing.B) {
 // T = 2·10⁵, δ = 1e-5 — windows of ~9.8M points, past the old fixed cap
 // of 2²³, so it runs only under the memory cap (~1 GB peak).
 // dp_accounting (privacy/testdata/dp_accounting_pld.py): ε = 41.209317661,
-// 11.3 s wall side by side with this benchmark's 6.0 s (README).
+// 11.3 s wall side by side with this benchmark's 6.0 s (docs/accounting.md).
 func BenchmarkPLDFine(b *testing.B) {
 	m := SampledGaussian{NoiseMultiplier: 1, SamplingRate: 0.01, Steps: 200000}
 	var r Result

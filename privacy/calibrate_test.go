@@ -7,7 +7,7 @@ import (
 )
 
 func TestCalibratePLDMatchesDPAccounting(t *testing.T) {
-	// Google dp_accounting measured on this machine (the project issue):
+	// Google dp_accounting measured on this machine:
 	// calibrating σ to ε = 8, δ = 1e-5 at q = 0.04, T = 2250 with the PLD
 	// accountant → σ = 1.345899. dp_accounting's brentq uses an absolute
 	// tolerance of 1e-6 and we use 1e-6 relative, so the two can differ by

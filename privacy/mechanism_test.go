@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The issue's quick numbers: q = 0.01, σ = 1.1, T = 3000, δ = 1e-5, RDP.
+// Quick numbers quoted for these mechanisms: q = 0.01, σ = 1.1, T = 3000, δ = 1e-5, RDP.
 // "About 5.0 for replace-one, 18.0 for σ/2" (a quick RDP computation of
 // the ±C mixture pair). The add/remove RDP is 2.933 here (the signed MTZ
 // series, see rdp_sgm.go); dp_accounting's RdpAccountant, which sums |terms|,
@@ -27,7 +27,7 @@ func TestReplaceOneIssueNumbers(t *testing.T) {
 		m.Adjacency = c.adj
 		e := mustF(t)(Epsilon(AccountantRDP, m, 1e-5, Options{}))
 		if math.Abs(e-c.want) > c.tol {
-			t.Errorf("RDP %s: ε = %.6f, want %.3f (issue: %s)", c.adj, e, c.want, c.whatSaid)
+			t.Errorf("RDP %s: ε = %.6f, want %.3f (quoted: %s)", c.adj, e, c.want, c.whatSaid)
 		}
 	}
 }

@@ -10,7 +10,7 @@ import "sync"
 // output (8 + 8), and the garbage collector's headroom over the live heap.
 // Measured: 1.07–1.34 GB peak RSS (/usr/bin/time -v, depending on when the
 // collector runs) for the 9.8M-point windows of q = 0.01, σ = 1,
-// T = 2·10⁵ at h = 1e-5 (README, "PLD at fine intervals"), 109–136 bytes
+// T = 2·10⁵ at h = 1e-5 (docs/accounting.md, "PLD at fine intervals"), 109–136 bytes
 // per window point; 160 leaves a margin.
 const pldBytesPerPoint = 160
 

@@ -185,7 +185,7 @@ func TestRDPFig10Table(t *testing.T) {
 }
 
 func TestRDPMatchesDPAccounting(t *testing.T) {
-	// Google dp_accounting measured on this machine (the project issue):
+	// Google dp_accounting measured on this machine:
 	// RdpAccountant with default orders, q = 256/60000, σ = 1.1, T = 14063,
 	// δ = 1e-5 → ε = 2.596656. The optimum is at the fractional order 8.1,
 	// where dp_accounting's absolute-value series and the signed series

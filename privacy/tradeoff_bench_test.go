@@ -6,7 +6,7 @@ import (
 )
 
 // Trade-off curve benchmarks at the MNIST schedule (q = 256/60000, σ = 1.1,
-// T = 14063, h = 1e-4). The target: the curve at 1000 FPRs costs
+// T = 14063, h = 1e-4). The target: the curve at 1000 FPRs costs
 // ≤ 50 ms beyond the PLD itself. Side by side (run with
 // privacy/testdata/riskcal_tradeoff.py): riskcal's get_beta_from_pld and
 // dp_accounting's get_true_positive_rates on the same schedule.
@@ -67,7 +67,7 @@ func BenchmarkTradeOffRDP(b *testing.B) {
 
 // BenchmarkCalibrateRiskPLD: σ for TPR ≤ 0.237759 at FPR 0.01 (q = 0.04,
 // T = 2250), the risk the ε = 8 calibration of BenchmarkCalibratePLD
-// lands on (σ ≈ 1.3459). The target: ≤ 2× that benchmark
+// lands on (σ ≈ 1.3459). The target: ≤ 2× that benchmark
 // (scripts/bench-risk-calibration.sh alternates the two).
 func BenchmarkCalibrateRiskPLD(b *testing.B) {
 	target := Target{Kind: TargetTPRAtFPR, Value: 0.237759, At: 0.01}

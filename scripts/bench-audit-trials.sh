@@ -1,7 +1,6 @@
 #!/bin/bash
 # Alternating before/after CPU time per trial of the two audit workloads
-# the per-step kernels are tuned for, through the CLI (README,
-# "Audit-sized training").
+# the per-step kernels are tuned for, through the CLI (audit-sized training; docs/performance.md).
 #
 #   scripts/bench-audit-trials.sh OLD_DPAUDIT NEW_DPAUDIT [PAIRS]
 #

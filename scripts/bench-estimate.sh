@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times `dpaudit estimate` on the issue's two tables — 10⁶ classic rows
+# Times `dpaudit estimate` on two tables — 10⁶ classic rows
 # (every classic estimator) and a one-run table of 10⁵ canaries (every
 # one-run estimator) — for two revisions, alternating A B A B so that a
 # change in the machine's load hits both alike.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates the figures shown in README.md (docs/figures/*.png) from the
+# Regenerates the figures shown in docs/figures-and-reports.md (docs/figures/*.png) from the
 # example specs. Results come from the store (.dpaudit/store, or
 # $DPAUDIT_STORE), so a second run only redraws; cold, Nasr Fig. 8 (4 × 10⁶
 # ideal-mechanism trials) takes about a minute on two cores.

@@ -82,14 +82,25 @@ func (es Errors) Sorted() Errors {
 	return uniq
 }
 
-// errs collects errors for one file.
+// errs collects errors for one file and the command-line overrides
+// applied to it.
 type errs struct {
-	file string
-	list Errors
+	file      string
+	overrides []string
+	list      Errors
 }
 
 func (e *errs) add(pos Pos, path, format string, args ...any) {
-	e.list = append(e.list, Error{File: e.file, Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...)})
+	e.list = append(e.list, Error{File: source(e.file, e.overrides, pos), Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// source names where a position is: the file, or the override on the
+// command line that a value came from ("spec.yaml (-s steps=x)").
+func source(file string, overrides []string, pos Pos) string {
+	if i := pos.Override - 1; i >= 0 && i < len(overrides) {
+		return fmt.Sprintf("%s (-s %s)", file, overrides[i])
+	}
+	return file
 }
 
 func (e *errs) err() error {

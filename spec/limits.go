@@ -73,7 +73,7 @@ func checkPoints(file string, root *Node, o Options) error {
 	if n <= float64(l.Points) {
 		return nil
 	}
-	return Errors{{File: file, Pos: sn.Pos, Path: "sweep", Msg: fmt.Sprintf("expands to %.0f points, more than the limit of %d: lower the sweep, or %s", n, l.Points, o.raise("max-points"))}}
+	return Errors{{File: source(file, o.Overrides, sn.Pos), Pos: sn.Pos, Path: "sweep", Msg: fmt.Sprintf("expands to %.0f points, more than the limit of %d: lower the sweep, or %s", n, l.Points, o.raise("max-points"))}}
 }
 
 // axisLength is the number of values of one swept key as written (a list,

@@ -33,6 +33,9 @@ type Options struct {
 	// LargeFactor times (see limits.go).
 	MaxPoints, MaxNodes, MaxTrials int
 	AllowLarge                     bool
+	// Overrides are "key.path=value" settings from the command line
+	// (dpaudit run -s), applied over the file in order; see applyOverrides.
+	Overrides []string
 }
 
 // Spec is a parsed and checked spec file, ready to expand.
@@ -42,6 +45,9 @@ type Spec struct {
 	SHA256 string
 	// Name of the experiment (results go to <results>/<Name>).
 	Name string
+	// Overrides are the command-line settings applied over the file
+	// (Options.Overrides), recorded in the run's manifest.
+	Overrides []string
 
 	root  *Node
 	sweep *sweepPlan
@@ -88,14 +94,15 @@ func Parse(file string, data []byte, o Options) (*Spec, error) {
 	if o.Functions == nil {
 		o.Functions = MathFunctions()
 	}
-	s := &Spec{File: file, Source: data, opts: o, ev: newEvaluator(o.Functions)}
+	s := &Spec{File: file, Source: data, Overrides: o.Overrides, opts: o, ev: newEvaluator(o.Functions)}
 	sum := sha256.Sum256(data)
 	s.SHA256 = hex.EncodeToString(sum[:])
 	root, perrs := parseYAML(filepath.Base(file), data)
-	e := &errs{file: filepath.Base(file)}
+	e := s.errs()
 	if len(perrs) > 0 {
 		return nil, perrs.Sorted()
 	}
+	applyOverrides(root, o.Overrides, e)
 	s.root = root
 	if err := checkPoints(e.file, root, o); err != nil {
 		return nil, err
@@ -215,7 +222,7 @@ func (s *Spec) Expand() ([]Point, []Column, error) {
 		return nil, nil, fmt.Errorf("%s: expanding the sweep: %w", file, err)
 	}
 
-	e := &errs{file: file}
+	e := s.errs()
 	var points []Point
 	derivedPaths := map[string]bool{}
 	sweptPaths := map[string]bool{}
@@ -235,11 +242,11 @@ func (s *Spec) Expand() ([]Point, []Column, error) {
 		return nil, nil, err
 	}
 	if len(points) == 0 {
-		pos := Pos{1, 1}
+		pos := Pos{Line: 1, Col: 1}
 		if sn := s.root.Get("sweep"); sn != nil {
 			pos = sn.Pos
 		}
-		return nil, nil, Errors{{File: file, Pos: pos, Path: "sweep.where", Msg: "no point is left after the where filter"}}
+		return nil, nil, Errors{{File: source(file, s.Overrides, pos), Pos: pos, Path: "sweep.where", Msg: "no point is left after the where filter"}}
 	}
 	for i := range points {
 		points[i].Index = i
@@ -262,7 +269,7 @@ type expanded struct {
 // expandOne substitutes one combination, evaluates its expressions,
 // filters it, and decodes and validates the result.
 func (s *Spec) expandOne(base *Node, combo []assign, file string) (r expanded) {
-	e := &errs{file: file}
+	e := s.errs()
 	defer func() { r.errs = e.list }()
 	tree := base.Clone()
 	for _, a := range combo {
@@ -503,7 +510,12 @@ func (s *Spec) ErrorAt(path string, err error) Errors {
 			p = p[:len(p)-1]
 		}
 	}
-	return Errors{{File: filepath.Base(s.File), Pos: pos, Path: path, Msg: err.Error(), Err: err}}
+	return Errors{{File: source(filepath.Base(s.File), s.Overrides, pos), Pos: pos, Path: path, Msg: err.Error(), Err: err}}
+}
+
+// errs starts a list of errors in this spec's file and overrides.
+func (s *Spec) errs() *errs {
+	return &errs{file: filepath.Base(s.File), overrides: s.Overrides}
 }
 
 // integral turns the float result of an expression (ceil() returns a

@@ -9,9 +9,12 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Pos is a position in a spec file (1-based).
+// Pos is a position in a spec file (1-based). A value given on the
+// command line (Options.Overrides) has no line: Override is its 1-based
+// index among the overrides, and errors name the override instead.
 type Pos struct {
 	Line, Col int
+	Override  int
 }
 
 // NodeKind is the shape of a Node.
@@ -205,16 +208,16 @@ func parseYAML(file string, data []byte) (*Node, Errors) {
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	if err := dec.Decode(&doc); err != nil {
 		if err.Error() == "EOF" {
-			return nil, Errors{{File: file, Pos: Pos{1, 1}, Msg: "the file is empty"}}
+			return nil, Errors{{File: file, Pos: Pos{Line: 1, Col: 1}, Msg: "the file is empty"}}
 		}
 		return nil, Errors{yamlError(file, err)}
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		return nil, Errors{{File: file, Pos: Pos{extra.Line, extra.Column}, Msg: "a spec holds one YAML document; found a second one ('---')"}}
+		return nil, Errors{{File: file, Pos: Pos{Line: extra.Line, Col: extra.Column}, Msg: "a spec holds one YAML document; found a second one ('---')"}}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		return nil, Errors{{File: file, Pos: Pos{1, 1}, Msg: "the file is empty"}}
+		return nil, Errors{{File: file, Pos: Pos{Line: 1, Col: 1}, Msg: "the file is empty"}}
 	}
 	c := &converter{file: file}
 	root := c.convert(doc.Content[0], 0, "")
@@ -237,7 +240,7 @@ type converter struct {
 // messages: "dpsgd.noise_multiplier: NaN is not a valid value").
 func (c *converter) convert(y *yaml.Node, depth int, path string) *Node {
 	c.nodes++
-	pos := Pos{y.Line, y.Column}
+	pos := Pos{Line: y.Line, Col: y.Column}
 	if c.nodes > maxNodes || depth > 100 {
 		if len(c.errs) == 0 {
 			c.errs = append(c.errs, Error{File: c.file, Pos: pos, Msg: fmt.Sprintf("the document expands to more than %d nodes or is nested deeper than 100 levels (an alias bomb?); refusing it", maxNodes)})
@@ -253,7 +256,7 @@ func (c *converter) convert(y *yaml.Node, depth int, path string) *Node {
 		n := &Node{Kind: MapNode, Pos: pos}
 		for i := 0; i+1 < len(y.Content); i += 2 {
 			k, v := y.Content[i], y.Content[i+1]
-			kp := Pos{k.Line, k.Column}
+			kp := Pos{Line: k.Line, Col: k.Column}
 			if k.Tag == "!!merge" {
 				c.errs = append(c.errs, Error{File: c.file, Pos: kp, Msg: "merge keys ('<<') are not supported; write the keys out or use an alias for the whole block"})
 				continue
@@ -370,5 +373,5 @@ func yamlError(file string, err error) Error {
 			}
 		}
 	}
-	return Error{File: file, Pos: Pos{line, 1}, Msg: "malformed YAML: " + msg}
+	return Error{File: file, Pos: Pos{Line: line, Col: 1}, Msg: "malformed YAML: " + msg}
 }

@@ -79,6 +79,15 @@ func validate(exp *Experiment, root *Node, e *errs) {
 // sweep may switch between the audit families (one spec comparing the
 // classic game, one-run and per-step audits: examples/audit/tightness.yaml).
 func validateAudit(exp *Experiment, a *Audit, root *Node, pos func(string) Pos, e *errs) {
+	if a.Source != nil {
+		validateScoreSource(exp, a, root, pos, e)
+		return
+	}
+	for _, key := range []string{"threat_model", "trials"} {
+		if !present(root, "audit."+key) {
+			e.add(pos("audit"), "audit."+key, "missing (required)")
+		}
+	}
 	if placeholder(root, "audit.estimator") {
 		if exp.DPSGD == nil {
 			e.add(pos("audit"), "audit", "an audit needs a dpsgd block")

@@ -61,19 +61,7 @@ func DataFiles(points []spec.Point) ([]DataFile, error) {
 	var out []DataFile
 	seen := map[string]bool{}
 	for _, pt := range points {
-		if pt.Exp.Dataset == nil || pt.Exp.Dataset.File == nil {
-			continue
-		}
-		d := pt.Exp.Dataset.File
-		paths := []string{d.Path}
-		if d.FileFormat() == datasets.FormatNPY {
-			paths = append(paths, d.Label)
-		}
-		if d.Split != nil && d.Split.TestPath != "" {
-			paths = append(paths, d.Split.TestPath)
-		}
-		for _, p := range paths {
-			p = d.Resolve(p)
+		for _, p := range filesOf(pt.Exp) {
 			if seen[p] {
 				continue
 			}
@@ -90,6 +78,34 @@ func DataFiles(points []spec.Point) ([]DataFile, error) {
 		}
 	}
 	return out, nil
+}
+
+// filesOf lists the user's files a point reads, resolved: the dataset
+// file's (with its labels and test split) and a score table's (with its
+// canary plan).
+func filesOf(exp *spec.Experiment) []string {
+	var out []string
+	if exp.Dataset != nil && exp.Dataset.File != nil {
+		d := exp.Dataset.File
+		paths := []string{d.Path}
+		if d.FileFormat() == datasets.FormatNPY {
+			paths = append(paths, d.Label)
+		}
+		if d.Split != nil && d.Split.TestPath != "" {
+			paths = append(paths, d.Split.TestPath)
+		}
+		for _, p := range paths {
+			out = append(out, d.Resolve(p))
+		}
+	}
+	if exp.Audit != nil && exp.Audit.Source != nil {
+		s := exp.Audit.Source
+		out = append(out, exp.ResolvePath(s.Scores))
+		if s.Plan != "" {
+			out = append(out, exp.ResolvePath(s.Plan))
+		}
+	}
+	return out
 }
 
 // DataError positions a problem with the dataset block found while

@@ -423,7 +423,7 @@ func jsonValue(v any) any {
 }
 
 // boundMeanings describe the output columns (prefix stripped) in the text
-// output; schemas/tables.md has the full story.
+// output; docs/tables.md has the full story.
 var boundMeanings = map[string]string{
 	"kappa":                 "prior baseline κ (success of the best blind guess)",
 	"gamma":                 "bound on the success probability of any reconstruction attack",

@@ -25,7 +25,8 @@ type estimateFlags struct {
 	filters                   multiFlag
 	lowerIsMember, scoreIsLLR bool
 	group, aggregate          string
-	claimEps, delta           float64
+	claimEps                  optFloat
+	delta                     float64
 	sigma, q                  float64
 	steps                     int
 	accountant                string
@@ -59,7 +60,7 @@ func (f *estimateFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.scoreIsLLR, "score-is-llr", false, "the scores are log-likelihood ratios: the order-statistics decoder guesses by their sign (else by the side of the median)")
 	fs.StringVar(&f.group, "group", "", "user: aggregate each privacy unit's records into one score first (user-level audit)")
 	fs.StringVar(&f.aggregate, "aggregate", "", "with --group user: max, min, mean or logsumexp")
-	fs.Float64Var(&f.claimEps, "claim-epsilon", math.NaN(), "the claimed ε at --delta")
+	fs.Var(&f.claimEps, "claim-epsilon", "the claimed ε at --delta (default: none)")
 	fs.Float64Var(&f.delta, "delta", 1e-5, "δ of the claim and of every estimate")
 	fs.Float64Var(&f.sigma, "noise-multiplier", 0, "claim as a mechanism: σ of DP-SGD (Poisson sampling, add/remove, hard clip)")
 	fs.Float64Var(&f.q, "sampling-rate", 0, "claim as a mechanism: sampling rate q")
@@ -82,6 +83,29 @@ func (f *estimateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.table, "table", "estimates", "estimates (one row per estimate) or summary (one row, the runner's summary columns)")
 	fs.IntVar(&f.digits, "digits", 5, "significant digits of floats (table and md formats)")
 	fs.BoolVar(&f.failOnViolation, "fail-on-violation", false, "exit with code 3 when a valid estimate refutes the claim")
+}
+
+// optFloat is a number flag that may be absent; its help prints no
+// default (a float flag whose "absent" is NaN would print "(default NaN)").
+type optFloat struct {
+	v   float64
+	set bool
+}
+
+func (o *optFloat) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.FormatFloat(o.v, 'g', -1, 64)
+}
+
+func (o *optFloat) Set(s string) error {
+	x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(x) {
+		return fmt.Errorf("%q is not a number", s)
+	}
+	o.v, o.set = x, true
+	return nil
 }
 
 // floatList is a comma-separated list of numbers.
@@ -289,16 +313,16 @@ func (f *estimateFlags) resolve() (audit.ScoreOptions, audit.Claim, string, erro
 // without a claim.
 func (f *estimateFlags) claim(bad func(string, ...any) error) (audit.Claim, string, error) {
 	mech := f.sigma != 0 || f.q != 0 || f.steps != 0
-	given := !math.IsNaN(f.claimEps)
+	given := f.claimEps.set
 	switch {
 	case !(f.delta >= 0 && f.delta < 1):
 		return audit.Claim{}, "", bad("--delta must be in [0, 1), got %v", f.delta)
 	case mech && given:
 		return audit.Claim{}, "", bad("give the claim as --claim-epsilon or as the mechanism (--noise-multiplier, --sampling-rate, --steps), not both")
-	case given && !(f.claimEps >= 0):
-		return audit.Claim{}, "", bad("--claim-epsilon must be ≥ 0, got %v", f.claimEps)
+	case given && !(f.claimEps.v >= 0):
+		return audit.Claim{}, "", bad("--claim-epsilon must be ≥ 0, got %v", f.claimEps.v)
 	case given:
-		return audit.Claim{Epsilon: f.claimEps}, fmt.Sprintf("ε = %g at δ = %g (given)", f.claimEps, f.delta), nil
+		return audit.Claim{Epsilon: f.claimEps.v}, fmt.Sprintf("ε = %g at δ = %g (given)", f.claimEps.v, f.delta), nil
 	case !mech:
 		return audit.Claim{Epsilon: math.Inf(1)}, "none (estimates only; give --claim-epsilon or the mechanism to test a claim)", nil
 	case !(f.sigma > 0) || !(f.q > 0 && f.q <= 1) || f.steps < 1:

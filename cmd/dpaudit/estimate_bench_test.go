@@ -13,7 +13,7 @@ import (
 	"github.com/dpaudit/dpaudit/rng"
 )
 
-// The targets: dpaudit estimate on 10⁶ classic rows with every
+// The targets: dpaudit estimate on 10⁶ classic rows with every
 // estimator ≤ 2 s, and on a one-run table of 10⁵ canaries ≤ 1 s. Run
 //
 //	go test ./cmd/dpaudit -run '^$' -bench 'Estimate' -benchtime 5x

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -124,13 +125,26 @@ func cellText(v any) string {
 // repeat 0 and compares every estimate column with the runner's summary
 // row, exactly. want lists columns that must be among them; skip those
 // that legitimately differ (the runner's test over several repeats).
-func compareWithSummary(t *testing.T, results string, n estimateNode, want, skip []string) {
+// fromTable: a classic audit's split seed is read from the summary's
+// split_seed column (else derived from the spec seed and the point key,
+// and the column compared with what the command derives).
+func compareWithSummary(t *testing.T, results string, n estimateNode, fromTable bool, want, skip []string) {
 	t.Helper()
 	points, _ := filepath.Glob(filepath.Join(results, "trials", "point=*"))
 	if len(points) != 1 {
 		t.Fatalf("%d point folders", len(points))
 	}
-	code, out, errs := cli(t, estimateArgs(points[0], n)...)
+	sum, err := pipeline.ReadParquet(filepath.Join(results, "summary.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := estimateArgs(points[0], n)
+	if fromTable && sum.Col("split_seed") != nil {
+		// The seed from the summary alone, not from the plan's key.
+		i := slices.Index(args, "--spec-seed")
+		args = append(args[:i:i], "--split-seed", sum.Col("split_seed").Values[0].(string))
+	}
+	code, out, errs := cli(t, args...)
 	if code != 0 {
 		t.Fatalf("estimate: exit %d: %s", code, errs)
 	}
@@ -139,10 +153,6 @@ func compareWithSummary(t *testing.T, results string, n estimateNode, want, skip
 	var got map[string]any
 	if err := dec.Decode(&got); err != nil {
 		t.Fatalf("%v: %s", err, out)
-	}
-	sum, err := pipeline.ReadParquet(filepath.Join(results, "summary.parquet"))
-	if err != nil {
-		t.Fatal(err)
 	}
 	compared := map[string]bool{}
 	for name, v := range got {
@@ -177,7 +187,7 @@ var classicColumns = []string{"audit_trials", "audit_score", "threshold_method",
 // p-value is over the 5 repeats in the run, so it is not compared.
 func TestEstimateReproducesFindABug(t *testing.T) {
 	results, n := runAudit(t, "../../examples/audit/find-a-bug.yaml")
-	compareWithSummary(t, results, n, classicColumns, []string{"violation_p_value", "violation_uncorrected"})
+	compareWithSummary(t, results, n, true, append(classicColumns, "split_seed"), []string{"violation_p_value", "violation_uncorrected"})
 }
 
 // A one-repeat audit with Bonferroni thresholds, and a one-run audit:
@@ -192,7 +202,7 @@ dpsgd: {noise_multiplier: 0.9, sampling_rate: 0.1, steps: 50, delta: 1.0e-5}
 audit: {threat_model: malicious_dataset, trials: 3000, threshold: bonferroni, split_fraction: 0.3, claim: {noise_multiplier: 1.5}}
 `), 0o644)
 	results, n := runAudit(t, spec)
-	compareWithSummary(t, results, n, append(classicColumns, "violation_p_value", "violation_uncorrected"), nil)
+	compareWithSummary(t, results, n, false, append(classicColumns, "split_seed", "violation_p_value", "violation_uncorrected"), nil)
 
 	spec = filepath.Join(dir, "onerun.yaml")
 	os.WriteFile(spec, []byte(`name: onerun
@@ -202,7 +212,7 @@ dpsgd: {noise_multiplier: 0.5, sampling_rate: 0.3, steps: 1, delta: 1.0e-5}
 audit: {threat_model: malicious_dataset, estimator: one_run, trials: 1000, one_run: {steinke_guesses: 300, order_stats_guesses: 200}}
 `), 0o644)
 	results, n = runAudit(t, spec)
-	compareWithSummary(t, results, n, []string{"audit_trials", "threshold_method", "epsilon_lb", "estimate_family", "estimate_valid",
+	compareWithSummary(t, results, n, false, []string{"audit_trials", "threshold_method", "epsilon_lb", "estimate_family", "estimate_valid",
 		"epsilon_lb_confidence", "one_run_guesses", "one_run_correct", "one_run_fdp_epsilon_lb", "one_run_fdp_mu", "one_run_fdp_guesses",
 		"one_run_fdp_correct", "one_run_os_epsilon_lb", "one_run_os_mu", "one_run_os_guesses", "one_run_os_mistakes", "one_run_os_claim",
 		"one_run_os_claim_mu", "one_run_os_claim_p_value", "one_run_os_at_range_end", "epsilon_accountant", "violation_p_value", "violation_uncorrected"}, nil)
@@ -222,7 +232,7 @@ dpsgd: {noise_multiplier: 0.8, sampling_rate: 0.1, steps: 100, delta: 1.0e-5, le
 audit: {threat_model: gradient, estimator: per_step, trials: 200, runs: 2}
 `), 0o644)
 	results, n := runAudit(t, spec)
-	compareWithSummary(t, results, n, []string{"threshold_method", "epsilon_lb", "estimate_family", "estimate_valid", "epsilon_lb_confidence",
+	compareWithSummary(t, results, n, false, []string{"threshold_method", "epsilon_lb", "estimate_family", "estimate_valid", "epsilon_lb_confidence",
 		"per_step_samples", "per_step_threshold", "per_step_fpr_upper", "per_step_fnr_upper", "per_step_mu_lb", "per_step_mu_ub",
 		"per_step_mu_point", "per_step_claim_mu", "per_step_sampling_rate", "per_step_composition", "per_step_claim",
 		"epsilon_per_step_point", "epsilon_per_step_ub", "per_step_cp_epsilon_lb", "per_step_claim_step_epsilon",

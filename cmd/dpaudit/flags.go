@@ -15,6 +15,9 @@ var helpOut io.Writer = os.Stdout
 // newFlags makes a flag set whose --help prints a usage line and the flags.
 func newFlags(name, usageLine, about string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	if capturing != nil {
+		*capturing = append(*capturing, commandDoc{name: name, usage: usageLine, about: about, flags: fs})
+	}
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: dpaudit %s %s\n\n%s\n\nFlags:\n", name, usageLine, about)
@@ -26,6 +29,9 @@ func newFlags(name, usageLine, about string, stderr io.Writer) *flag.FlagSet {
 // parse parses flags that may come before or after positional arguments
 // ("dpaudit run spec.yaml -j 4"). A bad flag is a usage error (exit 2).
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	if capturing != nil {
+		return nil, errCaptured
+	}
 	for _, a := range args {
 		if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
 			fs.SetOutput(helpOut) // asked-for help is output, not an error
@@ -82,4 +88,22 @@ func (m *multiFlag) Set(s string) error {
 		}
 	}
 	return nil
+}
+
+// overrideFlag collects -s key.path=value settings: repeatable, never split
+// on commas (a value may be a list, [1, 2]).
+type overrideFlag []string
+
+func (o *overrideFlag) String() string { return strings.Join(*o, " ") }
+func (o *overrideFlag) Set(s string) error {
+	*o = append(*o, s)
+	return nil
+}
+
+// overrideUsage is the help of -s, shared by run, plan, validate and worker.
+const overrideUsage = "set a spec key over the file, as `key.path=value` (repeatable; the value is YAML: 1.2, [1, 2], \"=2*epochs\"); a bare variable name sets vars, sweep.grid.KEY sets an axis, a swept key given here takes that one value; validated like the file and recorded in the manifest"
+
+func registerOverrides(fs *flag.FlagSet, o *overrideFlag) {
+	fs.Var(o, "s", overrideUsage)
+	fs.Var(o, "set", "the same as -s")
 }

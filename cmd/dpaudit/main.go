@@ -28,6 +28,14 @@ type command struct {
 	run     func(args []string, stdout, stderr io.Writer) error
 }
 
+// subcommands of the commands that have them (dpaudit store gc), each with
+// its own flags; completion and docs/cli.md list them.
+var subcommands = map[string][]string{
+	"data":     {"fetch", "ls"},
+	"store":    {"verify", "gc", "du"},
+	"canaries": {"make"},
+}
+
 var commands []command
 
 func init() {
@@ -49,6 +57,7 @@ func init() {
 		{"diff", "compare two results folders point by point (old → new)", cmdDiff},
 		{"report", "redraw a results folder's figures from its tables and write report.html", cmdReport},
 		{"version", "print the version and build information", cmdVersion},
+		{"completion", "print a bash or zsh completion script (source <(dpaudit completion bash))", cmdCompletion},
 	}
 }
 
@@ -57,7 +66,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintf(w, "\nRun \"dpaudit COMMAND --help\" for a command's flags.\nExit codes: 0 ok, 1 failure (dpaudit diff: the results differ), 2 bad input\n(spec error, bad flag, unwritable folder), 3 a privacy violation found with\n--fail-on-violation.\n")
+	fmt.Fprintf(w, "\nRun \"dpaudit COMMAND --help\" for a command's flags.\nExit codes: 0 ok, 1 failure (dpaudit diff: the results differ), 2 bad input\n(spec error, bad flag, unwritable folder), 3 a privacy violation found with\n--fail-on-violation, 130 interrupted (Ctrl-C; finished nodes are kept).\n")
 }
 
 func main() {
@@ -110,6 +119,11 @@ func report(err error, stderr io.Writer) int {
 	}
 	if errors.Is(err, errViolation) {
 		return exitViolation
+	}
+	var stopped *interrupted
+	if errors.As(err, &stopped) {
+		fmt.Fprintf(stderr, "dpaudit: %v\n", stopped)
+		return exitInterrupted
 	}
 	if errors.Is(err, errDiffers) {
 		return exitFailure

@@ -159,6 +159,9 @@ func newSlurmExecutor(cfg slurm.Config, rf *runnerFlags, specPath string, stderr
 		if rf.reuse {
 			w = append(w, "--reuse-across-versions")
 		}
+		for _, o := range rf.overrides {
+			w = append(w, "-s", o)
+		}
 		// Unique per driver, even for two drivers of one process in one
 		// second (the tests run several).
 		runID := fmt.Sprintf("%s-%s-%d.%x", p.Spec.Name, time.Now().UTC().Format("20060102T150405"), os.Getpid(), rand.Uint32())

@@ -7,12 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/dpaudit/dpaudit"
 	"github.com/dpaudit/dpaudit/pipeline"
@@ -30,6 +27,7 @@ type runnerFlags struct {
 	failOnViolation bool
 	verify          bool
 	reuse           bool
+	overrides       overrideFlag
 }
 
 func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
@@ -38,6 +36,7 @@ func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
 	fs.Var(&r.force, "force", "recompute the nodes of this kind and what depends on them (repeatable, comma-separated); kinds: "+strings.Join(dpaudit.KnownKinds, ", "))
 	r.limits.register(fs)
 	fs.BoolVar(&r.reuse, "reuse-across-versions", false, "reuse stored nodes computed by another dpaudit code version when all else is equal (only for code changes you know are numerically neutral)")
+	registerOverrides(fs, &r.overrides)
 	fs.StringVar(&r.results, "results", "results", "results root; tables go to DIR/<name>/ (plan reads the last run's manifest there to say which data files changed)")
 	if withRun {
 		fs.IntVar(&r.jobs, "j", runtime.NumCPU(), "nodes run in parallel")
@@ -48,7 +47,7 @@ func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
 
 func (r *runnerFlags) options() dpaudit.Options {
 	o := dpaudit.Options{Store: r.store, Results: r.results, Jobs: r.jobs, Force: r.force, DataDir: r.dataDir,
-		Verify: r.verify, ReuseAcrossVersions: r.reuse}
+		Verify: r.verify, ReuseAcrossVersions: r.reuse, Overrides: r.overrides}
 	r.limits.apply(&o)
 	return o
 }
@@ -121,14 +120,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	for _, n := range plan.Notes {
 		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	if sf.detach {
 		ctx = context.Background() // a detached run's jobs outlive the driver
 	}
-	res, err := plan.Execute(ctx, pipeline.NewReporter(stderr))
+	rep := &interruptReporter{Reporter: pipeline.NewReporter(stderr), ctx: ctx}
+	res, err := plan.Execute(ctx, rep)
 	if err != nil {
-		return runError(ctx, err, ex, plan, stdout, stderr)
+		return runError(ctx, err, ex, plan, rep, stdout, stderr)
 	}
 	fmt.Fprintf(stdout, "%d point(s): %d node(s) computed here, %d computed by another process, %d cached\nresults: %s\n",
 		len(plan.Points), res.ComputedHere, res.ComputedElsewhere, res.Cached, res.Dir)
@@ -171,7 +171,7 @@ func (sf *slurmFlags) useSlurm(opts *dpaudit.Options, cfg slurm.Config, rf *runn
 }
 
 // runError turns a failed Execute into the message and exit code of run.
-func runError(ctx context.Context, err error, ex *slurm.Executor, plan *dpaudit.Plan, stdout, stderr io.Writer) error {
+func runError(ctx context.Context, err error, ex *slurm.Executor, plan *dpaudit.Plan, rep *interruptReporter, stdout, stderr io.Writer) error {
 	var re *slurm.RefusedError
 	var pe *slurm.PathError
 	var det *slurm.Detached
@@ -188,10 +188,11 @@ func runError(ctx context.Context, err error, ex *slurm.Executor, plan *dpaudit.
 	case errors.As(err, &re):
 		return &usageError{re.Error()}
 	case ctx.Err() != nil:
+		kept := fmt.Sprintf("%d node(s) finished in this run and %d cached are kept in %s; run the same command again to resume", rep.finished.Load(), cachedNodes(plan), plan.Store.Root)
 		if ex != nil && len(ex.Submitted) > 0 {
-			return fmt.Errorf("interrupted; cancelled Slurm job(s) %s; finished nodes are kept in %s, run again to resume", strings.Join(ex.Submitted, " "), plan.Store.Root)
+			kept = fmt.Sprintf("cancelled Slurm job(s) %s; %s", strings.Join(ex.Submitted, " "), kept)
 		}
-		return fmt.Errorf("interrupted; finished nodes are kept in %s, run again to resume", plan.Store.Root)
+		return &interrupted{kept}
 	}
 	return err
 }
@@ -292,6 +293,8 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	var limits limitFlags
 	limits.register(fs)
 	dataDir := fs.String("data-dir", "", "data directory of MNIST and Fashion-MNIST (default $DPAUDIT_DATA or the user cache dir)")
+	var overrides overrideFlag
+	registerOverrides(fs, &overrides)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -301,7 +304,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	}
 	var firstErr error
 	for _, p := range pos {
-		o := dpaudit.Options{DataDir: *dataDir}
+		o := dpaudit.Options{DataDir: *dataDir, Overrides: overrides}
 		limits.apply(&o)
 		plan, err := dpaudit.Load(p, o)
 		if err != nil {
@@ -335,7 +338,7 @@ func cmdSchema(args []string, stdout, stderr io.Writer) error {
 }
 
 func cmdVersion(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("version", "[--json]", "Prints the version, Go version and module versions.", stderr)
+	fs := newFlags("version", "[--json]", "Prints the dpaudit version, the module version and git commit it was built\nfrom, and the Go version (--json adds every dependency's version).", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -346,11 +349,29 @@ func cmdVersion(args []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(b)
 	}
-	fmt.Fprintf(stdout, "dpaudit %s (%s)\n", b.Version, b.GoVersion)
-	if b.GitCommit != "" {
-		fmt.Fprintf(stdout, "commit %s\n", b.GitCommit)
-	}
+	printVersion(stdout, b)
 	return nil
+}
+
+// printVersion prints the version, the module version and the commit the
+// binary was built from. go run and go test stamp neither the module
+// version nor the commit; that is said plainly rather than left blank.
+func printVersion(w io.Writer, b dpaudit.BuildInfo) {
+	fmt.Fprintf(w, "dpaudit %s\n", b.Version)
+	module := b.Module
+	if module == "" || module == "(devel)" {
+		module = "devel (built with go run or go test, which stamp no version; go install ./cmd/dpaudit does)"
+	}
+	fmt.Fprintf(w, "module  %s\n", module)
+	switch {
+	case b.GitCommit == "":
+		fmt.Fprintf(w, "commit  unknown (not built by go build or go install from a git checkout)\n")
+	case b.GitDirty:
+		fmt.Fprintf(w, "commit  %s %s, with uncommitted changes\n", b.GitCommit, b.GitTime)
+	default:
+		fmt.Fprintf(w, "commit  %s %s\n", b.GitCommit, b.GitTime)
+	}
+	fmt.Fprintf(w, "go      %s\n", b.GoVersion)
 }
 
 // errViolation ends a run that found a violation with --fail-on-violation.

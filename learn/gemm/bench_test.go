@@ -8,8 +8,8 @@ import (
 	gblas "gonum.org/v1/gonum/blas/gonum"
 )
 
-// benchShape is one GEMM the trainer issues (the models of the README's
-// performance table), named after the layer and pass.
+// benchShape is one GEMM the trainer issues (the models of the DP-SGD
+// comparisons in docs/performance.md), named after the layer and pass.
 type benchShape struct {
 	name     string
 	tA, tB   bool

@@ -9,7 +9,7 @@ import (
 // compiles on this platform: +0 for x[i] ≤ 0 (−0 included), x[i] when it
 // is positive; a NaN stays a NaN (on amd64 with its sign cleared, which
 // the assembly paths copy; TestReLUMatchesMax). x must
-// be at least as long as y; y may alias x. Issue 12: the scalar loop was
+// be at least as long as y; y may alias x. Measured: the scalar loop was
 // 3% of an MLP 784-512-10 step.
 func ReLU(y, x []float32) {
 	if len(x) < len(y) {
@@ -41,7 +41,7 @@ func reluGo(y, x []float32) {
 //
 // (a bit operation, so bit-identical on every path; y = −0 keeps g, as in
 // that loop). g and y must be at least as long as d; d may alias g.
-// Issue 12: the scalar loop was 4% of an MLP 784-512-10 step.
+// Measured: the scalar loop was 4% of an MLP 784-512-10 step.
 func ReLUGrad(d, g, y []float32) {
 	if len(g) < len(d) || len(y) < len(d) {
 		panic(fmt.Sprintf("gemm.ReLUGrad: len(g) = %d, len(y) = %d < len(d) = %d", len(g), len(y), len(d)))

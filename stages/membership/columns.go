@@ -54,5 +54,5 @@ func estimatorColumns(estimator string) []string {
 	}
 	return slices.Concat(head, []string{"epsilon_point", "threshold", "fpr", "fnr", "fpr_upper", "fnr_upper", "attack_accuracy", "max_accuracy", "auc",
 		"tpr_at_fpr_0_1pct", "tpr_at_fpr_1pct", "gdp_mu", "gdp_mu_lo", "gdp_mu_hi",
-		"epsilon_gdp_estimate", "epsilon_gdp_estimate_lo", "epsilon_gdp_estimate_hi"}, tail)
+		"epsilon_gdp_estimate", "epsilon_gdp_estimate_lo", "epsilon_gdp_estimate_hi", "split_seed"}, tail)
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/pipeline"
@@ -165,6 +166,10 @@ func estimateRepeat(p estimateParams, key string, scores []float64, worlds []boo
 			stages.F64("epsilon_gdp_estimate", r.GDP.Epsilon),
 			stages.F64("epsilon_gdp_estimate_lo", r.GDP.EpsilonLower),
 			stages.F64("epsilon_gdp_estimate_hi", r.GDP.EpsilonUpper),
+			// The seed of the split (and of a Bonferroni grid's held-out
+			// share): with it, dpaudit estimate --split-seed recomputes
+			// the row from the trials table alone.
+			stages.Str("split_seed", strconv.FormatUint(o.Seed, 10)),
 		},
 		family: r.Family, valid: r.Valid, epsLB: r.EpsilonLB, conf: r.Confidence, method: r.Method,
 		pValue: r.PValue(epsAcc), violation: r.ViolatesClaim(epsAcc),

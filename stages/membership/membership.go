@@ -51,7 +51,7 @@ const (
 // worst-case θ_0; each game refuses what it cannot do (checkWorstCaseInit).
 func variantOf(a *spec.Audit) string {
 	switch {
-	case a == nil:
+	case a == nil, a.Source != nil: // a score table: stages/scores
 		return ""
 	case a.Stop == "sequential":
 		return variantSequential

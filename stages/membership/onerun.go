@@ -22,34 +22,6 @@ var oneRunColumns = []string{"one_run_canaries", "one_run_guesses", "one_run_cor
 	"one_run_fdp_epsilon_lb_median", "one_run_fdp_epsilon_lb_min", "one_run_fdp_epsilon_lb_max",
 	"one_run_os_epsilon_lb_median", "one_run_os_epsilon_lb_min", "one_run_os_epsilon_lb_max"}
 
-// twoSided splits g guesses into "included" for the highest scores and
-// "excluded" for the lowest; g = 0 is the default, 10% of the m canaries
-// (5% each side, at least one).
-func twoSided(g, m int) (kPlus, kMinus int) {
-	if g == 0 {
-		k := max(1, m/20)
-		return k, k
-	}
-	return (g + 1) / 2, g / 2
-}
-
-// osFamilyOf is the order-statistics family of the claim, and the claim's
-// parameter in it: T steps without subsampling compose to the Gaussian
-// with μ = √T/σ (exactly); one subsampled step is the SGM family with the
-// claimed q. T > 1 steps with q < 1 is in neither (ok = false).
-func osFamilyOf(c mechanismConfig) (f audit.OSFamily, mu float64, ok bool) {
-	sigma := c.accountedSigma()
-	switch {
-	case sigma == 0:
-		return f, 0, false
-	case c.SamplingRate == 1:
-		return audit.OSFamily{SamplingRate: 1}, math.Sqrt(float64(c.Steps)) / sigma, true
-	case c.Steps == 1:
-		return audit.OSFamily{SamplingRate: c.SamplingRate}, 1 / sigma, true
-	}
-	return f, 0, false
-}
-
 // oneRunEstimate runs the three one-run estimators on the canaries' scores
 // (the ideal mechanism's log-likelihood ratio under the claim). Only
 // Steinke et al.'s bound tests (ε, δ)-DP for any mechanism, so it is
@@ -64,18 +36,13 @@ func oneRunEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc fl
 	o := p.OneRun
 	m := len(scores)
 	if p.LowerWorld1 {
-		med := audit.Median(scores)
-		s := make([]float64, m)
-		for i, x := range scores {
-			s[i] = med - x
-		}
-		scores = s
+		scores = audit.CenteredScores(scores, true, false)
 	}
 	canaries := p.Canaries
 	if canaries == "" {
 		canaries = "ideal mechanism"
 	}
-	kp, km := twoSided(o.SteinkeGuesses, m)
+	kp, km := audit.TwoSidedGuesses(o.SteinkeGuesses, m)
 	r, err := audit.OneRun(scores, worlds, kp, km, p.Delta, p.Confidence)
 	if err != nil {
 		return repeatEstimate{}, err
@@ -86,7 +53,7 @@ func oneRunEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc fl
 			return repeatEstimate{}, err
 		}
 	}
-	kp, km = twoSided(o.FDPGuesses, m)
+	kp, km = audit.TwoSidedGuesses(o.FDPGuesses, m)
 	fdp, fdpMu, err := audit.OneRunFDP(scores, worlds, kp, km, p.Delta, p.Confidence)
 	if err != nil {
 		return repeatEstimate{}, err
@@ -158,7 +125,7 @@ func sourceName(s string) string {
 // bound, which tests the claim's Gaussian family (none without one: T > 1
 // steps with q < 1), and its ε lower bound (NaN without a family).
 func orderStatsOutputs(p estimateParams, scores []float64, worlds []bool) ([]stages.Output, float64, error) {
-	fam, claimMu, ok := osFamilyOf(p.Claim)
+	fam, claimMu, ok := audit.OSFamilyOfSGM(p.Claim.accountedSigma(), p.Claim.SamplingRate, p.Claim.Steps)
 	if !ok {
 		return []stages.Output{
 			stages.F64("one_run_os_epsilon_lb", math.NaN()),

@@ -9,7 +9,6 @@ import (
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/learn"
 	"github.com/dpaudit/dpaudit/pipeline"
-	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/rng"
 	"github.com/dpaudit/dpaudit/stages"
 )
@@ -192,7 +191,7 @@ func perStepEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc f
 	}
 	var eps [3]float64 // ε of μ's lower end, point estimate and upper end
 	for i, mu := range []float64{r.MuLower, r.MuPoint, r.MuUpper} {
-		if eps[i], err = composePerStep(c, p.Delta, mu); err != nil {
+		if eps[i], err = audit.ComposePerStep(mu, c.SamplingRate, c.Steps, c.Accountant, p.Delta); err != nil {
 			return repeatEstimate{}, fmt.Errorf("per-step composition of μ = %v: %w", mu, err)
 		}
 	}
@@ -235,26 +234,4 @@ func perStepEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc f
 		family: audit.FamilyPerStepGDP, valid: true, epsLB: lb, conf: r.Confidence, method: "per_step",
 		pValue: pv, violation: audit.Below(pv, 1-p.Confidence, audit.ClaimTolerance),
 	}, nil
-}
-
-// composePerStep is the ε at δ of the claim's T steps when each is the
-// Gaussian mechanism of per-step μ: at q = 1 exactly by GDP composition
-// (μ_total = √T·μ), otherwise by the claim's accountant on the subsampled
-// Gaussian with σ = 1/μ and the claimed q.
-func composePerStep(c mechanismConfig, delta, mu float64) (float64, error) {
-	switch {
-	case math.IsNaN(mu):
-		return math.NaN(), nil
-	case mu <= 0:
-		return 0, nil
-	case math.IsInf(mu, 1):
-		return math.Inf(1), nil
-	case c.SamplingRate == 1:
-		return privacy.GDPEpsilon(math.Sqrt(float64(c.Steps))*mu, delta)
-	}
-	acc := privacy.Accountant(c.Accountant)
-	if acc == "" {
-		acc = privacy.AccountantBest
-	}
-	return privacy.Epsilon(acc, privacy.SampledGaussian{NoiseMultiplier: 1 / mu, SamplingRate: c.SamplingRate, Steps: c.Steps}, delta, privacy.Options{})
 }

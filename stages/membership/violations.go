@@ -53,6 +53,9 @@ func readViolation(r stages.Row, v *stages.Violation) {
 // rowVariant is the membership game that wrote a summary row, from its
 // estimate family (and a worst-case θ_0's description).
 func rowVariant(r stages.Row) string {
+	if r.Str("scores_sha256") != "" {
+		return "" // a score table's row: stages/scores reads it
+	}
 	switch r.Str("estimate_family") {
 	case audit.FamilySequential:
 		return variantSequential
