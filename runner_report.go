@@ -22,6 +22,7 @@ import (
 // anything runs.
 func checkReport(s *spec.Spec, points []spec.Point, c *stages.Compiled) error {
 	probs := report.Check(points[0].Exp.Report, report.Available(c.Columns))
+	probs = append(probs, checkTradeoffFigures(points)...)
 	if len(probs) == 0 {
 		return nil
 	}
@@ -30,6 +31,39 @@ func checkReport(s *spec.Spec, points []spec.Point, c *stages.Compiled) error {
 		errs = append(errs, s.ErrorAt(p.Path, p)...)
 	}
 	return errs
+}
+
+// checkTradeoffFigures refuses a tradeoff figure over a point that has no
+// membership audit whose trials it could draw (a classic audit: estimator
+// clopper_pearson, stop fixed). With a where, which points it keeps is
+// known only from the summary: then at least one point must qualify, and
+// the figure node refuses a kept point without one.
+func checkTradeoffFigures(points []spec.Point) []report.Problem {
+	r := points[0].Exp.Report
+	if r == nil {
+		return nil
+	}
+	var out []report.Problem
+	for i, f := range r.Figures {
+		if f.Tradeoff == nil {
+			continue
+		}
+		var missing []string
+		for _, pt := range points {
+			if a := pt.Exp.Audit; a == nil || a.Estimator != "clopper_pearson" || a.Stop != "fixed" {
+				missing = append(missing, fmt.Sprint(pt.Index))
+			}
+		}
+		path := fmt.Sprintf("report.figures[%d].kind", i)
+		msg := "a tradeoff figure draws a membership audit (estimator clopper_pearson, stop fixed) against its claim, and "
+		switch {
+		case len(missing) == len(points):
+			out = append(out, report.Problem{Path: path, Msg: msg + "no point has one"})
+		case len(missing) > 0 && f.Tradeoff.Where == "":
+			out = append(out, report.Problem{Path: path, Msg: msg + "point(s) " + strings.Join(missing, ", ") + " have none: keep the audited points with where"})
+		}
+	}
+	return out
 }
 
 // publishFigures copies the figure nodes' files out of the store into
@@ -282,6 +316,9 @@ func writeReportPage(dir string) (string, error) {
 		}
 		pg.Figures = append(pg.Figures, pf)
 	}
+	if panel := riskPanel(sum, pointParams(m)); panel != nil {
+		pg.Panels = append(pg.Panels, *panel)
+	}
 	if pg.Banner, err = violationLines(sum, m); err != nil {
 		return "", err
 	}
@@ -305,19 +342,7 @@ func violationLines(sum *pipeline.Table, m *Manifest) ([]string, error) {
 	if err != nil || len(vs) == 0 {
 		return nil, err
 	}
-	params := map[int64]string{}
-	for _, pt := range m.Points {
-		var keys []string
-		for k := range pt.Values {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var kv []string
-		for _, k := range keys {
-			kv = append(kv, fmt.Sprintf("%s=%v", k, pt.Values[k]))
-		}
-		params[int64(pt.Index)] = strings.Join(kv, " ")
-	}
+	params := pointParams(m)
 	var out []string
 	for _, v := range vs {
 		line := fmt.Sprintf("point %d [%s] %s: %s", v.PointIndex, v.Column, params[v.PointIndex], v.Message)
@@ -351,4 +376,23 @@ func provenance(m *Manifest) [][2]string {
 		{"run", fmt.Sprintf("%s → %s (%.1f s)", m.Started.Format("2006-01-02 15:04:05 MST"), m.Ended.Format("15:04:05"), m.Seconds)},
 		{"store", m.Store},
 	}
+}
+
+// pointParams is each point's swept and derived values as "key=value …",
+// by point index.
+func pointParams(m *Manifest) map[int64]string {
+	params := map[int64]string{}
+	for _, pt := range m.Points {
+		var keys []string
+		for k := range pt.Values {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var kv []string
+		for _, k := range keys {
+			kv = append(kv, fmt.Sprintf("%s=%v", k, pt.Values[k]))
+		}
+		params[int64(pt.Index)] = strings.Join(kv, " ")
+	}
+	return params
 }

@@ -96,7 +96,7 @@ dpsgd: {noise_multiplier: 1, sampling_rate: 0.1, steps: 5, learning_rate: 0.5}
 crafter: {kind: random_record}
 distinguisher: {kind: loss_threshold}
 audit: {threat_model: api_access, trials: 6}
-bound: [{kind: accountant}]
+bound: [{kind: accountant}, {kind: risk}]
 sweep:
   zip:
     audit.threat_model: [api_access, gradient, intermediate_poison]

@@ -93,6 +93,18 @@ func (fc *figureCheck) ref(key, col string) {
 func checkFigure(f *spec.Figure, base string, avail Available) []Problem {
 	c := f.Common()
 	fc := &figureCheck{base: base}
+	if f.Tradeoff != nil {
+		// Its curve and points come from the claim columns and the trials,
+		// which the caller checks per point (it knows the points' audits);
+		// its where and label name summary columns.
+		sum := *c
+		sum.Table = "summary"
+		if f.Tradeoff.Label != "" {
+			fc.ref("label", f.Tradeoff.Label)
+		}
+		fc.columns(&sum, avail)
+		return fc.out
+	}
 	if c.Table == "trials" && len(avail.Trials) == 0 {
 		fc.bad("table", "this spec writes no trials table (only audits do); use table: summary")
 		return fc.out

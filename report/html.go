@@ -20,6 +20,7 @@ type Page struct {
 	BannerTitle string   // e.g. "PRIVACY VIOLATION"
 	Banner      []string // one line per offending row; empty: no banner
 	Figures     []PageFigure
+	Panels      []PagePanel     // small tables the caller composed, above the figures
 	Table       *pipeline.Table // the summary, shown in full
 	Provenance  [][2]string     // label, value
 }
@@ -30,6 +31,16 @@ type PageFigure struct {
 	SVG, PNG    []byte
 	Files       []string // links relative to the page
 	Notes       []string
+}
+
+// PagePanel is a small table of text the caller composed (the page does
+// not know what it says): a title, a paragraph above, rows of cells, notes
+// below.
+type PagePanel struct {
+	ID, Title, Intro string
+	Header           []string
+	Rows             [][]string
+	Notes            []string
 }
 
 var prolog = regexp.MustCompile(`^(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?`)
@@ -123,6 +134,7 @@ figure { margin: 1.5em 0; }
 figure svg, figure img { width: 100%; max-width: 860px; height: auto; display: block; }
 figcaption { color: #555; font-size: 0.9em; }
 .notes { color: #8a6d00; }
+.panel p { font-size: 0.9em; } .pnote { color: #555; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: 0.8em; }
 th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; white-space: nowrap; }
@@ -135,6 +147,13 @@ dt { font-weight: bold; } dd { margin: 0; font-family: monospace; word-break: br
 <h1>{{.Title}}</h1>
 {{if .Description}}<p class="desc">{{.Description}}</p>{{end}}
 {{if .Banner}}<div class="banner" id="violations"><h2>{{.BannerTitle}}</h2><ul>{{range .Banner}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
+{{range .Panels}}<section class="panel" id="{{.ID}}"><h2>{{.Title}}</h2>
+{{if .Intro}}<p>{{.Intro}}</p>{{end}}
+{{if .Header}}<div class="scroll"><table><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>{{end}}
+{{range .Notes}}<p class="pnote">{{.}}</p>{{end}}</section>
+{{end}}
 {{range .Figs}}<figure class="figure" id="fig-{{.Name}}">
 {{.Body}}
 <figcaption>{{.Name}}{{range .Files}} · <a href="figures/{{.}}">{{.}}</a>{{end}}{{range .Notes}}<br><span class="notes">{{.}}</span>{{end}}</figcaption>

@@ -18,3 +18,4 @@ fig examples/quickstart.yaml quickstart epsilon-vs-epochs
 fig examples/hayes2023/fig15-q-sweep.yaml hayes2023-fig15-q-sweep rero-vs-q
 fig examples/hayes2023/fig15-q-sigma-grid.yaml hayes2023-fig15-q-sigma-grid rero-q-sigma
 fig examples/nasr2021/fig8-malicious-dataset.yaml nasr2021-fig8-malicious-dataset epsilon-lb-vs-theory
+fig examples/audit/find-a-bug.yaml find-a-bug audit-on-the-curve

@@ -359,6 +359,7 @@ type Bound struct {
 	MSE        *MSERDPBound     `kind:"mse_rdp" doc:"Lower bound on the per-coordinate MSE of unbiased reconstruction from order-2 Rényi DP (Guo et al. 2022, Theorem 1). Columns mse_rdp_epsilon, mse_lower_bound."`
 	Minimax    *MinimaxBound    `kind:"minimax_mse" doc:"Minimax lower bounds on the total squared reconstruction error E‖ẑ − z‖² (Mukherjee & Lokam 2023). Columns minimax_*."`
 	Belief     *BeliefBound     `kind:"belief" doc:"Bounds on the posterior belief ρ_β and the advantage ρ_α of the DP adversary, who knows both neighbouring datasets (Bernau et al. 2021). Columns rho_beta, rho_alpha, belief_*."`
+	Risk       *RiskBound       `kind:"risk" doc:"What the point's accountant means for an attacker, read off its trade-off curve: membership advantage, TPR at given FPRs, Bayes accuracy, reconstruction (attribute-inference, re-identification) success at a baseline (Kulynych et al. 2025), and the μ-GDP fit (an approximation). Columns risk_*."`
 }
 
 // ReroBound is the reconstruction-robustness bound of Hayes et al. for the

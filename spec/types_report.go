@@ -10,13 +10,14 @@ type Report struct {
 // Figure is one plot, selected by kind. The columns it names are checked
 // against the columns the spec produces before anything runs.
 type Figure struct {
-	Kind      string         `yaml:"kind" discriminator:"true" doc:"Figure kind."`
-	Line      *FigureXY      `kind:"line" doc:"Lines through the points of each y column (per color value), sorted by x; y_lo/y_hi add error bars."`
-	Scatter   *FigureXY      `kind:"scatter" doc:"Points; y_lo/y_hi add error bars. Over a trials table, more than 5,000 points per series are thinned to an evenly spaced subsample."`
-	Band      *FigureXY      `kind:"band" doc:"An interval: the area between y_lo and y_hi (required) with the line of y."`
-	Bar       *FigureBar     `kind:"bar" doc:"Bars per x value (categories in table order), grouped by y column or color; y_lo/y_hi add error bars."`
-	Histogram *FigureHist    `kind:"histogram" doc:"Histogram of the x column (binned, so any number of rows), one outline per color value."`
-	Heatmap   *FigureHeatmap `kind:"heatmap" doc:"z over a grid of x and y values (one cell per distinct (x, y))."`
+	Kind      string          `yaml:"kind" discriminator:"true" doc:"Figure kind."`
+	Line      *FigureXY       `kind:"line" doc:"Lines through the points of each y column (per color value), sorted by x; y_lo/y_hi add error bars."`
+	Scatter   *FigureXY       `kind:"scatter" doc:"Points; y_lo/y_hi add error bars. Over a trials table, more than 5,000 points per series are thinned to an evenly spaced subsample."`
+	Band      *FigureXY       `kind:"band" doc:"An interval: the area between y_lo and y_hi (required) with the line of y."`
+	Bar       *FigureBar      `kind:"bar" doc:"Bars per x value (categories in table order), grouped by y column or color; y_lo/y_hi add error bars."`
+	Histogram *FigureHist     `kind:"histogram" doc:"Histogram of the x column (binned, so any number of rows), one outline per color value."`
+	Heatmap   *FigureHeatmap  `kind:"heatmap" doc:"z over a grid of x and y values (one cell per distinct (x, y))."`
+	Tradeoff  *FigureTradeoff `json:",omitempty" kind:"tradeoff" doc:"The claimed accountant's trade-off curve (ROC: TPR against FPR on log axes, or β against α) with the membership audit's empirical operating points from its trials, each in a joint Clopper–Pearson box; a box entirely beyond the curve is drawn as a violation. One panel per audited point."`
 }
 
 // FigureCommon holds the keys every figure kind has.
@@ -99,6 +100,8 @@ func (f *Figure) Common() *FigureCommon {
 		return &f.Histogram.FigureCommon
 	case f.Heatmap != nil:
 		return &f.Heatmap.FigureCommon
+	case f.Tradeoff != nil:
+		return f.Tradeoff.common()
 	}
 	return nil
 }

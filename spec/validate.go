@@ -321,6 +321,8 @@ func validateBound(exp *Experiment, b Bound, path string, root *Node, pos func(s
 		if has("delta") && !has("epsilon") {
 			report("delta", "delta goes with epsilon; with ε accounted from dpsgd, δ is dpsgd.delta")
 		}
+	case b.Risk != nil:
+		validateRiskBound(b.Risk, noDPSGD, has, report)
 	case b.Belief != nil:
 		var given []string
 		for _, k := range []string{"epsilon", "target_rho_beta", "target_rho_alpha"} {

@@ -89,3 +89,26 @@ func (d Mechanism) String() string {
 // NoNoise is non-private training (σ = 0 with clip_norm .inf): every bound
 // is trivial, ε = +Inf.
 func (d Mechanism) NoNoise() bool { return d.NoiseMultiplier == 0 }
+
+// SoftClipSensitivity is the soft clip's largest output norm in units of C
+// (learn.ClipSoft, Guo et al. 2022 §6.2).
+const SoftClipSensitivity = 1.11524
+
+// AccountedNoise is the noise multiplier of the sensitivity-C mechanism a
+// claim is equivalent to: noise σC on a sum whose sensitivity is s·C is the
+// Gaussian mechanism with noise multiplier σ/s. Replace-one adjacency moves
+// the sum by up to 2C (one record out, another in): the σ/2 add/remove
+// mechanism dominates every replace-one claim ("replace",
+// "replace_one_sigma_half", and the exact "replace_one", for which it is a
+// valid, looser curve); the soft clip's outputs reach 1.11524·C.
+func AccountedNoise(sigma float64, adjacency, clip string) float64 {
+	s := 1.0
+	switch adjacency {
+	case "replace", "replace_one", "replace_one_sigma_half":
+		s *= 2
+	}
+	if clip == "soft" {
+		s *= SoftClipSensitivity
+	}
+	return sigma / s
+}

@@ -89,6 +89,7 @@ func (m *Memo) Flush() error {
 // spec.MathFunctions plus
 //
 //	calibrate(target_epsilon, delta, sampling_rate, steps[, accountant])  → noise multiplier
+//	calibrate("tpr_at_fpr=0.05@0.01", sampling_rate, steps[, accountant]) → noise multiplier for a risk target (functions_risk.go)
 //	epsilon(noise_multiplier, sampling_rate, steps, delta[, accountant])   → ε
 //	delta(noise_multiplier, sampling_rate, steps, epsilon[, accountant])   → δ
 //	bernau_noise(rho_beta, delta, steps)                                  → full-batch z for ρ_β (functions_identify.go)
@@ -102,6 +103,9 @@ func (m *Memo) Flush() error {
 func Functions(m *Memo) map[string]spec.Func {
 	f := spec.MathFunctions()
 	f["calibrate"] = func(args ...any) (any, error) {
+		if len(args) > 0 && isText(args[0]) {
+			return calibrateTarget(m, args)
+		}
 		a, acc, err := dpArgs("calibrate", "target_epsilon, delta, sampling_rate, steps", 3, args)
 		if err != nil {
 			return nil, err

@@ -164,7 +164,7 @@ var kitImplements = map[string][]string{
 	"dpsgd":   {""},
 	"sweep":   {""},
 	"report":  {""},
-	"figure":  {"line", "scatter", "band", "bar", "histogram", "heatmap"},
+	"figure":  {"line", "scatter", "band", "bar", "histogram", "heatmap", "tradeoff"},
 	"dataset": {"digits", "mnist", "fashion-mnist", "gaussian", "purchase-like", "adult-like", "file"},
 	"model":   {"logreg", "mlp", "cnn", "ideal", "output_perturbation", "pnsgd", "layers"},
 	"layer":   {"dense", "conv2d", "maxpool", "avgpool", "flatten", "relu", "tanh", "elu", "sigmoid"},

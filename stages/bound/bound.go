@@ -2,9 +2,10 @@
 // becomes nodes that are pure functions of their parameters — the
 // accountants' ε (accountant), the ReRo bound and its comparators (rero,
 // through package rero), the MSE lower bounds of Guo et al. (mse_rdp) and
-// of Mukherjee & Lokam (minimax_mse), and Bernau et al.'s belief and
-// advantage bounds (belief). Values runs the same computations in this
-// process for `dpaudit bound`.
+// of Mukherjee & Lokam (minimax_mse), Bernau et al.'s belief and
+// advantage bounds (belief), and the attack-risk panel read off an
+// accountant's trade-off curve (risk). Values runs the same computations
+// in this process for `dpaudit bound`.
 package bound
 
 import (
@@ -23,8 +24,8 @@ var Game = &stages.Game{
 	Name:       "bounds",
 	AppliesTo:  func(exp *spec.Experiment) bool { return len(exp.Bound) > 0 },
 	Compile:    compile,
-	Kinds:      []string{"accountant", "rero", "rero_comparator", "mse_rdp", "minimax_mse", "belief"},
-	Implements: map[string][]string{"bound": {"accountant", "rero", "mse_rdp", "minimax_mse", "belief"}},
+	Kinds:      []string{"accountant", "rero", "rero_comparator", "mse_rdp", "minimax_mse", "belief", "risk"},
+	Implements: map[string][]string{"bound": {"accountant", "rero", "mse_rdp", "minimax_mse", "belief", "risk"}},
 }
 
 // compile adds the nodes of every bound entry of the point, in entry
@@ -62,6 +63,8 @@ func calcsOf(exp *spec.Experiment, i int) ([]stages.Calc, error) {
 		return []stages.Calc{minimaxCalc(exp, entry.Minimax)}, nil
 	case entry.Belief != nil:
 		return []stages.Calc{beliefCalc(exp, entry.Belief)}, nil
+	case entry.Risk != nil:
+		return []stages.Calc{riskCalc(exp, entry.Risk)}, nil
 	}
 	return nil, fmt.Errorf("bound[%d] kind %q has no stage", i, entry.Kind)
 }
@@ -69,7 +72,7 @@ func calcsOf(exp *spec.Experiment, i int) ([]stages.Calc, error) {
 // needsDPSGD reports whether an entry falls back on the dpsgd block.
 func needsDPSGD(e spec.Bound) bool {
 	switch {
-	case e.Accountant != nil, e.Rero != nil:
+	case e.Accountant != nil, e.Rero != nil, e.Risk != nil:
 		return true
 	case e.MSE != nil:
 		return e.MSE.Epsilon == 0

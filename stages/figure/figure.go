@@ -115,6 +115,9 @@ func runFigure(p figureParams, inputs []string, dir string) (*Info, error) {
 // Draw draws one figure from tables: the files by name
 // (<figure>.<format>) and its figure.json.
 func Draw(f *spec.Figure, summary *pipeline.Table, trials []report.TrialPart) (*Info, map[string][]byte, error) {
+	if f.Tradeoff != nil {
+		return drawTradeoff(f, summary, trials)
+	}
 	c := f.Common()
 	fr, err := report.Load(f, summary, trials)
 	if err != nil {

@@ -21,10 +21,6 @@ type mechanismConfig struct {
 	Adjacency       string  `json:"adjacency"`
 }
 
-// softClipSensitivity is the soft clip's largest output norm in units of
-// C (learn.ClipSoft, Guo et al. 2022 §6.2).
-const softClipSensitivity = 1.11524
-
 // accountedSigma is the noise multiplier of the sensitivity-C mechanism
 // the claim's clipping is equivalent to: noise σC on a sum whose
 // sensitivity is s·C is the Gaussian mechanism with noise multiplier σ/s;
@@ -32,7 +28,7 @@ const softClipSensitivity = 1.11524
 // accountant's to handle: see mechanism.)
 func (m mechanismConfig) accountedSigma() float64 {
 	if m.Clip == "soft" {
-		return m.NoiseMultiplier / softClipSensitivity
+		return m.NoiseMultiplier / stages.SoftClipSensitivity
 	}
 	return m.NoiseMultiplier
 }
