@@ -1,0 +1,131 @@
+package dpaudit
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dpaudit/dpaudit/datasets"
+)
+
+// longExamples take more than about 30 s on the project's 2-core machine
+// (measured one at a time with a fresh store, under the load of other
+// builds): TestExampleNumbers leaves them to scripts/check-examples.sh
+// --long, which sets DPAUDIT_EXAMPLES=long (only these) or all.
+var longExamples = map[string]bool{}
+
+// TestExampleNumbers runs every example that finishes in about 30 s and
+// checks the numbers its expect block states (and its comment quotes):
+// a drift names the example, the column, the point, the expected and the
+// measured value. go test -short skips it.
+func TestExampleNumbers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the examples; not with -short")
+	}
+	mode := os.Getenv("DPAUDIT_EXAMPLES") // "", "long" or "all"
+	for _, path := range exampleSpecs(t) {
+		long := longExamples[filepath.ToSlash(path)]
+		if (mode == "" && long) || (mode == "long" && !long) {
+			continue
+		}
+		t.Run(filepath.ToSlash(path), func(t *testing.T) { checkExampleNumbers(t, path) })
+	}
+}
+
+func checkExampleNumbers(t *testing.T, path string) {
+	dir := t.TempDir()
+	p, err := Load(path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results"), Jobs: 2})
+	if errors.Is(err, datasets.ErrNotFetched) && os.Getenv("DPAUDIT_REQUIRE_DATA") == "" {
+		t.Skipf("its data set is not fetched (CI sets DPAUDIT_REQUIRE_DATA=1): %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Points[0].Exp.Expect) == 0 {
+		t.Fatalf("%s states no numbers: give it an expect block with what this machine measured", path)
+	}
+	res, err := p.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drifts, checked, err := p.CheckExpect(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range drifts {
+		t.Errorf("%s: %s", path, d)
+	}
+	t.Logf("%s: %d numbers checked, %d drifted", path, checked, len(drifts))
+}
+
+// Every number an example's expect block states is quoted, digit for
+// digit as written in the block, by the example's comments: the prose
+// and the block cannot disagree. Each example states at least one.
+func TestExampleCommentsQuoteExpect(t *testing.T) {
+	for _, path := range exampleSpecs(t) {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal(src, &doc); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		values := expectValueTexts(&doc)
+		if len(values) == 0 {
+			t.Errorf("%s: no expect block", path)
+			continue
+		}
+		comments := commentText(string(src))
+		for _, v := range values {
+			if !strings.Contains(comments, v.text) {
+				t.Errorf("%s:%d: expect value %s is not quoted in the example's comments", path, v.line, v.text)
+			}
+		}
+	}
+}
+
+type valueText struct {
+	text string
+	line int
+}
+
+// expectValueTexts returns the expect entries' values as written.
+func expectValueTexts(doc *yaml.Node) []valueText {
+	if len(doc.Content) == 0 {
+		return nil
+	}
+	root := doc.Content[0]
+	var out []valueText
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value != "expect" {
+			continue
+		}
+		for _, entry := range root.Content[i+1].Content {
+			for j := 0; j+1 < len(entry.Content); j += 2 {
+				if entry.Content[j].Value == "value" {
+					v := entry.Content[j+1]
+					out = append(out, valueText{v.Value, v.Line})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// commentText is the text of a file's comment lines.
+func commentText(src string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(src, "\n") {
+		if s := strings.TrimSpace(line); strings.HasPrefix(s, "#") {
+			b.WriteString(s)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
