@@ -59,7 +59,7 @@ func colormap(t float64) color.NRGBA {
 
 func (d *drawing) heatmap(pl *plot.Plot, fr *Frame, h *spec.FigureHeatmap) error {
 	c := d.c
-	pl.Y.Label.Text = firstNonEmpty(c.YLabel, h.Y)
+	pl.Y.Label.Text = firstNonEmpty(c.YLabel, Human(h.Y))
 	xc, yc, zc := fr.Col(c.X), fr.Col(h.Y), fr.Col(h.Z)
 	xl, xi := xc.Categories(fr.N)
 	yl, yi := yc.Categories(fr.N)
