@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs examples and checks the numbers their expect blocks state (and their
+# comments quote): each example runs with a fresh store, and a number that
+# drifted beyond its tolerance fails, naming the example, the column, the
+# point, the expected and the measured value.
+#
+#   scripts/check-examples.sh           the quick examples (what go test runs)
+#   scripts/check-examples.sh --long    the long ones (listed in
+#                                       examples_expect_test.go), minutes to hours
+#   scripts/check-examples.sh --all     every example
+#   scripts/check-examples.sh --long -run 'fig3|table2e'
+#                                       a subset, by example path (go test -run)
+#
+# The quick examples are checked by `go test .` (TestExampleNumbers; not
+# with -short). Environment: DPAUDIT_DATA (data dir), TIMEOUT (go test
+# -timeout, default 6h).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=""
+filter=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --long) mode=long ;;
+    --all) mode=all ;;
+    -run) filter="/$2"; shift ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "check-examples: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+DPAUDIT_EXAMPLES="$mode" go test -count=1 -timeout "${TIMEOUT:-6h}" \
+  -run "TestExampleNumbers${filter}" -v . 2>&1 | grep -E '^(=== RUN|--- |\s+examples_expect_test|ok|FAIL|PASS|panic)'
