@@ -91,7 +91,7 @@ func checkExampleNumbers(t *testing.T, path string) {
 
 // Every number an example's expect block states is quoted, digit for
 // digit as written in the block, by the example's comments: the prose
-// and the block cannot disagree. Each example states at least one.
+// and the block cannot disagree. Each quick example states at least one.
 func TestExampleCommentsQuoteExpect(t *testing.T) {
 	for _, path := range exampleSpecs(t) {
 		src, err := os.ReadFile(path)
@@ -104,7 +104,13 @@ func TestExampleCommentsQuoteExpect(t *testing.T) {
 		}
 		values := expectValueTexts(&doc)
 		if len(values) == 0 {
-			t.Errorf("%s: no expect block", path)
+			// Every quick example states its numbers (TestExampleNumbers
+			// fails without them); a long one may still lack the block.
+			if longExamples[filepath.ToSlash(path)] {
+				t.Logf("%s: no expect block yet (a long example)", path)
+			} else {
+				t.Errorf("%s: no expect block", path)
+			}
 			continue
 		}
 		comments := commentText(string(src))

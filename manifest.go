@@ -70,6 +70,10 @@ type NodeCounts struct {
 	Run    int            `json:"run"`
 	Cached int            `json:"cached"`
 	ByKind map[string]int `json:"by_kind"`
+	// Of the Run nodes, how many this process computed and how many
+	// another process (or a Slurm worker) finished meanwhile.
+	ComputedHere      int `json:"computed_here"`
+	ComputedElsewhere int `json:"computed_elsewhere"`
 }
 
 // PointInfo is one expanded point.
@@ -141,6 +145,7 @@ func writeManifest(p *Plan, res *Result, path string) error {
 		}
 		m.Nodes.ByKind[st.Node.Kind]++
 	}
+	m.Nodes.ComputedHere, m.Nodes.ComputedElsewhere = res.ComputedHere, res.ComputedElsewhere
 	for _, c := range p.Columns {
 		m.Columns = append(m.Columns, c.Name)
 		if c.Swept {

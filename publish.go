@@ -91,6 +91,9 @@ func (p *Plan) publish(res *Result) error {
 		}
 	}
 	os.RemoveAll(prev) // left by a publish killed after its swap
+	if err := checkResultsDir(final); err != nil {
+		return err // a file put there while this run computed
+	}
 	_, statErr = os.Stat(final)
 	had = statErr == nil
 	if had {
@@ -197,8 +200,11 @@ func (p *Plan) publishNodeFile(n *pipeline.Node, name, dst string) error {
 	delay := 20 * time.Millisecond
 	for attempt := 0; ; attempt++ {
 		err := p.publishNodeFileOnce(n, name, dst)
-		if err == nil || !errors.Is(err, fs.ErrNotExist) || attempt == 6 {
+		if err == nil || !errors.Is(err, fs.ErrNotExist) {
 			return err
+		}
+		if attempt == 6 {
+			return &pipeline.VanishedError{Node: n}
 		}
 		os.Remove(dst)
 		time.Sleep(delay)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,13 +40,15 @@ func IsInputError(err error) bool {
 
 // Options configure loading and running a spec.
 type Options struct {
-	Store      string   // content-addressed store; default DefaultStore()
-	Results    string   // results root; default "results"
-	Jobs       int      // parallel nodes; 0 = number of CPUs
-	Force      []string // node kinds to recompute
-	AllowLarge bool     // allow sweeps above MaxPoints
-	MaxPoints  int      // 0 = spec.DefaultMaxPoints
-	DataDir    string   // MNIST and Fashion-MNIST; default datasets.DefaultDataDir()
+	Store   string   // content-addressed store; default DefaultStore()
+	Results string   // results root; default "results"
+	Jobs    int      // parallel nodes; 0 = number of CPUs
+	Force   []string // node kinds to recompute
+	DataDir string   // MNIST and Fashion-MNIST; default datasets.DefaultDataDir()
+	// Limits checked before anything is allocated for the spec (0 = the
+	// spec.Default* values); AllowLarge raises each spec.LargeFactor times.
+	AllowLarge                     bool
+	MaxPoints, MaxNodes, MaxTrials int
 	// Verify checks the SHA-256 of every cached node of the plan, not only
 	// of those used as inputs or published.
 	Verify bool
@@ -127,6 +130,8 @@ func Load(path string, o Options) (*Plan, error) {
 		Functions:   stages.Functions(memo),
 		Implemented: stages.Implements(games),
 		MaxPoints:   o.MaxPoints,
+		MaxNodes:    o.MaxNodes,
+		MaxTrials:   o.MaxTrials,
 		AllowLarge:  o.AllowLarge,
 	})
 	if err != nil {
@@ -153,6 +158,7 @@ func Load(path string, o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	declarePublished(c)
 	force := func(n *pipeline.Node) bool { return contains(o.Force, n.Kind) }
 	steps := pipeline.PlanWith(c.Graph, store, pipeline.PlanOptions{Force: force, ReuseAcrossVersions: o.ReuseAcrossVersions, ExplainCode: explainCode})
 	p := &Plan{Spec: s, Points: points, Columns: cols, Compiled: c, Steps: steps, Store: store, Options: o, memo: memo, expectAt: expectAt}
@@ -160,6 +166,23 @@ func Load(path string, o Options) (*Plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// declarePublished makes the nodes a run publishes declare the file it
+// copies from each (the summary table, every shard's trials table), so
+// that a stored copy without it is corrupt when planned, not at publish.
+func declarePublished(c *stages.Compiled) {
+	need := func(n *pipeline.Node, file string) {
+		if !slices.Contains(n.Outputs, file) {
+			n.Outputs = append(n.Outputs, file)
+		}
+	}
+	need(c.Summary, stages.SummaryFile)
+	for _, shards := range c.Trials {
+		for _, n := range shards {
+			need(n, stages.TrialsFile)
+		}
+	}
 }
 
 func contains(list []string, s string) bool {
@@ -181,10 +204,15 @@ type Result struct {
 	Manifest string
 	Figures  []figure.Info // drawn into Dir/figures
 	Report   string        // Dir/report.html
-	Run      int
+	Run      int           // nodes the plan had to run (the others were cached)
 	Cached   int
 	Started  time.Time
 	Finished time.Time
+
+	// ComputedHere of the Run nodes were computed by this process, the
+	// others (ComputedElsewhere) finished by another process sharing the
+	// store meanwhile, or by Slurm workers.
+	ComputedHere, ComputedElsewhere int
 }
 
 // Execute runs what the plan says must run and collects the results. The
@@ -194,6 +222,9 @@ type Result struct {
 // Options.Verify); a node that fails is quarantined and recomputed.
 func (p *Plan) Execute(ctx context.Context, rep pipeline.Reporter) (*Result, error) {
 	dir := p.ResultsDir()
+	if err := checkResultsDir(dir); err != nil {
+		return nil, err
+	}
 	if err := checkWritable(p.Options.Results); err != nil {
 		return nil, &InputError{fmt.Errorf("results directory %s is not writable: %w", dir, err)}
 	}
@@ -203,6 +234,11 @@ func (p *Plan) Execute(ctx context.Context, rep pipeline.Reporter) (*Result, err
 	if err := p.Store.Init(); err != nil {
 		return nil, &InputError{err}
 	}
+	release, err := p.holdRun()
+	if err != nil {
+		return nil, err
+	}
+	defer release() // after publishing: gc keeps the plan's nodes until then
 	p.Store.CleanTemp(24 * time.Hour)
 	if err := p.memo.Flush(); err != nil {
 		return nil, err
@@ -227,9 +263,12 @@ func (p *Plan) Execute(ctx context.Context, rep pipeline.Reporter) (*Result, err
 		}
 		ex = e
 	}
+	computed := p.Store.Computed()
 	if err := ex.Execute(ctx, p.Steps, p.Store, rep); err != nil {
 		return nil, err
 	}
+	res.ComputedHere = p.Store.Computed() - computed
+	res.ComputedElsewhere = res.Run - res.ComputedHere
 	pipeline.RecordSlots(p.Steps, p.Store)
 	res.Finished = time.Now()
 	if err := p.publish(res); err != nil {
@@ -263,6 +302,11 @@ func (p *Plan) RunKeys(ctx context.Context, keys []string, rep pipeline.Reporter
 	if err := p.Store.Init(); err != nil {
 		return err
 	}
+	release, err := p.holdRun()
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := p.memo.Flush(); err != nil {
 		return err
 	}
@@ -271,6 +315,29 @@ func (p *Plan) RunKeys(ctx context.Context, keys []string, rep pipeline.Reporter
 		jobs = 1
 	}
 	return pipeline.Local{Jobs: jobs}.Execute(ctx, steps, p.Store, rep)
+}
+
+// holdRun takes the run lease over every node of the plan, which store gc
+// respects: a node this run has verified or will read is not deleted
+// under it.
+func (p *Plan) holdRun() (release func(), err error) {
+	keys := make([]string, 0, len(p.Steps))
+	for _, st := range p.Steps {
+		keys = append(keys, st.Node.Key())
+		if k := st.Node.StoreKey(); k != st.Node.Key() {
+			keys = append(keys, k) // reused across versions
+		}
+	}
+	return p.Store.HoldRun(keys)
+}
+
+// checkResultsDir refuses a results/<name> that exists and is not a
+// folder: publishing would replace the user's file.
+func checkResultsDir(dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return &InputError{fmt.Errorf("results path %s exists and is not a folder (%s): dpaudit never replaces it; move it away or choose another --results", dir, st.Mode().Type())}
+	}
+	return nil
 }
 
 // checkWritable checks, creating nothing, that dir exists and is writable,

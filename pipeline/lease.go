@@ -40,6 +40,10 @@ const (
 	DefaultPoll         = 20 * time.Millisecond // first retry; doubles up to 1 s
 )
 
+// emptyLeaseGrace is how long an empty lease file is taken for one being
+// written.
+const emptyLeaseGrace = 5 * time.Second
+
 // LeaseInfo is the content of a lease file.
 type LeaseInfo struct {
 	Pid       int       `json:"pid"`
@@ -47,9 +51,16 @@ type LeaseInfo struct {
 	Token     string    `json:"token"`
 	Acquired  time.Time `json:"acquired"`
 	Heartbeat time.Time `json:"heartbeat"`
+
+	// Unreadable says why the lease file could not be read (then the
+	// fields above are zero): a waiting message names no made-up holder.
+	Unreadable string `json:"-"`
 }
 
 func (l *LeaseInfo) String() string {
+	if l.Unreadable != "" {
+		return "an unreadable lease (" + l.Unreadable + ")"
+	}
 	return fmt.Sprintf("pid %d on host %s (since %s, heartbeat %s)", l.Pid, l.Host,
 		l.Acquired.Format(time.RFC3339), l.Heartbeat.Format(time.RFC3339))
 }
@@ -96,35 +107,57 @@ func (s *Store) leasePath(key string) string {
 	return filepath.Join(s.Root, "leases", key+".lease")
 }
 
+// leaseFile is what a reader found in a lease file.
+type leaseFile struct {
+	info  LeaseInfo // Unreadable set when the content is not a lease
+	mod   time.Time
+	empty bool
+}
+
 // readLease reads a lease file; the error wraps fs.ErrNotExist when it
-// vanished, and is a JSON error when it is being written (or torn).
-func readLease(path string) (info *LeaseInfo, mod time.Time, err error) {
-	st, err := os.Stat(path)
+// vanished. A file that is not a lease is returned with info.Unreadable.
+func readLease(path string) (*leaseFile, error) {
+	st, err := os.Lstat(path)
 	if err != nil {
-		return nil, time.Time{}, err
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return &leaseFile{mod: st.ModTime(), info: LeaseInfo{Unreadable: "not a regular file (" + st.Mode().Type().String() + ")"}}, nil
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, st.ModTime(), err
+		return nil, err
 	}
-	var li LeaseInfo
-	if err := json.Unmarshal(b, &li); err != nil {
-		return nil, st.ModTime(), err // being written, or written by a crashed process
+	lf := &leaseFile{mod: st.ModTime(), empty: len(b) == 0}
+	switch err := json.Unmarshal(b, &lf.info); {
+	case lf.empty:
+		lf.info = LeaseInfo{Unreadable: fmt.Sprintf("an empty file, as a process killed while taking the lease leaves it; reclaimed %s after its creation", emptyLeaseGrace)}
+	case err != nil || lf.info.Token == "":
+		why := "no token"
+		if err != nil {
+			why = err.Error()
+		}
+		lf.info = LeaseInfo{Unreadable: fmt.Sprintf("%d bytes that cannot be parsed: %s", len(b), why)}
 	}
-	return &li, st.ModTime(), nil
+	return lf, nil
 }
 
-// stale reports whether a lease can be taken over: its heartbeat is older
-// than the timeout, or its owner is a dead process of this machine.
-func (s *Store) stale(li *LeaseInfo, mod time.Time) bool {
+// stale reports whether a lease can be taken over: it cannot be parsed,
+// it is empty and older than emptyLeaseGrace (a lease is written whole
+// before it appears, so only an older dpaudit or a crash leaves one
+// empty), its heartbeat is older than the timeout, or its owner is a dead
+// process of this machine.
+func (s *Store) stale(lf *leaseFile) bool {
 	now := s.now()
-	if li == nil { // unreadable: judge by the file's time
-		return now.Sub(mod) > s.leaseTimeout()
-	}
-	if li.Host == hostname() && !pidAlive(li.Pid) {
+	switch {
+	case lf.empty:
+		return now.Sub(lf.mod) > emptyLeaseGrace
+	case lf.info.Unreadable != "":
+		return true
+	case lf.info.Host == hostname() && !pidAlive(lf.info.Pid):
 		return true
 	}
-	return now.Sub(li.Heartbeat) > s.leaseTimeout()
+	return now.Sub(lf.info.Heartbeat) > s.leaseTimeout()
 }
 
 // tryLease takes the lease of key. It returns the held lease, or the
@@ -140,17 +173,8 @@ func (s *Store) tryLeaseAt(path string) (*lease, *LeaseInfo, error) {
 	for attempt := 0; attempt < 4; attempt++ {
 		now := s.now()
 		li := LeaseInfo{Pid: os.Getpid(), Host: hostname(), Token: hex.EncodeToString(randBytes(8)), Acquired: now, Heartbeat: now}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		err := createLease(path, li)
 		if err == nil {
-			b, _ := json.Marshal(li)
-			_, werr := f.Write(b)
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr != nil {
-				os.Remove(path)
-				return nil, nil, werr
-			}
 			l := &lease{s: s, path: path, info: li, stop: make(chan struct{}), done: make(chan struct{})}
 			go l.beat()
 			return l, nil, nil
@@ -158,40 +182,74 @@ func (s *Store) tryLeaseAt(path string) (*lease, *LeaseInfo, error) {
 		if !errors.Is(err, os.ErrExist) {
 			return nil, nil, err
 		}
-		held, mod, rerr := readLease(path)
+		held, rerr := readLease(path)
 		if errors.Is(rerr, os.ErrNotExist) {
 			continue // released meanwhile
 		}
-		if !s.stale(held, mod) {
-			if held == nil {
-				held = &LeaseInfo{Host: "?", Heartbeat: mod}
-			}
-			return nil, held, nil
+		if rerr != nil {
+			return nil, nil, rerr
+		}
+		if !s.stale(held) {
+			return nil, &held.info, nil
 		}
 		s.reclaim(path, held)
 	}
-	return nil, &LeaseInfo{Host: "?", Heartbeat: s.now()}, nil
+	return nil, &LeaseInfo{Unreadable: "taken and released by other processes again and again; retrying"}, nil
+}
+
+// createLease makes the lease file at path, failing with an os.ErrExist
+// error when it exists. The content is written to a temporary file first
+// and hard-linked into place (link fails if the name exists, like O_EXCL,
+// also over NFS), so a lease is never seen empty or half-written; where
+// the file system has no hard links it falls back to O_EXCL and a write.
+func createLease(path string, li LeaseInfo) error {
+	b, _ := json.Marshal(li)
+	tmp := path + ".new-" + ownerTag() + "." + hex.EncodeToString(randBytes(4))
+	if err := os.WriteFile(tmp, b, 0o644); err == nil {
+		err = os.Link(tmp, path)
+		os.Remove(tmp)
+		if err == nil || errors.Is(err, os.ErrExist) {
+			return err
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(b)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(path)
+	}
+	return werr
 }
 
 // reclaim removes a stale lease. It renames the file to a unique name first
 // and checks it moved the stale lease it judged (not a fresh one another
 // process made meanwhile, which it puts back).
-func (s *Store) reclaim(path string, stale *LeaseInfo) {
+func (s *Store) reclaim(path string, stale *leaseFile) {
 	moved := path + ".reclaim-" + hex.EncodeToString(randBytes(6))
 	if os.Rename(path, moved) != nil {
 		return
 	}
-	got, _, _ := readLease(moved)
-	if got != nil && (stale == nil || got.Token != stale.Token) {
+	got, _ := readLease(moved)
+	if got != nil && got.info.Unreadable == "" && got.info.Token != stale.info.Token {
 		os.Link(moved, path) // a fresh lease: restore it (fails harmlessly if taken again)
+		os.Remove(moved)
+		return
 	}
 	os.Remove(moved)
-	if stale != nil {
-		s.notify("reclaimed the stale lease of %s held by %s", filepath.Base(path), stale)
+	if stale.info.Unreadable != "" {
+		s.notify("reclaimed the lease %s at once: it is %s", filepath.Base(path), stale.info.Unreadable)
+		return
 	}
+	s.notify("reclaimed the stale lease of %s held by %s", filepath.Base(path), &stale.info)
 }
 
-// beat refreshes the heartbeat until release.
+// beat refreshes the heartbeat until release. The new content replaces the
+// file in one rename, so a reader never sees it torn.
 func (l *lease) beat() {
 	defer close(l.done)
 	t := time.NewTicker(l.s.heartbeat())
@@ -201,16 +259,13 @@ func (l *lease) beat() {
 		case <-l.stop:
 			return
 		case <-t.C:
-			cur, _, err := readLease(l.path)
-			if err != nil || cur.Token != l.info.Token {
+			cur, err := readLease(l.path)
+			if err != nil || cur.info.Token != l.info.Token {
 				return // lost (reclaimed by another process): commits stay safe
 			}
 			l.info.Heartbeat = l.s.now()
 			b, _ := json.Marshal(l.info)
-			if f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_TRUNC, 0); err == nil {
-				f.Write(b)
-				f.Close()
-			}
+			writeAtomicNoSync(l.path, b)
 		}
 	}
 }
@@ -220,10 +275,30 @@ func (l *lease) release() {
 	l.once.Do(func() {
 		close(l.stop)
 		<-l.done
-		if cur, _, err := readLease(l.path); err == nil && cur.Token == l.info.Token {
+		if cur, err := readLease(l.path); err == nil && cur.info.Token == l.info.Token {
 			os.Remove(l.path)
 		}
 	})
+}
+
+// TryLock takes the lease file at path (anywhere) if no live process holds
+// it; otherwise it returns the holder. A stale lease is reclaimed.
+func (s *Store) TryLock(path string) (unlock func(), holder *LeaseInfo, err error) {
+	l, holder, err := s.tryLeaseAt(path)
+	if err != nil || holder != nil {
+		return nil, holder, err
+	}
+	return l.release, nil, nil
+}
+
+// LockHolder returns the live holder of the lease file at path, or nil
+// when it is free, stale or unreadable.
+func (s *Store) LockHolder(path string) *LeaseInfo {
+	lf, err := readLease(path)
+	if err != nil || s.stale(lf) {
+		return nil
+	}
+	return &lf.info
 }
 
 // Lock takes the lease file at path (anywhere, e.g. beside a results

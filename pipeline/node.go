@@ -29,6 +29,11 @@ type Node struct {
 	Slot string
 	// Run does the work, writing output files into w.Dir.
 	Run func(ctx context.Context, w *Work) error
+	// Outputs names the files Run must write (relative, with '/'). A run
+	// that leaves one out fails, and a stored copy whose meta does not list
+	// one is corrupt. Nil: the node declares none (every file it wrote is
+	// still listed, sized and digested in its meta).
+	Outputs []string
 	// SameCodeInputs makes the node refuse inputs computed by different
 	// code fingerprints (e.g. an estimate over trial shards), which only
 	// --reuse-across-versions can bring together.

@@ -93,6 +93,9 @@ func (s *Store) CleanTemp(olderThan time.Duration) {
 
 func (s *Store) cleanTemp(olderThan time.Duration, dryRun bool) (paths []string, bytes int64) {
 	dir := filepath.Join(s.Root, "tmp")
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		return nil, 0 // never clean through a link (Check refuses such a store)
+	}
 	entries, _ := os.ReadDir(dir)
 	now := time.Now()
 	for _, e := range entries {

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -84,7 +86,7 @@ func TestFailureKeepsFinishedNodes(t *testing.T) {
 	s.Init()
 	g := NewGraph()
 	var ran atomic.Int32
-	ok := g.Add(&Node{Kind: "ok", Params: 1, Run: func(ctx context.Context, w *Work) error { ran.Add(1); return nil }})
+	ok := g.Add(&Node{Kind: "ok", Params: 1, Run: func(ctx context.Context, w *Work) error { ran.Add(1); return writeValue("ok")(ctx, w) }})
 	bad := g.Add(&Node{Kind: "bad", Params: 2, Run: func(ctx context.Context, w *Work) error {
 		time.Sleep(20 * time.Millisecond)
 		return errors.New("boom")
@@ -109,9 +111,14 @@ func TestPanicInNodeIsAnError(t *testing.T) {
 	s.Init()
 	g := NewGraph()
 	g.Add(&Node{Kind: "p", Params: 1, Run: func(ctx context.Context, w *Work) error { panic("oops") }})
-	err := (Local{Jobs: 1}).Execute(context.Background(), Plan(g, s, nil), s, nil)
-	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("panic: oops")) {
-		t.Fatalf("got %v", err)
+	var log bytes.Buffer
+	err := (Local{Jobs: 1}).Execute(context.Background(), Plan(g, s, nil), s, NewReporter(&log))
+	// The error and the log keep the panic's stack, down to the line
+	// that panicked.
+	for what, text := range map[string]string{"error": fmt.Sprint(err), "log": log.String()} {
+		if !strings.Contains(text, "panic: oops") || !strings.Contains(text, "pipeline_test.go:") || !strings.Contains(text, "goroutine ") {
+			t.Fatalf("the %s lost the stack: %s", what, text)
+		}
 	}
 }
 
@@ -132,7 +139,7 @@ func TestParallelismAndOrder(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 			cur.Add(-1)
-			return nil
+			return writeValue("leaf")(ctx, w)
 		}}))
 	}
 	g.Add(&Node{Kind: "sum", Params: 0, Inputs: leaves, Run: func(ctx context.Context, w *Work) error {
@@ -141,7 +148,7 @@ func TestParallelismAndOrder(t *testing.T) {
 				return errors.New("ran before its inputs finished")
 			}
 		}
-		return nil
+		return writeValue("sum")(ctx, w)
 	}})
 	if err := (Local{Jobs: 3}).Execute(context.Background(), Plan(g, s, nil), s, nil); err != nil {
 		t.Fatal(err)
@@ -163,7 +170,7 @@ func TestCancelStopsScheduling(t *testing.T) {
 			if ran.Add(1) == 2 {
 				cancel()
 			}
-			return nil
+			return writeValue("n")(ctx, w)
 		}})
 	}
 	err := (Local{Jobs: 1}).Execute(ctx, Plan(g, s, nil), s, nil)

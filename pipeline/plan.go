@@ -82,7 +82,7 @@ func PlanWith(g *Graph, s *Store, o PlanOptions) []Step {
 			st.Status, st.Reason = Run, ReasonForcedUpstream
 			forced[n] = true
 		default:
-			err := s.checkSizes(n.Key())
+			_, err := s.checkMeta(n.Key(), n)
 			switch {
 			case err == nil:
 			case !IsMissing(err):
@@ -108,7 +108,10 @@ func reuseOld(n *Node, s *Store) bool {
 	if r == nil || r.Kind != n.Kind || r.Version != n.Version || r.Code == n.code() || !bytes.Equal(r.Params, n.ParamsJSON()) {
 		return false
 	}
-	if !slices.Equal(storeKeys(n.Inputs), r.Inputs) || s.checkSizes(r.Key) != nil {
+	if !slices.Equal(storeKeys(n.Inputs), r.Inputs) {
+		return false
+	}
+	if _, err := s.checkMeta(r.Key, n); err != nil {
 		return false
 	}
 	n.alias = r.Key
@@ -181,7 +184,7 @@ func VerifySteps(steps []Step, s *Store, need func(*Node) bool) []Step {
 				continue
 			}
 			key := st.Node.StoreKey()
-			if err := s.Verify(key, true); err != nil {
+			if err := s.VerifyNode(st.Node, true); err != nil {
 				if !IsMissing(err) {
 					s.Quarantine(key, err)
 				}

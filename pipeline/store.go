@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -47,8 +48,10 @@ type Store struct {
 	// verification, a lease held by another process). Nil: only Notices.
 	Notify func(msg string)
 
+	computed atomic.Int64 // nodes this Store's process computed and committed
+
 	mu       sync.Mutex
-	verified map[string]bool   // keys whose digests were checked by this process
+	verified map[string]*Meta  // nodes whose digests this process checked, with their meta
 	memoBad  map[string]string // memo files that failed verification → why
 	notices  []string
 }
@@ -117,6 +120,48 @@ func (e *LayoutError) Error() string {
 	return fmt.Sprintf("store %s has layout version %d; this dpaudit reads layout %d: upgrade dpaudit or use another store", e.Root, e.Found, Layout)
 }
 
+// MarkerError is a store whose marker file exists but cannot be read.
+type MarkerError struct {
+	Root string
+	Err  error
+}
+
+func (e *MarkerError) Error() string {
+	return fmt.Sprintf("store %s: its marker %s cannot be read (%v); if this folder is your dpaudit store, the marker was damaged: write {\"format\":\"dpaudit-store\",\"layout\":%d} into it; otherwise choose another --store", e.Root, filepath.Join(e.Root, MarkerFile), e.Err, Layout)
+}
+
+// FolderError is a top folder of the store that dpaudit writes and
+// deletes in (tmp, leases, quarantine, memo, slots) which is a symbolic
+// link or a file: a link could lead a write or a clean-up out of the
+// store, so it is refused, never followed.
+type FolderError struct {
+	Path string
+	Type string
+}
+
+func (e *FolderError) Error() string {
+	return fmt.Sprintf("%s is a %s, not a folder of the store: dpaudit writes and deletes inside it and never follows a link out of the store; remove it (dpaudit recreates the folder)", e.Path, e.Type)
+}
+
+// ownFolders are the store's top folders that runs and gc write and
+// delete in.
+var ownFolders = []string{"tmp", "leases", "quarantine", "memo", "slots"}
+
+// checkOwnFolders refuses a store whose ownFolders are links or files.
+func (s *Store) checkOwnFolders() error {
+	for _, name := range ownFolders {
+		p := filepath.Join(s.Root, name)
+		if st, err := os.Lstat(p); err == nil && !st.IsDir() {
+			what := "file"
+			if st.Mode()&fs.ModeSymlink != 0 {
+				what = "symbolic link"
+			}
+			return &FolderError{Path: p, Type: what}
+		}
+	}
+	return nil
+}
+
 // legacyEntry reports whether name is something a layout-1 store (before the
 // marker existed) holds.
 func legacyEntry(name string) bool {
@@ -142,13 +187,19 @@ func (s *Store) Check() error {
 	b, err := os.ReadFile(filepath.Join(s.Root, MarkerFile))
 	if err == nil {
 		var m marker
-		if json.Unmarshal(b, &m) != nil || m.Format != "dpaudit-store" {
-			return &NotAStoreError{Root: s.Root, Entries: []string{MarkerFile + " (unreadable)"}}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return &MarkerError{Root: s.Root, Err: err}
+		}
+		if m.Format != "dpaudit-store" || m.Layout < 1 {
+			return &MarkerError{Root: s.Root, Err: fmt.Errorf("format %q, layout %d", m.Format, m.Layout)}
 		}
 		if m.Layout > Layout {
 			return &LayoutError{Root: s.Root, Found: m.Layout}
 		}
-		return nil
+		return s.checkOwnFolders()
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return &MarkerError{Root: s.Root, Err: err} // a folder, a dangling link, unreadable
 	}
 	entries, err := os.ReadDir(s.Root)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -160,7 +211,12 @@ func (s *Store) Check() error {
 	var foreign []string
 	for _, e := range entries {
 		if e.Name() == MarkerFile {
-			return s.Check() // written by another process since we looked
+			// Written by another process since we looked; or present but
+			// not a readable file (say, a dangling link).
+			if _, err := os.ReadFile(filepath.Join(s.Root, MarkerFile)); err != nil {
+				return &MarkerError{Root: s.Root, Err: err}
+			}
+			return s.Check()
 		}
 		if !legacyEntry(e.Name()) {
 			foreign = append(foreign, e.Name())
@@ -173,7 +229,7 @@ func (s *Store) Check() error {
 		}
 		return &NotAStoreError{Root: s.Root, Entries: foreign}
 	}
-	return nil
+	return s.checkOwnFolders()
 }
 
 // Init checks the store (see Check), creates it if needed, writes the
@@ -202,42 +258,175 @@ func (s *Store) Init() error {
 	return nil
 }
 
+// Computed is the number of nodes this process has computed and committed
+// through this Store (nodes picked up from other processes not counted).
+func (s *Store) Computed() int { return int(s.computed.Load()) }
+
 // Dir is where the outputs of key live.
 func (s *Store) Dir(key string) string { return filepath.Join(s.Root, key[:2], key) }
 
-// Has reports whether key is complete in the store: its meta is readable,
-// has digests, and every file has the recorded size. (Digests are checked
-// by Verify, when the node is used.)
+// Has reports whether key is complete in the store and passes the cheap
+// checks of checkMeta. (Digests are checked by Verify, when the node is
+// used.)
 func (s *Store) Has(key string) bool {
-	return s.checkSizes(key) == nil
+	_, err := s.checkMeta(key, nil)
+	return err == nil
 }
 
 // errMissing is a node that is not in the store at all.
 var errMissing = errors.New("not in the store")
 
-// checkSizes is the cheap check done on every read.
-func (s *Store) checkSizes(key string) error {
-	m, err := s.ReadMeta(key)
-	if errors.Is(err, fs.ErrNotExist) {
-		return errMissing
+// ValidKey reports whether key can name a node: 64 lower-case hex digits
+// (a SHA-256), so that a folder name is never a path.
+func ValidKey(key string) bool {
+	if len(key) != 64 {
+		return false
 	}
-	if err != nil {
-		return &CorruptError{Key: key, File: "meta.json", Found: err.Error()}
+	for _, c := range key {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
 	}
-	if m.Files == nil {
-		return &CorruptError{Key: key, Kind: m.Kind, File: "meta.json", Expected: "file digests", Found: "none (written by an older dpaudit)"}
+	return true
+}
+
+// checkMeta is the cheap check done on every read (no file is hashed): the
+// node folder is a real folder, its meta names this key and a kind (n's,
+// when the reader knows the node) and lists at least one file (every file
+// n declares), and the folder holds exactly the listed files, each a
+// regular file of the listed size. A node is served only when its meta
+// describes it completely: an empty or partial list, a folder copied under
+// another key or a file planted beside the listed ones is corruption.
+func (s *Store) checkMeta(key string, n *Node) (*Meta, error) {
+	m, err := s.checkMetaOnce(key, n)
+	// A node replaced (--force) while it is read can look incomplete for
+	// a moment: its old folder is removed under the reader. Look again
+	// before calling it corrupt; a real corruption stays.
+	for attempt := 0; attempt < 2 && err != nil && !IsMissing(err); attempt++ {
+		m, err = s.checkMetaOnce(key, n)
+	}
+	return m, err
+}
+
+func (s *Store) checkMetaOnce(key string, n *Node) (*Meta, error) {
+	if !ValidKey(key) {
+		return nil, &CorruptError{Key: key, File: key, Found: "not a node key (64 hex digits)"}
 	}
 	dir := s.Dir(key)
-	for name, sum := range m.Files {
-		st, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name)))
-		if err != nil {
-			return &CorruptError{Key: key, Kind: m.Kind, File: name, Expected: fmt.Sprintf("%d bytes", sum.Size), Found: "missing"}
-		}
-		if st.Size() != sum.Size {
-			return &CorruptError{Key: key, Kind: m.Kind, File: name, Expected: fmt.Sprintf("%d bytes", sum.Size), Found: fmt.Sprintf("%d bytes", st.Size())}
+	if st, err := os.Lstat(filepath.Dir(dir)); err == nil && !st.IsDir() {
+		return nil, &CorruptError{Key: key, File: filepath.Dir(dir), Found: "not a folder (" + st.Mode().Type().String() + ")"}
+	}
+	st, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errMissing
+	}
+	if err != nil {
+		return nil, &CorruptError{Key: key, File: "(folder)", Found: err.Error()}
+	}
+	if !st.IsDir() {
+		return nil, &CorruptError{Key: key, File: "(folder)", Found: "not a folder (" + st.Mode().Type().String() + ")"}
+	}
+	m, err := s.ReadMeta(key)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errMissing
+	}
+	if err != nil {
+		return nil, &CorruptError{Key: key, File: "meta.json", Found: err.Error()}
+	}
+	if err := m.describes(key, n); err != nil {
+		return nil, err
+	}
+	return m, checkFolder(dir, m)
+}
+
+// describes checks what the meta says about itself against the key it is
+// stored under and the node the reader expects (nil: any).
+func (m *Meta) describes(key string, n *Node) error {
+	bad := func(expected, found string) error {
+		return &CorruptError{Key: key, Kind: m.Kind, File: "meta.json", Expected: expected, Found: found}
+	}
+	switch {
+	case m.Key != key:
+		return bad("", fmt.Sprintf("names key %s, not its folder's (a node copied under another key)", short(m.Key)))
+	case m.Kind == "":
+		return bad("", "names no node kind")
+	case n != nil && m.Kind != n.Kind:
+		return bad(fmt.Sprintf("kind %q", n.Kind), fmt.Sprintf("kind %q", m.Kind))
+	case m.Files == nil:
+		return bad("file digests", "none (written by an older dpaudit)")
+	case len(m.Files) == 0:
+		return bad("", "lists no output files")
+	}
+	if n != nil {
+		for _, name := range n.Outputs {
+			if _, ok := m.Files[name]; !ok {
+				return &CorruptError{Key: key, Kind: m.Kind, File: name, Found: "declared by the node but not listed in meta.json"}
+			}
 		}
 	}
 	return nil
+}
+
+// checkFolder compares the files under dir with the meta's list: the same
+// names, regular files (never links), the listed sizes.
+func checkFolder(dir string, m *Meta) error {
+	seen := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		bad := func(expected, found string) error {
+			return &CorruptError{Key: m.Key, Kind: m.Kind, File: rel, Expected: expected, Found: found}
+		}
+		if !d.Type().IsRegular() {
+			return bad("a regular file", d.Type().String())
+		}
+		if rel == "meta.json" {
+			return nil
+		}
+		sum, ok := m.Files[rel]
+		if !ok {
+			return bad("", "present but not listed in meta.json")
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // vanished while listed: judged by the check of missing files below
+		}
+		if info.Size() != sum.Size {
+			return bad(fmt.Sprintf("%d bytes", sum.Size), fmt.Sprintf("%d bytes", info.Size()))
+		}
+		seen++
+		return nil
+	})
+	var ce *CorruptError
+	if errors.As(err, &ce) {
+		return ce
+	}
+	if err != nil {
+		return &CorruptError{Key: m.Key, Kind: m.Kind, File: "(folder)", Found: err.Error()}
+	}
+	if seen < len(m.Files) {
+		for _, name := range sortedNames(m.Files) {
+			if st, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(name))); err != nil || !st.Mode().IsRegular() {
+				return &CorruptError{Key: m.Key, Kind: m.Kind, File: name, Expected: fmt.Sprintf("%d bytes", m.Files[name].Size), Found: "missing"}
+			}
+		}
+	}
+	return nil
+}
+
+func sortedNames(files map[string]FileSum) []string {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // CorruptError is a stored node (or memo) whose bytes differ from its meta.
@@ -264,54 +453,60 @@ func short(key string) string {
 	return key
 }
 
-// Verify checks a finished node: sizes always, SHA-256 digests too when
-// full. A node verified in full once by this process is not hashed again.
-// It returns nil, errMissing-wrapping errors for absent nodes, or a
+// Verify checks a finished node: checkMeta always, SHA-256 digests too
+// when full. A node verified in full once by this process is not hashed
+// again. It returns nil, errMissing-wrapping errors for absent nodes, or a
 // *CorruptError.
 func (s *Store) Verify(key string, full bool) error {
+	return s.verify(key, nil, full)
+}
+
+// VerifyNode is Verify of the node's stored copy (its StoreKey), also
+// checking that the meta names the node's kind and lists every file the
+// node declares.
+func (s *Store) VerifyNode(n *Node, full bool) error {
+	return s.verify(n.StoreKey(), n, full)
+}
+
+func (s *Store) verify(key string, n *Node, full bool) error {
 	if full {
 		s.mu.Lock()
-		ok := s.verified[key]
+		m := s.verified[key]
 		s.mu.Unlock()
-		if ok {
-			return nil
+		if m != nil {
+			// Hashed already; but gc or a manual deletion may have removed
+			// it since: see that it is still there.
+			if _, err := os.Lstat(filepath.Join(s.Dir(key), "meta.json")); errors.Is(err, fs.ErrNotExist) {
+				s.forgetVerified(key)
+				return errMissing
+			}
+			return m.describes(key, n)
 		}
 	}
-	if err := s.checkSizes(key); err != nil {
+	m, err := s.checkMeta(key, n)
+	if err != nil || !full {
 		return err
 	}
-	if !full {
-		return nil
-	}
-	m, err := s.ReadMeta(key)
-	if err != nil {
-		return &CorruptError{Key: key, File: "meta.json", Found: err.Error()}
-	}
-	names := make([]string, 0, len(m.Files))
-	for name := range m.Files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range sortedNames(m.Files) {
 		sum := m.Files[name]
-		got, n, err := HashFile(filepath.Join(s.Dir(key), filepath.FromSlash(name)))
+		got, size, err := HashFile(filepath.Join(s.Dir(key), filepath.FromSlash(name)))
 		if err != nil {
 			return &CorruptError{Key: key, Kind: m.Kind, File: name, Found: err.Error()}
 		}
-		if n != sum.Size || got != sum.SHA256 {
+		if size != sum.Size || got != sum.SHA256 {
 			return &CorruptError{Key: key, Kind: m.Kind, File: name, Expected: "sha256 " + sum.SHA256, Found: "sha256 " + got}
 		}
 	}
-	s.markVerified(key)
+	s.markVerified(key, m)
 	return nil
 }
 
-func (s *Store) markVerified(key string) {
+func (s *Store) markVerified(key string, m *Meta) {
 	s.mu.Lock()
 	if s.verified == nil {
-		s.verified = map[string]bool{}
+		s.verified = map[string]*Meta{}
 	}
-	s.verified[key] = true
+	s.verified[key] = m
 	s.mu.Unlock()
 }
 
@@ -348,7 +543,12 @@ func (s *Store) Notices() []string {
 func (s *Store) Quarantine(key string, why error) error {
 	s.forgetVerified(key)
 	src := s.Dir(key)
-	if _, err := os.Stat(src); err != nil {
+	if st, err := os.Lstat(filepath.Dir(src)); err == nil && !st.IsDir() {
+		// A link (or file) in place of the prefix folder: move it, never
+		// what it points to.
+		return s.quarantinePath(filepath.Dir(src), filepath.Base(filepath.Dir(src)), why)
+	}
+	if _, err := os.Lstat(src); err != nil {
 		return nil
 	}
 	return s.quarantinePath(src, key, why)
@@ -464,16 +664,13 @@ func (s *Store) commit(tmp string, m *Meta, replace bool) error {
 	}
 	final := s.Dir(m.Key)
 	parent := filepath.Dir(final)
-	if _, err := os.Stat(parent); err != nil {
-		if err := os.MkdirAll(parent, 0o755); err != nil {
-			return err
-		}
-		SyncDir(s.Root)
+	if err := s.ownDir(parent); err != nil {
+		return err
 	}
 	for attempt := 0; ; attempt++ {
 		err := os.Rename(tmp, final)
 		if err == nil {
-			s.markVerified(m.Key)
+			s.markVerified(m.Key, m)
 			return SyncDir(parent)
 		}
 		if attempt >= 3 {
@@ -490,7 +687,7 @@ func (s *Store) commit(tmp string, m *Meta, replace bool) error {
 		if !IsMissing(vErr) && renameExchange(tmp, final) == nil {
 			// Swapped in one step (Linux): readers see the old or the new
 			// folder at that path, never none. tmp now holds the old copy.
-			s.markVerified(m.Key)
+			s.markVerified(m.Key, m)
 			SyncDir(parent)
 			if vErr != nil {
 				s.quarantinePath(tmp, m.Key, vErr)
@@ -588,6 +785,37 @@ func (s *Store) writeSlot(n *Node) error {
 	p := s.slotPath(n.slot())
 	if old, err := os.ReadFile(p); err == nil && string(old) == string(b) {
 		return nil // unchanged: a cached re-run writes nothing here
+	}
+	return s.writeOwnFile(p, b)
+}
+
+// ownDir makes sure dir, a folder inside the store, is a real folder: a
+// symbolic link or a file in its place is moved to the quarantine (the
+// store never writes through a link, which could lead out of it), then
+// the folder is made.
+func (s *Store) ownDir(dir string) error {
+	st, err := os.Lstat(dir)
+	if err == nil && st.IsDir() {
+		return nil
+	}
+	if err == nil {
+		s.quarantinePath(dir, filepath.Base(dir), fmt.Errorf("%s is a %s where the store keeps a folder", dir, st.Mode().Type()))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return SyncDir(filepath.Dir(dir))
+}
+
+// writeOwnFile writes a small file of the store's own (a slot, a memo)
+// atomically; whatever is in its place and is no regular file (a folder,
+// a link) is moved to the quarantine first.
+func (s *Store) writeOwnFile(p string, b []byte) error {
+	if err := s.ownDir(filepath.Dir(p)); err != nil {
+		return err
+	}
+	if st, err := os.Lstat(p); err == nil && !st.Mode().IsRegular() {
+		s.quarantinePath(p, filepath.Base(p), fmt.Errorf("%s is a %s where the store keeps a file", p, st.Mode().Type()))
 	}
 	return writeAtomicNoSync(p, b)
 }

@@ -378,6 +378,32 @@ func TestStoreBadInput(t *testing.T) {
 	if err := NewStore(old).Init(); err != nil {
 		t.Fatal(err)
 	}
+	// A damaged marker gets one clear message (it said the store holds
+	// dpaudit-store.json and no dpaudit-store.json).
+	bad := t.TempDir()
+	os.WriteFile(filepath.Join(bad, MarkerFile), []byte("{\"format\": \"dpaudit-st"), 0o644)
+	err := NewStore(bad).Check()
+	if err == nil || strings.Count(err.Error(), MarkerFile) != 1 || !strings.Contains(err.Error(), "cannot be read") {
+		t.Fatalf("damaged marker: %v", err)
+	}
+	// The folders a run deletes in (tmp, leases, quarantine) must be real
+	// folders of the store: a symbolic link there is refused before
+	// anything is cleaned through it.
+	for _, name := range []string{"tmp", "leases", "quarantine"} {
+		st := initStore(t, t.TempDir())
+		outside := t.TempDir()
+		os.WriteFile(filepath.Join(outside, "old-file"), nil, 0o644)
+		os.Chtimes(filepath.Join(outside, "old-file"), time.Now().Add(-48*time.Hour), time.Now().Add(-48*time.Hour))
+		os.RemoveAll(filepath.Join(st.Root, name))
+		os.Symlink(outside, filepath.Join(st.Root, name))
+		if err := NewStore(st.Root).Init(); err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "symbolic link") {
+			t.Fatalf("%s as a symbolic link: %v", name, err)
+		}
+		st.CleanTemp(time.Hour)
+		if _, err := os.Stat(filepath.Join(outside, "old-file")); err != nil {
+			t.Fatalf("%s as a symbolic link: cleaning deleted outside the store", name)
+		}
+	}
 }
 
 // Temporary folders of dead processes of this machine go at the next run.
@@ -447,8 +473,8 @@ func TestLeaseHeartbeat(t *testing.T) {
 	t1 := t0.Add(time.Hour)
 	now.Store(t1.UnixNano())
 	for i := 0; ; i++ {
-		li, _, err := readLease(s.leasePath(key))
-		if err == nil && li.Heartbeat.Equal(t1) {
+		lf, err := readLease(s.leasePath(key))
+		if err == nil && lf.info.Heartbeat.Equal(t1) {
 			break
 		}
 		if i > 2000 {

@@ -36,9 +36,9 @@ for p in $(seq "$pairs"); do
       -test.run '^$' -test.bench "$bench" -test.benchtime "$benchtime" -test.count 1 > "$dir/out")
     read -r u s e < "$dir/t"
     load=$(cut -d' ' -f1 /proc/loadavg)
-    awk -v p="$p" -v v="$v" -v cpu="$(echo "$u + $s" | bc)" -v wall="$e" -v load="$load" \
+    awk -v p="$p" -v v="$v" -v cpu="$(echo "$u + $s" | bc)" -v wall="$e" -v la="$load" \
       '/^Benchmark/ { for (i = 1; i <= NF; i++) if ($(i+1) == "ns/op") ns = $i;
-        printf "%d %-6s %-40s %14.0f ns/op  cpu %7.2f s  wall %7.2f s  load %s\n", p, v, $1, ns, cpu, wall, load }' \
+        printf "%d %-6s %-40s %14.0f ns/op  cpu %7.2f s  wall %7.2f s  load %s\n", p, v, $1, ns, cpu, wall, la }' \
       "$dir/out" | tee -a "$dir/runs"
   done
 done

@@ -69,6 +69,9 @@ type Executor struct {
 	Detach bool
 	// Submitted lists the job ids submitted (also after an error).
 	Submitted []string
+
+	active     string // the array being waited for, cancelled on interrupt
+	sawMarkers bool   // a task of this run has seen the run folder
 }
 
 // RefusedError is Slurm refusing a submission (a bad partition, account,
@@ -76,6 +79,14 @@ type Executor struct {
 type RefusedError struct{ Msg string }
 
 func (e *RefusedError) Error() string { return "Slurm refused the job: " + e.Msg }
+
+// PathError is a store path that an sbatch script cannot carry: the
+// user's to change (bad input).
+type PathError struct{ Path, Why string }
+
+func (e *PathError) Error() string {
+	return fmt.Sprintf("--executor slurm: the path %q holds %s; use a --store path without it", e.Path, e.Why)
+}
 
 // Detached is returned by Execute with Detach set.
 type Detached struct{ Jobs []string }
@@ -203,8 +214,9 @@ func shellQuote(s string) string {
 // may use the same placeholders:
 //
 //	{{job_name}}  the job name            {{array}}   e.g. 0-99%16
-//	{{output}}    the log path pattern    {{options}} the #SBATCH lines of the options
-//	{{command}}   the worker command line (uses $SLURM_ARRAY_TASK_ID)
+//	{{output}}    the log path pattern, quoted for an #SBATCH line
+//	{{options}}   the #SBATCH lines of the options
+//	{{command}}   the worker command line, quoted for sh (uses $SLURM_ARRAY_TASK_ID)
 const DefaultTemplate = `#!/bin/sh
 #SBATCH --job-name={{job_name}}
 #SBATCH --array={{array}}
@@ -213,8 +225,37 @@ const DefaultTemplate = `#!/bin/sh
 {{command}}
 `
 
+// chunkFile is the chunk list of one array.
+func (e *Executor) chunkFile(layer, attempt int) string {
+	return filepath.Join(e.RunDir, fmt.Sprintf("L%d-a%d.chunks", layer, attempt))
+}
+
+// sbatchPath quotes a path for an #SBATCH filename option: '%' doubled
+// (the value is a filename pattern: %A, %a … are replaced, %% is a '%'),
+// then double-quoted with '\' and '"' escaped, as sbatch's own parser of
+// #SBATCH lines reads them (quotes group, a backslash escapes; Slurm's
+// src/sbatch/opt.c). A newline cannot be carried in an #SBATCH line, and a
+// backslash in a filename pattern turns its replacements off: both are
+// refused.
+func sbatchPath(p string) (string, error) {
+	if strings.ContainsAny(p, "\n\r\x00") {
+		return "", &PathError{Path: p, Why: "a newline, which an #SBATCH line cannot carry"}
+	}
+	if strings.Contains(p, `\`) {
+		return "", &PathError{Path: p, Why: "a backslash, which Slurm's --output pattern cannot carry (it turns the %A/%a names off)"}
+	}
+	p = strings.ReplaceAll(p, "%", "%%")
+	p = strings.ReplaceAll(p, `"`, `\"`)
+	return `"` + p + `"`, nil
+}
+
 // script renders the sbatch script of one array.
-func (e *Executor) script(name, array, output, chunks string) (string, error) {
+func (e *Executor) script(name, array, chunks string) (string, error) {
+	output, err := sbatchPath(filepath.Join(e.RunDir, "logs"))
+	if err != nil {
+		return "", err
+	}
+	output = strings.TrimSuffix(output, `"`) + `/%A_%a.out"`
 	tmpl := DefaultTemplate
 	if e.Template != "" {
 		b, err := os.ReadFile(e.Template)
@@ -279,7 +320,7 @@ func (e *Executor) Validate(ctx context.Context) error {
 	if err := os.MkdirAll(e.RunDir, 0o755); err != nil {
 		return err
 	}
-	sc, err := e.script("dpaudit-check", "0", os.DevNull, os.DevNull)
+	sc, err := e.script("dpaudit-check", "0", e.chunkFile(0, 0))
 	if err != nil {
 		return err
 	}
@@ -321,7 +362,7 @@ func (e *Executor) submit(ctx context.Context, layer, attempt int, chunks [][]*p
 		}
 		b.WriteByte('\n')
 	}
-	cf := filepath.Join(e.RunDir, base+".chunks")
+	cf := e.chunkFile(layer, attempt)
 	if err := os.WriteFile(cf, []byte(b.String()), 0o644); err != nil {
 		return "", err
 	}
@@ -329,7 +370,7 @@ func (e *Executor) submit(ctx context.Context, layer, attempt int, chunks [][]*p
 	if e.Parallel > 0 && e.Parallel < len(chunks) {
 		array += "%" + strconv.Itoa(e.Parallel)
 	}
-	sc, err := e.script("dpaudit-"+e.Name+"-"+base, array, filepath.Join(e.RunDir, "logs", "%A_%a.out"), cf)
+	sc, err := e.script("dpaudit-"+e.Name+"-"+base, array, cf)
 	if err != nil {
 		return "", err
 	}
@@ -357,6 +398,11 @@ func (e *Executor) submit(ctx context.Context, layer, attempt int, chunks [][]*p
 		return "", fmt.Errorf("sbatch printed no job id")
 	}
 	e.Submitted = append(e.Submitted, id)
+	if !e.Detach { // a detached run's arrays are recorded in "detached"
+		if err := e.recordArray(id, layer, attempt); err != nil {
+			return id, err
+		}
+	}
 	return id, nil
 }
 
@@ -398,10 +444,22 @@ func chunkNodes(nodes []*pipeline.Node, size int) [][]*pipeline.Node {
 	return out
 }
 
+// DefaultPoll is the interval between squeue polls (Config.Poll at 0).
+const DefaultPoll = 5 * time.Second
+
+func (e *Executor) poll() time.Duration {
+	if e.Poll > 0 {
+		return e.Poll
+	}
+	return DefaultPoll
+}
+
 // Execute submits the plan's Run steps layer by layer and waits until every
 // node is in the store. Tasks that end without finishing their nodes are
 // resubmitted for those nodes up to Retries times; then the run fails,
-// naming the nodes, job ids and logs. Cancelling ctx cancels the jobs.
+// naming the nodes, job ids and logs. Arrays a previous driver of this
+// spec left in the queue are adopted (waited for) or cancelled, never
+// duplicated. Cancelling ctx cancels the jobs.
 func (e *Executor) Execute(ctx context.Context, steps []pipeline.Step, s *pipeline.Store, rep pipeline.Reporter) error {
 	run, cached := pipeline.Counts(steps)
 	rep.Start(run, cached)
@@ -415,9 +473,6 @@ func (e *Executor) Execute(ctx context.Context, steps []pipeline.Step, s *pipeli
 			return err
 		}
 	}
-	if e.Poll <= 0 {
-		e.Poll = 5 * time.Second
-	}
 	if err := e.checkDetached(ctx); err != nil {
 		return err
 	}
@@ -425,70 +480,104 @@ func (e *Executor) Execute(ctx context.Context, steps []pipeline.Step, s *pipeli
 	if e.Detach {
 		return e.detach(ctx, steps, layers, s)
 	}
-	active := ""
-	defer func() {
-		if active != "" && ctx.Err() != nil {
-			// Interrupted: cancel what we submitted (a fresh context:
-			// ours is done).
-			c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			exec.CommandContext(c, "scancel", active).Run()
-			e.notify("slurm: cancelled job %s", active)
-		}
-	}()
-	checkedFS := false
+	unlock, _, err := s.TryLock(e.driverLease())
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	defer e.cancelOnInterrupt(ctx)
+	if err := e.adoptPrevious(ctx, steps, s, rep); err != nil {
+		return err
+	}
 	for li, layer := range layers {
-		todo := layer
-		chunk := e.ChunkFor(layer, s, perNode(layer, steps, s))
-		var lastRef map[*pipeline.Node]taskRef
-		for attempt := 0; ; attempt++ {
-			chunks := chunkNodes(todo, chunk)
-			job, err := e.submit(ctx, li, attempt, chunks, "")
-			if err != nil {
-				return err
-			}
-			active = job
-			e.notify("slurm: layer %d/%d: submitted job %s: %d node(s) in %d task(s) of ≤ %d (logs %s)", li+1, len(layers), job, len(todo), len(chunks), chunk, filepath.Join(e.RunDir, "logs"))
-			ref := map[*pipeline.Node]taskRef{}
-			for ti, c := range chunks {
-				for _, n := range c {
-					ref[n] = taskRef{job, ti}
-				}
-			}
-			lastRef = ref
-			if err := e.wait(ctx, job, chunks, s, rep); err != nil {
-				return err
-			}
-			active = ""
-			if !checkedFS {
-				m, _ := filepath.Glob(filepath.Join(e.RunDir, "markers", "*"))
-				if len(m) == 0 {
-					return fmt.Errorf("no task of job %s left its marker in %s: the compute nodes do not see this folder (the store %s and results must be on a file system every node mounts at the same path), or every task failed before starting; see %s",
-						job, filepath.Join(e.RunDir, "markers"), s.Root, e.logPath(job, 0))
-				}
-				checkedFS = true
-			}
-			var missing []*pipeline.Node
-			for _, n := range todo {
-				if !s.Has(n.Key()) {
-					missing = append(missing, n)
-				}
-			}
-			if len(missing) == 0 {
-				break
-			}
-			if attempt >= e.Retries {
-				return e.failure(missing, lastRef, rep)
-			}
-			tasks := map[int]bool{}
-			for _, n := range missing {
-				tasks[ref[n].task] = true
-			}
-			e.notify("slurm: %d node(s) of %d task(s) of job %s did not finish (cancelled, failed or out of time); resubmitting them (retry %d of %d)",
-				len(missing), len(tasks), job, attempt+1, e.Retries)
-			todo = missing
+		if err := e.runLayer(ctx, li, len(layers), layer, steps, s, rep); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// cancelOnInterrupt cancels the active array of an interrupted run (with a
+// fresh context: ctx is done).
+func (e *Executor) cancelOnInterrupt(ctx context.Context) {
+	if e.active == "" || ctx.Err() == nil {
+		return
+	}
+	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	exec.CommandContext(c, "scancel", e.active).Run()
+	e.notify("slurm: cancelled job %s", e.active)
+}
+
+// runLayer submits one layer's unfinished nodes and waits for them,
+// resubmitting what did not finish up to Retries times.
+func (e *Executor) runLayer(ctx context.Context, li, nl int, layer []*pipeline.Node, steps []pipeline.Step, s *pipeline.Store, rep pipeline.Reporter) error {
+	todo := unfinished(layer, s)
+	if len(todo) == 0 {
+		e.notify("slurm: layer %d/%d: every node is in the store already (computed by an adopted job or another process)", li+1, nl)
+		return nil
+	}
+	chunk := e.ChunkFor(todo, s, perNode(todo, steps, s))
+	for attempt := 0; ; attempt++ {
+		chunks := chunkNodes(todo, chunk)
+		job, err := e.submit(ctx, li, attempt, chunks, "")
+		if err != nil {
+			return err
+		}
+		e.active = job
+		e.notify("slurm: layer %d/%d: submitted job %s: %d node(s) in %d task(s) of ≤ %d (logs %s)", li+1, nl, job, len(todo), len(chunks), chunk, filepath.Join(e.RunDir, "logs"))
+		ref := map[*pipeline.Node]taskRef{}
+		for ti, c := range chunks {
+			for _, n := range c {
+				ref[n] = taskRef{job, ti}
+			}
+		}
+		if err := e.wait(ctx, job, chunks, s, rep); err != nil {
+			return err
+		}
+		e.active = ""
+		if err := e.checkMarkers(job, s); err != nil {
+			return err
+		}
+		missing := unfinished(todo, s)
+		if len(missing) == 0 {
+			return nil
+		}
+		if attempt >= e.Retries {
+			return e.failure(missing, ref, rep)
+		}
+		tasks := map[int]bool{}
+		for _, n := range missing {
+			tasks[ref[n].task] = true
+		}
+		e.notify("slurm: %d node(s) of %d task(s) of job %s did not finish (cancelled, failed or out of time); resubmitting them (retry %d of %d)",
+			len(missing), len(tasks), job, attempt+1, e.Retries)
+		todo = missing
+	}
+}
+
+// unfinished returns the nodes that are not (complete) in the store.
+func unfinished(nodes []*pipeline.Node, s *pipeline.Store) []*pipeline.Node {
+	var out []*pipeline.Node
+	for _, n := range nodes {
+		if !s.Has(n.Key()) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// checkMarkers fails, after the first array, when no task left its marker:
+// the compute nodes do not see the run folder.
+func (e *Executor) checkMarkers(job string, s *pipeline.Store) error {
+	if e.sawMarkers {
+		return nil
+	}
+	if m, _ := filepath.Glob(filepath.Join(e.RunDir, "markers", "*")); len(m) == 0 {
+		return fmt.Errorf("no task of job %s left its marker in %s: the compute nodes do not see this folder (the store %s and results must be on a file system every node mounts at the same path), or every task failed before starting; see %s",
+			job, filepath.Join(e.RunDir, "markers"), s.Root, e.logPath(job, 0))
+	}
+	e.sawMarkers = true
 	return nil
 }
 
@@ -499,7 +588,7 @@ func (e *Executor) Execute(ctx context.Context, steps []pipeline.Step, s *pipeli
 func (e *Executor) wait(ctx context.Context, job string, chunks [][]*pipeline.Node, s *pipeline.Store, rep pipeline.Reporter) error {
 	checked := make([]bool, len(chunks))
 	last := ""
-	tick := time.NewTicker(e.Poll)
+	tick := time.NewTicker(e.poll())
 	defer tick.Stop()
 	fails := 0
 	for {
@@ -604,7 +693,10 @@ func (e *StillRunning) Error() string {
 // queued, it returns StillRunning; otherwise it retires the file so the
 // run goes on (collecting what they computed: their nodes are cached).
 func (e *Executor) checkDetached(ctx context.Context) error {
-	files, _ := filepath.Glob(filepath.Join(filepath.Dir(e.RunDir), e.Name+"-*", "detached"))
+	var files []string
+	for _, dir := range e.siblingRunDirs() {
+		files = append(files, filepath.Join(dir, "detached"))
+	}
 	var jobs []string
 	never := false
 	for _, f := range files {

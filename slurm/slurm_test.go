@@ -65,7 +65,7 @@ func TestChunkFor(t *testing.T) {
 func TestScript(t *testing.T) {
 	e := &Executor{Config: Config{Partition: "gpu", Mem: "4G", CPUsPerTask: 2, Extra: []string{"#SBATCH --gres=gpu:1", "--exclusive"}},
 		Worker: []string{"/opt/dp audit/dpaudit", "worker", "/x/it's.yaml"}, RunDir: "/r"}
-	sc, err := e.script("dpaudit-x-L0-a0", "0-9%2", "/r/logs/%A_%a.out", "/r/L0-a0.chunks")
+	sc, err := e.script("dpaudit-x-L0-a0", "0-9%2", e.chunkFile(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +73,64 @@ func TestScript(t *testing.T) {
 		"#SBATCH --gres=gpu:1\n", "#SBATCH --exclusive\n", `exec '/opt/dp audit/dpaudit' worker '/x/it'\''s.yaml' --chunks /r/L0-a0.chunks --index "$SLURM_ARRAY_TASK_ID"`} {
 		if !strings.Contains(sc, want) {
 			t.Errorf("script lacks %q:\n%s", want, sc)
+		}
+	}
+}
+
+// slurmArgument reads one #SBATCH argument as sbatch does (Slurm's
+// _get_argument in src/sbatch/opt.c: a backslash escapes the next
+// character, single or double quotes group, an unquoted # ends the line).
+func slurmArgument(s string) string {
+	var b strings.Builder
+	var q byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+		case q != 0 && c == q:
+			q = 0
+		case q != 0:
+			b.WriteByte(c)
+		case c == '"' || c == '\'':
+			q = c
+		case c == ' ' || c == '#':
+			return b.String()
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// A store path with a space, quotes, '#' or '%' broke --executor slurm:
+// #SBATCH --output= was not quoted. Every path the script carries is
+// quoted for its context: the #SBATCH line as sbatch reads it (with '%'
+// doubled, since --output is a filename pattern), the command for sh.
+func TestScriptQuotesPaths(t *testing.T) {
+	run := `/data/it's a "store" #1 100%/slurm/x-1`
+	e := &Executor{Worker: []string{"/opt/dpaudit", "worker", `/data/it's a "store" #1 100%/spec.yaml`}, RunDir: run}
+	sc, err := e.script("dpaudit-x-L0-a0", "0-9", e.chunkFile(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	for _, line := range strings.Split(sc, "\n") {
+		if v, ok := strings.CutPrefix(line, "#SBATCH --output="); ok {
+			out = slurmArgument(v)
+		}
+	}
+	if want := strings.ReplaceAll(run, "%", "%%") + "/logs/%A_%a.out"; out != want {
+		t.Fatalf("sbatch reads --output as %q, want %q:\n%s", out, want, sc)
+	}
+	if !strings.Contains(sc, `--chunks '/data/it'\''s a "store" #1 100%/slurm/x-1/L0-a0.chunks'`) {
+		t.Fatalf("chunk path not quoted for sh:\n%s", sc)
+	}
+	for _, bad := range []string{"/data/new\nline", `/data/back\slash`} {
+		e.RunDir = bad
+		if _, err := e.script("x", "0", e.chunkFile(0, 0)); err == nil || !strings.Contains(err.Error(), "cannot") {
+			t.Errorf("%q: %v", bad, err)
 		}
 	}
 }

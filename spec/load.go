@@ -17,9 +17,6 @@ import (
 	"github.com/dpaudit/dpaudit/internal/parallel"
 )
 
-// DefaultMaxPoints is the sweep size refused without AllowLarge.
-const DefaultMaxPoints = 100000
-
 // Options are supplied by the caller of Load: the functions expressions may
 // call, which component kinds are implemented, and sweep limits.
 type Options struct {
@@ -31,9 +28,11 @@ type Options struct {
 	// "figure" with kind set, or a top-level block name with kind ""). A
 	// spec that uses an unimplemented kind fails validation. Nil accepts all.
 	Implemented func(block, kind string) bool
-	// MaxPoints bounds the sweep size (0 = DefaultMaxPoints) unless AllowLarge.
-	MaxPoints  int
-	AllowLarge bool
+	// MaxPoints, MaxNodes and MaxTrials bound the sweep, the plan's nodes
+	// and one point's trials (0 = the defaults); AllowLarge raises each
+	// LargeFactor times (see limits.go).
+	MaxPoints, MaxNodes, MaxTrials int
+	AllowLarge                     bool
 }
 
 // Spec is a parsed and checked spec file, ready to expand.
@@ -98,6 +97,9 @@ func Parse(file string, data []byte, o Options) (*Spec, error) {
 		return nil, perrs.Sorted()
 	}
 	s.root = root
+	if err := checkPoints(e.file, root, o); err != nil {
+		return nil, err
+	}
 	s.sweep = readSweep(root, e)
 
 	// Check the file once before expansion, with swept values and
@@ -126,13 +128,6 @@ func Parse(file string, data []byte, o Options) (*Spec, error) {
 		return nil, err
 	}
 	s.Name = exp.Name
-	max := o.MaxPoints
-	if max <= 0 {
-		max = DefaultMaxPoints
-	}
-	if n := s.sweep.size(); n > float64(max) && !o.AllowLarge {
-		return nil, Errors{{File: e.file, Pos: root.Get("sweep").Pos, Path: "sweep", Msg: fmt.Sprintf("expands to %.0f points, more than the limit of %d; pass --allow-large to run it anyway", n, max)}}
-	}
 	return s, nil
 }
 
@@ -248,6 +243,9 @@ func (s *Spec) Expand() ([]Point, []Column, error) {
 	}
 	for i := range points {
 		points[i].Index = i
+	}
+	if err := s.checkExpanded(points); err != nil {
+		return nil, nil, err
 	}
 	cols := columns(sweptPaths, derivedPaths, s.sweepOrder())
 	return points, cols, nil

@@ -20,18 +20,6 @@ type sweepPlan struct {
 	where *Node
 }
 
-// size is the number of points before the where filter.
-func (s *sweepPlan) size() float64 {
-	n := 1.0
-	for _, a := range s.grid {
-		n *= float64(len(a.values))
-	}
-	if len(s.zip) > 0 {
-		n *= float64(len(s.zip[0].values))
-	}
-	return n
-}
-
 // readSweep parses the sweep block of root (and removes it from root).
 func readSweep(root *Node, e *errs) *sweepPlan {
 	plan := &sweepPlan{}

@@ -103,106 +103,139 @@ func Craft(in CraftInput) (Neighbours, error) {
 	if err := in.Validate(); err != nil {
 		return Neighbours{}, err
 	}
+	out := in.preselect()
+	met, err := in.metric(out)
+	if err != nil || met == nil {
+		return out, err
+	}
+	c := crafter{in: in, met: met, workers: in.Workers}
+	if c.workers <= 0 {
+		c.workers = runtime.GOMAXPROCS(0)
+	}
+	c.pd = c.prep(in.X)
+	if in.Adjacency == Unbounded {
+		c.unbounded(&out)
+	} else {
+		c.bounded(&out)
+	}
+	return out, nil
+}
+
+// preselect makes the choices that need no distance: a random pair (drawn
+// from the seed) or the caller's index and candidate.
+func (in CraftInput) preselect() Neighbours {
 	n, m := len(in.X)/in.Dim, len(in.PoolX)/in.Dim
 	out := Neighbours{Adjacency: in.Adjacency, Remove: -1, Add: -1, Distance: in.Distance}
-	if in.Choose == ChooseRandom {
+	switch in.Choose {
+	case ChooseRandom:
 		r := rng.New(in.Seed, "identify/craft")
 		out.Remove = r.IntN(n)
 		if in.Adjacency == Bounded {
 			out.Add = r.IntN(m)
 		}
-	}
-	if in.Choose == ChooseIndex {
+	case ChooseIndex:
 		out.Remove = in.Index
 		if in.Adjacency == Bounded && in.Candidate >= 0 {
 			out.Add = in.Candidate
 		}
 	}
-	if in.Choose != ChooseRandom && !(in.Choose == ChooseIndex && (in.Adjacency == Unbounded || out.Add >= 0)) {
-		if in.Distance == "" {
-			return out, fmt.Errorf("craft: choose %s needs a distance", in.Choose)
-		}
+	return out
+}
+
+// metric is the distance the choice or the score needs (nil when there is
+// none: a random pair without a distance).
+func (in CraftInput) metric(out Neighbours) (metric, error) {
+	chosen := in.Choose == ChooseRandom || (in.Choose == ChooseIndex && (in.Adjacency == Unbounded || out.Add >= 0))
+	if !chosen && in.Distance == "" {
+		return nil, fmt.Errorf("craft: choose %s needs a distance", in.Choose)
 	}
-	var met metric
-	if in.Distance != "" {
-		lo, hi := valueRange(in.X, in.PoolX)
-		var err error
-		if met, err = newMetric(in.Distance, in.Shape, float64(hi-lo)); err != nil {
-			return out, err
-		}
+	if in.Distance == "" {
+		return nil, nil
 	}
-	row := func(X []float32, i int) []float32 { return X[i*in.Dim : (i+1)*in.Dim] }
-	prep := func(X []float32, k int) []any {
-		p := make([]any, k)
-		for i := range p {
-			p[i] = met.prepare(row(X, i))
-		}
-		return p
+	lo, hi := valueRange(in.X, in.PoolX)
+	return newMetric(in.Distance, in.Shape, float64(hi-lo))
+}
+
+// crafter scores candidate pairs under one metric.
+type crafter struct {
+	in      CraftInput
+	met     metric
+	workers int
+	pd      []any // the metric's prepared form of each row of X
+}
+
+func (c *crafter) row(X []float32, i int) []float32 { return X[i*c.in.Dim : (i+1)*c.in.Dim] }
+
+// prep prepares every row of X for the metric.
+func (c *crafter) prep(X []float32) []any {
+	p := make([]any, len(X)/c.in.Dim)
+	for i := range p {
+		p[i] = c.met.prepare(c.row(X, i))
 	}
-	workers := in.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	if met == nil {
-		return out, nil
-	}
-	pd := prep(in.X, n)
-	switch in.Adjacency {
-	case Unbounded:
-		if out.Remove >= 0 { // chosen already: only its own score
-			scr := met.scratch()
-			for j := 0; j < n; j++ {
-				if j != out.Remove {
-					out.Score += met.dist(row(in.X, out.Remove), row(in.X, j), pd[out.Remove], pd[j], scr)
-				}
+	return p
+}
+
+// unbounded chooses (or scores the chosen) record to remove by its summed
+// distance to the others.
+func (c *crafter) unbounded(out *Neighbours) {
+	X, n, met := c.in.X, len(c.in.X)/c.in.Dim, c.met
+	if out.Remove >= 0 { // chosen already: only its own score
+		scr := met.scratch()
+		for j := 0; j < n; j++ {
+			if j != out.Remove {
+				out.Score += met.dist(c.row(X, out.Remove), c.row(X, j), c.pd[out.Remove], c.pd[j], scr)
 			}
-			return out, nil
 		}
-		// d[i][j] for i < j, each pair once; row sums in float64, added
-		// in a fixed order so the result does not depend on workers.
-		dist := make([]float64, n*n)
-		parallel(n, workers, met, func(i int, scr any) {
-			for j := i + 1; j < n; j++ {
-				d := met.dist(row(in.X, i), row(in.X, j), pd[i], pd[j], scr)
-				dist[i*n+j], dist[j*n+i] = d, d
-			}
-		})
-		score := make([]float64, n)
+		return
+	}
+	// d[i][j] for i < j, each pair once; row sums in float64, added in a
+	// fixed order so the result does not depend on workers.
+	dist := make([]float64, n*n)
+	parallel(n, c.workers, met, func(i int, scr any) {
+		for j := i + 1; j < n; j++ {
+			d := met.dist(c.row(X, i), c.row(X, j), c.pd[i], c.pd[j], scr)
+			dist[i*n+j], dist[j*n+i] = d, d
+		}
+	})
+	score := make([]float64, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			score[i] += dist[i*n+j]
+		}
+	}
+	out.Remove = pick(score, c.in.Choose == ChooseMax, c.in.Rank)
+	out.Score = score[out.Remove]
+}
+
+// bounded chooses the record to replace and its farthest pool candidate.
+func (c *crafter) bounded(out *Neighbours) {
+	X, P, met := c.in.X, c.in.PoolX, c.met
+	n, m := len(X)/c.in.Dim, len(P)/c.in.Dim
+	pp := c.prep(P)
+	best, arg := make([]float64, n), make([]int, n)
+	rows := []int{out.Remove}
+	if out.Remove < 0 {
+		rows = nil
 		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				score[i] += dist[i*n+j]
-			}
+			rows = append(rows, i)
 		}
-		out.Remove = pick(score, in.Choose == ChooseMax, in.Rank)
-		out.Score = score[out.Remove]
-	case Bounded:
-		pp := prep(in.PoolX, m)
-		best, arg := make([]float64, n), make([]int, n)
-		rows := []int{out.Remove}
-		if out.Remove < 0 {
-			rows = nil
-			for i := 0; i < n; i++ {
-				rows = append(rows, i)
-			}
-		}
-		parallel(len(rows), workers, met, func(k int, scr any) {
-			i := rows[k]
-			best[i], arg[i] = -1, -1
-			for j := 0; j < m; j++ {
-				if d := met.dist(row(in.X, i), row(in.PoolX, j), pd[i], pp[j], scr); d > best[i] {
-					best[i], arg[i] = d, j
-				}
-			}
-		})
-		if out.Remove < 0 {
-			out.Remove = pick(best, in.Choose == ChooseMax, in.Rank)
-		}
-		if out.Add < 0 {
-			out.Add = arg[out.Remove]
-		}
-		out.Score = met.dist(row(in.X, out.Remove), row(in.PoolX, out.Add), pd[out.Remove], met.prepare(row(in.PoolX, out.Add)), met.scratch())
 	}
-	return out, nil
+	parallel(len(rows), c.workers, met, func(k int, scr any) {
+		i := rows[k]
+		best[i], arg[i] = -1, -1
+		for j := 0; j < m; j++ {
+			if d := met.dist(c.row(X, i), c.row(P, j), c.pd[i], pp[j], scr); d > best[i] {
+				best[i], arg[i] = d, j
+			}
+		}
+	})
+	if out.Remove < 0 {
+		out.Remove = pick(best, c.in.Choose == ChooseMax, c.in.Rank)
+	}
+	if out.Add < 0 {
+		out.Add = arg[out.Remove]
+	}
+	out.Score = met.dist(c.row(X, out.Remove), c.row(P, out.Add), c.pd[out.Remove], met.prepare(c.row(P, out.Add)), met.scratch())
 }
 
 // pick returns the index of the rank-th largest (desc) or smallest score;

@@ -91,7 +91,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if code != 0 {
 		t.Fatal(errs)
 	}
-	if !strings.Contains(out, fmt.Sprintf("%d node(s) run, %d cached", total-len(before), len(before))) {
+	if !strings.Contains(out, fmt.Sprintf("%d node(s) computed here, 0 computed by another process, %d cached", total-len(before), len(before))) {
 		t.Fatalf("resume did not reuse exactly the %d finished nodes: %s", len(before), out)
 	}
 	after := finishedNodes(t, store)

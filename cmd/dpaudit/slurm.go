@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -153,15 +154,14 @@ func newSlurmExecutor(cfg slurm.Config, rf *runnerFlags, specPath string, stderr
 			return a
 		}
 		o := p.Options
-		w := []string{exe, "worker", abs(specPath), "--store", abs(o.Store), "--data-dir", abs(o.DataDir), "-j", strconv.Itoa(cfg.CPUsPerTask),
-			"--max-points", strconv.Itoa(rf.maxPoints)}
-		if rf.allowLarge {
-			w = append(w, "--allow-large")
-		}
+		w := []string{exe, "worker", abs(specPath), "--store", abs(o.Store), "--data-dir", abs(o.DataDir), "-j", strconv.Itoa(cfg.CPUsPerTask)}
+		w = append(w, rf.limits.args()...)
 		if rf.reuse {
 			w = append(w, "--reuse-across-versions")
 		}
-		runID := fmt.Sprintf("%s-%s-%d", p.Spec.Name, time.Now().UTC().Format("20060102T150405"), os.Getpid())
+		// Unique per driver, even for two drivers of one process in one
+		// second (the tests run several).
+		runID := fmt.Sprintf("%s-%s-%d.%x", p.Spec.Name, time.Now().UTC().Format("20060102T150405"), os.Getpid(), rand.Uint32())
 		return &slurm.Executor{Config: cfg, Worker: w, RunDir: filepath.Join(abs(o.Store), "slurm", runID), Name: p.Spec.Name,
 			Notify: func(msg string) { fmt.Fprintln(stderr, msg) }}, nil
 	}

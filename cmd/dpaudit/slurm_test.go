@@ -112,13 +112,13 @@ func TestSlurmIdenticalToLocal(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	// 20 shards in chunks of 6: 4 tasks, then the estimate, then the summary.
-	if !strings.Contains(errs, "20 node(s) in 4 task(s) of ≤ 6") || !strings.Contains(out, "22 node(s) run, 0 cached") {
+	if !strings.Contains(errs, "20 node(s) in 4 task(s) of ≤ 6") || !strings.Contains(out, "0 node(s) computed here, 22 computed by another process, 0 cached") {
 		t.Fatalf("unexpected arrays:\n%s\n%s", out, errs)
 	}
 	sameResults(t, resultFiles(t, filepath.Join(dir, "lr", "slurmsame")), resultFiles(t, filepath.Join(dir, "sr", "slurmsame")))
 
 	code, out, errs = cli(t, args...)
-	if code != 0 || !strings.Contains(out, "0 node(s) run, 22 cached") || !strings.Contains(errs, "nothing to submit") || strings.Contains(errs, "submitted job") {
+	if code != 0 || !strings.Contains(out, "0 node(s) computed here, 0 computed by another process, 22 cached") || !strings.Contains(errs, "nothing to submit") || strings.Contains(errs, "submitted job") {
 		t.Fatalf("a cached plan must submit nothing (exit %d):\n%s\n%s", code, out, errs)
 	}
 	// plan --executor slurm of the cached plan says so, and submits nothing.
@@ -204,8 +204,9 @@ func TestSlurmCancelledTaskRetried(t *testing.T) {
 }
 
 // A driver killed with SIGKILL mid-run and started again redoes no node
-// finished before the kill (they keep their bytes) and ends with the same
-// tables.
+// finished before the kill (they keep their bytes), and adopts the array
+// the killed driver left in the queue instead of submitting its nodes a
+// second time; it ends with the same tables.
 func TestSlurmDriverKilledResumes(t *testing.T) {
 	needSlurm(t)
 	dir := t.TempDir()
@@ -229,25 +230,30 @@ func TestSlurmDriverKilledResumes(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	before := finishedNodes(t, store)
-	if len(before) < 2 || len(before) >= 22 {
-		t.Fatalf("kill landed outside the run (%d of 22 nodes finished):\n%s", len(before), stderr.String())
+	if len(before) < 2 || len(before) >= 20 {
+		t.Fatalf("kill landed outside the first layer (%d of 22 nodes finished):\n%s", len(before), stderr.String())
 	}
-	// The killed driver's array keeps running (nobody cancelled it);
-	// stop it so that the restart alone must finish the work.
-	job := arrayJob(t, "dpaudit-slurmkill-L0-a0")
-	exec.Command("scancel", job).Run()
-	for q := "x"; q != ""; time.Sleep(100 * time.Millisecond) {
-		out, _ := exec.Command("squeue", "-h", "-j", job).Output()
-		q = strings.TrimSpace(string(out))
-	}
-	before = finishedNodes(t, store)
+	job := arrayJob(t, "dpaudit-slurmkill-L0-a0") // still queued: nobody cancelled it
 
 	code, out, errs := cli(t, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, fmt.Sprintf("%d node(s) run, %d cached", 22-len(before), len(before))) {
-		t.Fatalf("restart did not reuse exactly the %d finished nodes: %s", len(before), out)
+	if !strings.Contains(errs, "adopting job "+job+" of a previous driver") {
+		t.Fatalf("the restart did not adopt the killed driver's array %s:\n%s", job, errs)
+	}
+	var here, elsewhere, cached int
+	if _, err := fmt.Sscanf(out, "1 point(s): %d node(s) computed here, %d computed by another process, %d cached", &here, &elsewhere, &cached); err != nil || here != 0 || elsewhere+cached != 22 || cached < len(before) {
+		t.Fatalf("restart counts (%v): %s", err, out)
+	}
+	// The new driver submitted no array for the first layer: the adopted
+	// one computed it.
+	lists, _ := filepath.Glob(filepath.Join(store, "slurm", "slurmkill-*", "arrays"))
+	if len(lists) != 1 {
+		t.Fatalf("array lists %v", lists)
+	}
+	if b, _ := os.ReadFile(lists[0]); strings.Contains(string(b), " 0 0\n") {
+		t.Fatalf("the restart submitted the first layer again: %s", b)
 	}
 	after := finishedNodes(t, store)
 	for k, b := range before {
@@ -339,7 +345,7 @@ func TestSlurmDetach(t *testing.T) {
 		q = strings.TrimSpace(string(o))
 	}
 	code, out, errs = cli(t, args...)
-	if code != 0 || !strings.Contains(out, "0 node(s) run, 22 cached") {
+	if code != 0 || !strings.Contains(out, "0 node(s) computed here, 0 computed by another process, 22 cached") {
 		t.Fatalf("collect: exit %d: %s %s", code, out, errs)
 	}
 	sameResults(t, resultFiles(t, filepath.Join(dir, "lr", "slurmdetach")), resultFiles(t, filepath.Join(dir, "r", "slurmdetach")))
@@ -402,5 +408,59 @@ func TestSlurmPlanArrays(t *testing.T) {
 	os.WriteFile(cfg, []byte("paralel: 4\n"), 0o644)
 	if code, _, errs = cli(t, "plan", p, "--store", store, "--executor", "slurm"); code != 2 || !strings.Contains(errs, "paralel") {
 		t.Fatalf("a misspelt config key must be refused (exit %d): %s", code, errs)
+	}
+}
+
+// A store or results path with a space or a quote broke --executor slurm
+// (#SBATCH --output= was not quoted, and the --test-only pre-check used
+// /dev/null so it did not notice). A Slurm audit from a folder named with
+// a space, both quotes, '#' and '%' gives the local tables.
+func TestSlurmOddPaths(t *testing.T) {
+	needSlurm(t)
+	dir := filepath.Join(t.TempDir(), `it's a "run" #1 100%`)
+	os.MkdirAll(dir, 0o755)
+	spec := writeSlurmSpec(t, dir, "slurmodd")
+	if code, _, errs := cli(t, "run", spec, "--store", filepath.Join(dir, "local store"), "--results", filepath.Join(dir, "local results"), "-j", "2"); code != 0 {
+		t.Fatal(errs)
+	}
+	args := append([]string{"run", spec, "--store", filepath.Join(dir, "slurm store"), "--results", filepath.Join(dir, "slurm results"), "--slurm-chunk", "10"}, slurmFast...)
+	code, out, errs := cli(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "0 node(s) computed here, 22 computed by another process, 0 cached") {
+		t.Fatalf("unexpected run:\n%s\n%s", out, errs)
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "slurm store", "slurm", "*", "logs", "*_1.out"))
+	if len(logs) == 0 {
+		t.Fatalf("no task log under the odd path (the %%A_%%a pattern was not kept):\n%s", errs)
+	}
+	sameResults(t, resultFiles(t, filepath.Join(dir, "local results", "slurmodd")), resultFiles(t, filepath.Join(dir, "slurm results", "slurmodd")))
+}
+
+// A restarted driver whose plan no longer holds the nodes of the array a
+// killed driver left queued (the spec changed) cancels that array instead
+// of letting it run beside its own.
+func TestSlurmRestartCancelsStaleArrays(t *testing.T) {
+	needSlurm(t)
+	dir := t.TempDir()
+	spec := writeSlurmSpec(t, dir, "slurmstale")
+	store, results := filepath.Join(dir, "s"), filepath.Join(dir, "r")
+	args := append([]string{"run", spec, "--store", store, "--results", results, "--slurm-chunk", "2", "--slurm-parallel", "1"}, slurmFast...)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "DPAUDIT_TEST_AS_CLI=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	job := arrayJob(t, "dpaudit-slurmstale-L0-a0")
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	os.WriteFile(spec, []byte(strings.Replace(fmt.Sprintf(slurmSpec, "slurmstale"), "seed: 7", "seed: 8", 1)), 0o644)
+	code, _, errs := cli(t, args...)
+	if code != 0 || !strings.Contains(errs, "cancelled job "+job+" of a previous driver") {
+		t.Fatalf("exit %d: the stale array %s was not cancelled:\n%s", code, job, errs)
+	}
+	if o, _ := exec.Command("squeue", "-h", "-j", job, "-t", "PENDING,RUNNING").Output(); strings.TrimSpace(string(o)) != "" {
+		t.Fatalf("job %s still queued: %s", job, o)
 	}
 }

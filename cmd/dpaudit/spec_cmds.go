@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -25,8 +26,7 @@ type runnerFlags struct {
 	dataDir         string
 	jobs            int
 	force           multiFlag
-	allowLarge      bool
-	maxPoints       int
+	limits          limitFlags
 	failOnViolation bool
 	verify          bool
 	reuse           bool
@@ -36,8 +36,7 @@ func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
 	fs.StringVar(&r.dataDir, "data-dir", "", "data directory of MNIST and Fashion-MNIST (default $DPAUDIT_DATA or the user cache dir)")
 	fs.StringVar(&r.store, "store", "", "content-addressed cache directory (default $DPAUDIT_STORE or .dpaudit/store)")
 	fs.Var(&r.force, "force", "recompute the nodes of this kind and what depends on them (repeatable, comma-separated); kinds: "+strings.Join(dpaudit.KnownKinds, ", "))
-	fs.BoolVar(&r.allowLarge, "allow-large", false, "allow sweeps of more than --max-points points")
-	fs.IntVar(&r.maxPoints, "max-points", spec.DefaultMaxPoints, "largest sweep accepted without --allow-large")
+	r.limits.register(fs)
 	fs.BoolVar(&r.reuse, "reuse-across-versions", false, "reuse stored nodes computed by another dpaudit code version when all else is equal (only for code changes you know are numerically neutral)")
 	fs.StringVar(&r.results, "results", "results", "results root; tables go to DIR/<name>/ (plan reads the last run's manifest there to say which data files changed)")
 	if withRun {
@@ -48,8 +47,37 @@ func (r *runnerFlags) register(fs *flag.FlagSet, withRun bool) {
 }
 
 func (r *runnerFlags) options() dpaudit.Options {
-	return dpaudit.Options{Store: r.store, Results: r.results, Jobs: r.jobs, Force: r.force, AllowLarge: r.allowLarge, MaxPoints: r.maxPoints, DataDir: r.dataDir,
+	o := dpaudit.Options{Store: r.store, Results: r.results, Jobs: r.jobs, Force: r.force, DataDir: r.dataDir,
 		Verify: r.verify, ReuseAcrossVersions: r.reuse}
+	r.limits.apply(&o)
+	return o
+}
+
+// limitFlags are the limits a spec is checked against before anything is
+// allocated for it (see docs/store.md).
+type limitFlags struct {
+	allowLarge                     bool
+	maxPoints, maxNodes, maxTrials int
+}
+
+func (l *limitFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&l.allowLarge, "allow-large", false, fmt.Sprintf("raise every limit (--max-points, --max-nodes, --max-trials) %d times", spec.LargeFactor))
+	fs.IntVar(&l.maxPoints, "max-points", spec.DefaultMaxPoints, "largest sweep (points before the where filter)")
+	fs.IntVar(&l.maxNodes, "max-nodes", spec.DefaultMaxNodes, "most pipeline nodes a plan may have (estimated from the spec's counts before the graph is built)")
+	fs.IntVar(&l.maxTrials, "max-trials", spec.DefaultMaxTrials, "most trials (or repetitions, trainings) of one point")
+}
+
+func (l *limitFlags) apply(o *dpaudit.Options) {
+	o.AllowLarge, o.MaxPoints, o.MaxNodes, o.MaxTrials = l.allowLarge, l.maxPoints, l.maxNodes, l.maxTrials
+}
+
+// args repeats the limits on a worker's command line.
+func (l *limitFlags) args() []string {
+	a := []string{"--max-points", strconv.Itoa(l.maxPoints), "--max-nodes", strconv.Itoa(l.maxNodes), "--max-trials", strconv.Itoa(l.maxTrials)}
+	if l.allowLarge {
+		a = append(a, "--allow-large")
+	}
+	return a
 }
 
 func oneSpec(name string, pos []string) (string, error) {
@@ -82,32 +110,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := rf.options()
 	var ex *slurm.Executor
-	if sf.executor == "slurm" {
-		if err := slurm.CheckSbatch(); err != nil {
-			return &usageError{err.Error()}
-		}
-		if len(rf.force) > 0 {
-			return usagef("--force is not implemented yet with --executor slurm: run the forced nodes locally (dpaudit run --force %s), or use a fresh --store", rf.force[0])
-		}
-		mk := newSlurmExecutor(cfg, &rf, path, stderr)
-		opts.NewExecutor = func(p *dpaudit.Plan) (pipeline.Executor, error) {
-			e, err := mk(p)
-			if err != nil {
-				return nil, err
-			}
-			e.Detach = sf.detach
-			ex = e
-			if run, _ := pipeline.Counts(p.Steps); run > 0 {
-				// Ask Slurm whether it accepts the options before anything
-				// is submitted (a wrong partition is refused here).
-				if err := e.Validate(context.Background()); err != nil {
-					return nil, err
-				}
-			}
-			return e, nil
-		}
-	} else if sf.detach {
-		return usagef("--detach needs --executor slurm")
+	if err := sf.useSlurm(&opts, cfg, &rf, path, stderr, &ex); err != nil {
+		return err
 	}
 	plan, err := dpaudit.Load(path, opts)
 	if err != nil {
@@ -124,32 +128,82 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	res, err := plan.Execute(ctx, pipeline.NewReporter(stderr))
 	if err != nil {
-		var re *slurm.RefusedError
-		var det *slurm.Detached
-		var still *slurm.StillRunning
-		switch {
-		case errors.As(err, &still):
-			fmt.Fprintf(stderr, "slurm: %v; nothing submitted\n", still)
-			return silent{err}
-		case errors.As(err, &det):
-			fmt.Fprintf(stdout, "submitted job arrays %s (one per layer, each after the previous with afterok); run the same command without --detach later to collect the results\n", strings.Join(det.Jobs, " "))
-			return nil
-		case errors.As(err, &re):
-			return &usageError{re.Error()}
-		case ctx.Err() != nil:
-			if ex != nil && len(ex.Submitted) > 0 {
-				return fmt.Errorf("interrupted; cancelled Slurm job(s) %s; finished nodes are kept in %s, run again to resume", strings.Join(ex.Submitted, " "), plan.Store.Root)
-			}
-			return fmt.Errorf("interrupted; finished nodes are kept in %s, run again to resume", plan.Store.Root)
-		}
-		return err
+		return runError(ctx, err, ex, plan, stdout, stderr)
 	}
-	fmt.Fprintf(stdout, "%d point(s): %d node(s) run, %d cached\nresults: %s\n", len(plan.Points), res.Run, res.Cached, res.Dir)
+	fmt.Fprintf(stdout, "%d point(s): %d node(s) computed here, %d computed by another process, %d cached\nresults: %s\n",
+		len(plan.Points), res.ComputedHere, res.ComputedElsewhere, res.Cached, res.Dir)
+	return reportViolations(plan, res, rf.failOnViolation, stderr)
+}
+
+// useSlurm sets opts up for --executor slurm (checking sbatch and the
+// flags first); *ex receives the executor once the plan makes it.
+func (sf *slurmFlags) useSlurm(opts *dpaudit.Options, cfg slurm.Config, rf *runnerFlags, path string, stderr io.Writer, ex **slurm.Executor) error {
+	if sf.executor != "slurm" {
+		if sf.detach {
+			return usagef("--detach needs --executor slurm")
+		}
+		return nil
+	}
+	if err := slurm.CheckSbatch(); err != nil {
+		return &usageError{err.Error()}
+	}
+	if len(rf.force) > 0 {
+		return usagef("--force is not implemented yet with --executor slurm: run the forced nodes locally (dpaudit run --force %s), or use a fresh --store", rf.force[0])
+	}
+	mk := newSlurmExecutor(cfg, rf, path, stderr)
+	opts.NewExecutor = func(p *dpaudit.Plan) (pipeline.Executor, error) {
+		e, err := mk(p)
+		if err != nil {
+			return nil, err
+		}
+		e.Detach = sf.detach
+		*ex = e
+		if run, _ := pipeline.Counts(p.Steps); run > 0 {
+			// Ask Slurm whether it accepts the options before anything
+			// is submitted (a wrong partition is refused here).
+			if err := e.Validate(context.Background()); err != nil {
+				return nil, err
+			}
+		}
+		return e, nil
+	}
+	return nil
+}
+
+// runError turns a failed Execute into the message and exit code of run.
+func runError(ctx context.Context, err error, ex *slurm.Executor, plan *dpaudit.Plan, stdout, stderr io.Writer) error {
+	var re *slurm.RefusedError
+	var pe *slurm.PathError
+	var det *slurm.Detached
+	var still *slurm.StillRunning
+	switch {
+	case errors.As(err, &pe):
+		return &usageError{pe.Error()}
+	case errors.As(err, &still):
+		fmt.Fprintf(stderr, "slurm: %v; nothing submitted\n", still)
+		return silent{err}
+	case errors.As(err, &det):
+		fmt.Fprintf(stdout, "submitted job arrays %s (one per layer, each after the previous with afterok); run the same command without --detach later to collect the results\n", strings.Join(det.Jobs, " "))
+		return nil
+	case errors.As(err, &re):
+		return &usageError{re.Error()}
+	case ctx.Err() != nil:
+		if ex != nil && len(ex.Submitted) > 0 {
+			return fmt.Errorf("interrupted; cancelled Slurm job(s) %s; finished nodes are kept in %s, run again to resume", strings.Join(ex.Submitted, " "), plan.Store.Root)
+		}
+		return fmt.Errorf("interrupted; finished nodes are kept in %s, run again to resume", plan.Store.Root)
+	}
+	return err
+}
+
+// reportViolations prints the violations of every game the run found and
+// returns errViolation (exit 3) for --fail-on-violation.
+func reportViolations(plan *dpaudit.Plan, res *dpaudit.Result, failOnViolation bool, stderr io.Writer) error {
 	vs, err := dpaudit.Violations(res.Summary)
 	if err != nil {
 		return err
 	}
-	if printViolations(stderr, vs, plan.Spec.Name, len(plan.Points), res.Dir) && rf.failOnViolation {
+	if printViolations(stderr, vs, plan.Spec.Name, len(plan.Points), res.Dir) && failOnViolation {
 		return silent{errViolation}
 	}
 	return nil
@@ -235,8 +289,8 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 
 func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("validate", "SPEC.yaml [SPEC.yaml ...]", "Checks specs (types, ranges, sweep, expressions) and reports every problem\nwith file:line:column. Writes nothing.", stderr)
-	allowLarge := fs.Bool("allow-large", false, "allow sweeps of more than --max-points points")
-	maxPoints := fs.Int("max-points", spec.DefaultMaxPoints, "largest sweep accepted without --allow-large")
+	var limits limitFlags
+	limits.register(fs)
 	dataDir := fs.String("data-dir", "", "data directory of MNIST and Fashion-MNIST (default $DPAUDIT_DATA or the user cache dir)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -247,7 +301,9 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	}
 	var firstErr error
 	for _, p := range pos {
-		plan, err := dpaudit.Load(p, dpaudit.Options{AllowLarge: *allowLarge, MaxPoints: *maxPoints, DataDir: *dataDir})
+		o := dpaudit.Options{DataDir: *dataDir}
+		limits.apply(&o)
+		plan, err := dpaudit.Load(p, o)
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			if firstErr == nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,12 +37,15 @@ func cmdStore(args []string, stdout, stderr io.Writer) error {
 }
 
 // openStore checks that dir exists and is a dpaudit store; it writes nothing.
-func openStore(dir string) (*pipeline.Store, error) {
+// gc may open a store whose tmp, leases or quarantine folder is a symbolic
+// link (it removes the link and never follows it); the others refuse it.
+func openStore(dir string, forGC bool) (*pipeline.Store, error) {
 	if dir == "" {
 		dir = dpaudit.DefaultStore()
 	}
 	s := pipeline.NewStore(dir)
-	if err := s.Check(); err != nil {
+	var fe *pipeline.FolderError
+	if err := s.Check(); err != nil && !(forGC && errors.As(err, &fe)) {
 		return nil, &dpaudit.InputError{Err: err}
 	}
 	if _, err := os.Stat(dir); err != nil {
@@ -51,13 +55,13 @@ func openStore(dir string) (*pipeline.Store, error) {
 }
 
 func cmdStoreVerify(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("store verify", "[--store DIR]", "Checks the size and SHA-256 of every file of every stored node, and every\nmemo. A failure is reported (node, file, expected, found) and moved to\n<store>/quarantine/, so the next run recomputes it. Exit 1 if any failed.", stderr)
+	fs := newFlags("store verify", "[--store DIR]", "Checks every stored node as a run does before using it (its meta names its\nown key and kind and lists exactly the files its folder holds, each of the\nlisted size and SHA-256), and every memo against its digest and its address.\nA failure is reported (node, file, expected, found) and moved to\n<store>/quarantine/, so the next run recomputes it. Exit 1 if any failed.", stderr)
 	store := fs.String("store", "", "store directory (default $DPAUDIT_STORE or .dpaudit/store)")
 	keep := fs.Bool("no-quarantine", false, "only report; leave failures in place")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	s, err := openStore(*store)
+	s, err := openStore(*store, false)
 	if err != nil {
 		return err
 	}
@@ -80,7 +84,7 @@ func cmdStoreVerify(args []string, stdout, stderr io.Writer) error {
 }
 
 func cmdStoreGC(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("store gc", "--keep RESULTS [--keep RESULTS ...] [--delete] | --all", "Lists (and with --delete removes) what the store does not need: nodes not\nused by the runs whose results are kept (their manifest.json lists the\nnodes), temporary folders of dead processes, the quarantine, stale leases.\nA dry run unless --delete. Run it while no dpaudit run uses the store.", stderr)
+	fs := newFlags("store gc", "--keep RESULTS [--keep RESULTS ...] [--delete] | --all", "Lists (and with --delete removes) what the store does not need: nodes not\nused by the runs whose results are kept (their manifest.json lists the\nnodes), temporary folders of dead processes, the quarantine, stale leases.\nA dry run unless --delete. Nodes a live run may still read (its run lease\nlists them until it has published) are kept and counted. gc never follows\na symbolic link out of the store: a link in place of a store folder is\nremoved itself.", stderr)
 	store := fs.String("store", "", "store directory (default $DPAUDIT_STORE or .dpaudit/store)")
 	var keep multiFlag
 	fs.Var(&keep, "keep", "a results root (results/) or one results folder (results/<name>) whose nodes to keep (repeatable)")
@@ -95,10 +99,11 @@ func cmdStoreGC(args []string, stdout, stderr io.Writer) error {
 	if len(keep) > 0 && *all {
 		return usagef("dpaudit store gc: --keep and --all exclude each other")
 	}
-	s, err := openStore(*store)
+	s, err := openStore(*store, true)
 	if err != nil {
 		return err
 	}
+	s.Notify = func(msg string) { fmt.Fprintf(stdout, "%s\n", msg) }
 	keepKeys := map[string]bool{}
 	for _, dir := range keep {
 		n, err := manifestKeys(dir, keepKeys)
@@ -168,7 +173,7 @@ func cmdStoreDU(args []string, stdout, stderr io.Writer) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	s, err := openStore(*store)
+	s, err := openStore(*store, false)
 	if err != nil {
 		return err
 	}

@@ -125,3 +125,42 @@ func TestConcurrentProcessesShareStoreAndResults(t *testing.T) {
 		t.Fatalf("store after concurrent runs: %s", out)
 	}
 }
+
+// store gc --delete followed a symbolic link in place of quarantine/ and
+// deleted files outside the store; it removes the link and nothing it
+// points to. A damaged store marker gets one clear message, exit 2.
+func TestStoreGCAndBadMarker(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "s")
+	spec := filepath.Join(dir, "g.yaml")
+	os.WriteFile(spec, []byte("name: g\ndpsgd: {noise_multiplier: 1, sampling_rate: 0.01, steps: 10}\nbound: [{kind: accountant, accountants: [rdp]}]\n"), 0o644)
+	if code, _, e := cli(t, "run", spec, "--store", store, "--results", filepath.Join(dir, "r")); code != 0 {
+		t.Fatal(e)
+	}
+	outside := filepath.Join(dir, "thesis")
+	os.MkdirAll(outside, 0o755)
+	os.WriteFile(filepath.Join(outside, "chapter1.tex"), []byte("precious"), 0o644)
+	os.RemoveAll(filepath.Join(store, "quarantine"))
+	os.Symlink(outside, filepath.Join(store, "quarantine"))
+	code, out, e := cli(t, "store", "gc", "--store", store, "--all", "--delete")
+	if code != 0 || !strings.Contains(out, "symbolic link") {
+		t.Fatalf("gc: exit %d\n%s%s", code, out, e)
+	}
+	if b, err := os.ReadFile(filepath.Join(outside, "chapter1.tex")); err != nil || string(b) != "precious" {
+		t.Fatalf("gc deleted outside the store: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(store, "quarantine")); !os.IsNotExist(err) {
+		t.Fatal("the link was not removed")
+	}
+	// A regular file at results/<name> is refused, exit 2, and kept.
+	os.MkdirAll(filepath.Join(dir, "r2"), 0o755)
+	os.WriteFile(filepath.Join(dir, "r2", "g"), []byte("notes"), 0o644)
+	if code, _, e := cli(t, "run", spec, "--store", store, "--results", filepath.Join(dir, "r2")); code != 2 || !strings.Contains(e, "not a folder") {
+		t.Fatalf("results file: exit %d: %s", code, e)
+	}
+	os.WriteFile(filepath.Join(store, "dpaudit-store.json"), []byte("{\"format\":"), 0o644)
+	code, _, e = cli(t, "run", spec, "--store", store, "--results", filepath.Join(dir, "r"))
+	if code != 2 || strings.Count(e, "dpaudit-store.json") != 1 || !strings.Contains(e, "cannot be read") {
+		t.Fatalf("damaged marker: exit %d: %s", code, e)
+	}
+}
