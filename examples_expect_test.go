@@ -59,7 +59,10 @@ func TestExampleNumbers(t *testing.T) {
 		if (mode == "" && long) || (mode == "long" && !long) {
 			continue
 		}
-		t.Run(filepath.ToSlash(path), func(t *testing.T) { checkExampleNumbers(t, path) })
+		// Subtests are named folder:file (a '/' would split go test -run's
+		// pattern): -run 'TestExampleNumbers/hayes2023:fig15'.
+		name := strings.ReplaceAll(strings.TrimPrefix(filepath.ToSlash(path), "examples/"), "/", ":")
+		t.Run(name, func(t *testing.T) { checkExampleNumbers(t, path) })
 	}
 }
 

@@ -8,8 +8,9 @@
 #   scripts/check-examples.sh --long    the long ones (listed in
 #                                       examples_expect_test.go), minutes to hours
 #   scripts/check-examples.sh --all     every example
-#   scripts/check-examples.sh --long -run 'fig3|table2e'
-#                                       a subset, by example path (go test -run)
+#   scripts/check-examples.sh --long -run 'hayes2023:fig15|table2e'
+#                                       a subset: go test -run over subtests
+#                                       named folder:file
 #
 # The quick examples are checked by `go test .` (TestExampleNumbers; not
 # with -short). Environment: DPAUDIT_DATA (data dir), TIMEOUT (go test
