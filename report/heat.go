@@ -64,7 +64,7 @@ func (d *drawing) heatmap(pl *plot.Plot, fr *Frame, h *spec.FigureHeatmap) error
 	xl, xi := xc.Categories(fr.N)
 	yl, yi := yc.Categories(fr.N)
 	if d.heat == nil {
-		d.heat = &heatState{zmin: math.Inf(1), zmax: math.Inf(-1), log: h.ZScale == "log", label: h.Z}
+		d.heat = &heatState{zmin: math.Inf(1), zmax: math.Inf(-1), log: h.ZScale == "log", label: Human(h.Z)}
 	}
 	hs := d.heat
 	type cell struct{ x, y int }
