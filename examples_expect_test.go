@@ -20,7 +20,7 @@ import (
 var longExamples = map[string]bool{
 	// Its dfil-vs-rdp bar chart (log y over 13 decades) did not finish
 	// drawing in 25 min under load: a known problem, not yet found.
-	"examples/guo2022/fig2-dfil-vs-rdp.yaml": true,
+	"examples/guo2022/fig2-dfil-vs-rdp.yaml":               true,
 	"examples/audit/gradient-canary-mlp.yaml":              true,
 	"examples/audit/last-iterate-mnist.yaml":               true,
 	"examples/audit/one-run-ideal.yaml":                    true,
