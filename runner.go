@@ -103,6 +103,9 @@ type Plan struct {
 	DataFiles []stages.DataFile
 	Notes     []string
 	memo      *stages.Memo
+	// expectAt is, per entry of the spec's expect block, the index of the
+	// point it selects (expect.go).
+	expectAt []int
 }
 
 // checkForce refuses a --force kind that no stage produces.
@@ -156,10 +159,14 @@ func Load(path string, o Options) (*Plan, error) {
 	if err := checkReport(s, points, c); err != nil {
 		return nil, err
 	}
+	expectAt, err := expectPoints(s, points, cols, c)
+	if err != nil {
+		return nil, err
+	}
 	declarePublished(c)
 	force := func(n *pipeline.Node) bool { return contains(o.Force, n.Kind) }
 	steps := pipeline.PlanWith(c.Graph, store, pipeline.PlanOptions{Force: force, ReuseAcrossVersions: o.ReuseAcrossVersions, ExplainCode: explainCode})
-	p := &Plan{Spec: s, Points: points, Columns: cols, Compiled: c, Steps: steps, Store: store, Options: o, memo: memo}
+	p := &Plan{Spec: s, Points: points, Columns: cols, Compiled: c, Steps: steps, Store: store, Options: o, memo: memo, expectAt: expectAt}
 	if err := p.noteDataFiles(); err != nil {
 		return nil, err
 	}

@@ -325,6 +325,7 @@ func writeReportPage(dir string) (string, error) {
 	if len(pg.Banner) > 0 {
 		pg.BannerTitle = fmt.Sprintf("PRIVACY VIOLATION: %d of %d point(s) break their claimed guarantee", len(pg.Banner), sum.Rows())
 	}
+	pg.Groups = summaryGroups(sum, m)
 	pg.Provenance = provenance(m)
 	var buf bytes.Buffer
 	if err := report.WriteHTML(&buf, pg); err != nil {
@@ -347,11 +348,60 @@ func violationLines(sum *pipeline.Table, m *Manifest) ([]string, error) {
 	for _, v := range vs {
 		line := fmt.Sprintf("point %d [%s] %s: %s", v.PointIndex, v.Column, params[v.PointIndex], v.Message)
 		if v.Claimed != "" {
-			line += fmt.Sprintf("; claimed: %s; trained: %s", v.Claimed, v.Trained)
+			line += fmt.Sprintf("\n  claimed: %s\n  trained: %s", v.Claimed, v.Trained)
 		}
 		out = append(out, line)
 	}
 	return out, nil
+}
+
+// summaryGroups sorts the summary's columns under the headers report.html
+// shows: the point's parameters (swept, derived, claimed and trained
+// configuration), the accountant's ε, the estimates the games measured,
+// and the bounds they are compared with.
+func summaryGroups(sum *pipeline.Table, m *Manifest) []report.ColumnGroup {
+	swept := map[string]bool{}
+	for _, pt := range m.Points {
+		for k := range pt.Values {
+			// Values are keyed by spec path; a column is named by the
+			// path's last key or by the whole path with '_' for '.'.
+			swept[k[strings.LastIndex(k, ".")+1:]] = true
+			swept[strings.NewReplacer(".", "_", "[", "_", "]", "").Replace(strings.TrimPrefix(k, "vars."))] = true
+		}
+	}
+	groups := []report.ColumnGroup{{Name: "parameters"}, {Name: "accountant"}, {Name: "estimates"}, {Name: "bounds"}, {Name: "violation"}}
+	for _, c := range sum.Columns {
+		if g := columnGroup(c.Name, swept); g >= 0 {
+			groups[g].Columns = append(groups[g].Columns, c.Name)
+		}
+	}
+	return groups
+}
+
+// columnGroup is the index of a column's group in summaryGroups, or -1
+// for "other", by the column-name conventions of schemas/tables.md.
+func columnGroup(name string, swept map[string]bool) int {
+	has := func(prefixes ...string) bool {
+		for _, p := range prefixes {
+			if strings.HasPrefix(name, p) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case name == "point_id" || swept[name] || has("claim_", "trained_", "audit_", "dpsgd_", "recon_", "identify_repetitions", "identify_adjacency", "identify_sensitivity", "glm_learner", "glm_options", "glm_noise_scale", "runs", "noise_multiplier", "target_", "threshold_method"):
+		return 0
+	case has("epsilon_accountant", "epsilon_rdp", "epsilon_pld", "epsilon_gdp", "epsilon_best", "best_accountant", "epsilon_pld_"):
+		return 1
+	case has("violation"):
+		return 4
+	case has("rero_", "rho_", "belief_", "mse_", "glm_bound_", "glm_dfil_bound", "fil_bound", "bound_"):
+		return 3
+	case has("epsilon_", "reconstruction_", "identify_", "glm_mse", "one_run_", "per_step_", "sequential_", "auc", "tpr_", "fpr", "fnr", "gdp_mu", "attack_", "test_", "train_", "profile_"):
+		return 2
+	}
+	return -1
 }
 
 func provenance(m *Manifest) [][2]string {

@@ -3,11 +3,15 @@ package dpaudit
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"html"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -221,6 +225,73 @@ func TestReportRendersInChromium(t *testing.T) {
 	}
 	if n := strings.Count(string(dom), "<svg"); n < 1 {
 		t.Errorf("the rendered page has no SVG")
+	}
+	checkLayoutInChromium(t, ctx, browser, res.Report)
+}
+
+// layoutProbe, appended to a copy of report.html, writes what the browser
+// laid out into the DOM: the page's scroll width against the viewport
+// (the summary must scroll inside its frame, not widen the page) and the
+// drawn size of every figure.
+const layoutProbe = `<script>
+window.addEventListener("load", function () {
+  var figs = Array.from(document.querySelectorAll("figure.figure")).map(function (f) {
+    var r = f.querySelector("svg, img").getBoundingClientRect();
+    return Math.round(r.width) + "x" + Math.round(r.height);
+  });
+  var wrap = document.querySelector(".scroll");
+  document.body.setAttribute("data-layout", JSON.stringify({
+    page: document.documentElement.scrollWidth, viewport: window.innerWidth,
+    table: wrap ? wrap.scrollWidth : 0, frame: wrap ? wrap.clientWidth : 0, figures: figs}));
+});
+</script>`
+
+// checkLayoutInChromium loads report.html in a 420 px wide window, where
+// the summary is wider than the viewport: the page must not be wider than
+// the window (the table scrolls in its frame) and every figure must have
+// a drawn size.
+func checkLayoutInChromium(t *testing.T, ctx context.Context, browser, report string) {
+	t.Helper()
+	page, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := filepath.Join(filepath.Dir(report), "probe.html")
+	if err := os.WriteFile(probe, []byte(strings.Replace(string(page), "</body>", layoutProbe+"</body>", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--window-size=420,900", "--virtual-time-budget=5000", "--dump-dom", "file://" + probe}
+	dom, err := exec.CommandContext(ctx, browser, args...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`data-layout="([^"]*)"`).FindSubmatch(dom)
+	if m == nil {
+		t.Fatal("the layout probe did not run")
+	}
+	var got struct {
+		Page, Viewport, Table, Frame int
+		Figures                      []string
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &got); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("layout at 420 px: %+v", got)
+	if got.Page > got.Viewport {
+		t.Errorf("the page is %d px wide in a %d px window: the summary table must scroll inside its frame", got.Page, got.Viewport)
+	}
+	if got.Table <= got.Frame {
+		t.Errorf("the summary (%d px) fits its frame (%d px): the test no longer checks the scrolling", got.Table, got.Frame)
+	}
+	if len(got.Figures) == 0 {
+		t.Error("no figure on the page")
+	}
+	for i, f := range got.Figures {
+		var w, h int
+		fmt.Sscanf(f, "%dx%d", &w, &h)
+		if w < 100 || h < 50 {
+			t.Errorf("figure %d is drawn %s px", i, f)
+		}
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"strings"
 
 	"github.com/dpaudit/dpaudit/spec"
 	"gonum.org/v1/plot"
@@ -75,7 +74,7 @@ func (s swatch) Thumbnail(c *draw.Canvas) {
 // and colour group, with intervals where given.
 func (d *drawing) bars(pl *plot.Plot, fr *Frame, b *spec.FigureBar) error {
 	c := d.c
-	pl.Y.Label.Text = firstNonEmpty(c.YLabel, strings.Join(b.Y, ", "))
+	pl.Y.Label.Text = firstNonEmpty(c.YLabel, humanList(b.Y))
 	xc := fr.Col(c.X)
 	cats, catIdx := xc.Categories(fr.N)
 	labels, groups := d.groups(fr, b.Color)
@@ -123,7 +122,7 @@ func (d *drawing) bars(pl *plot.Plot, fr *Frame, b *spec.FigureBar) error {
 			if lo != nil {
 				pl.Add(&errBars{pts: pts, color: color.Black})
 			}
-			if name := seriesName(yname, b.Color, labels[g], len(b.Y)); nSeries > 1 || len(c.Reference) > 0 {
+			if name := seriesName(seriesLabel(b.Labels, k, yname), b.Color, labels[g], len(b.Y)); nSeries > 1 || len(c.Reference) > 0 {
 				pl.Legend.Add(name, swatch{fill: col})
 			}
 			s++

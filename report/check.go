@@ -121,9 +121,12 @@ func checkFigure(f *spec.Figure, base string, avail Available) []Problem {
 }
 
 // series checks the y columns of a figure and their intervals.
-func (fc *figureCheck) series(y, lo, hi []string, color string, needInterval bool) {
+func (fc *figureCheck) series(y, lo, hi, labels []string, color string, needInterval bool) {
 	for k, col := range y {
 		fc.ref(fmt.Sprintf("y[%d]", k), col)
+	}
+	if len(labels) > 0 && len(labels) != len(y) {
+		fc.bad("labels", "has %d label(s), y has %d: give one per y column (\"\" for the default)", len(labels), len(y))
 	}
 	for _, e := range []struct {
 		key  string
@@ -152,13 +155,13 @@ func (fc *figureCheck) kind(f *spec.Figure) {
 	c := f.Common()
 	switch {
 	case f.Line != nil:
-		fc.series(f.Line.Y, f.Line.YLo, f.Line.YHi, f.Line.Color, false)
+		fc.series(f.Line.Y, f.Line.YLo, f.Line.YHi, f.Line.Labels, f.Line.Color, false)
 	case f.Scatter != nil:
-		fc.series(f.Scatter.Y, f.Scatter.YLo, f.Scatter.YHi, f.Scatter.Color, false)
+		fc.series(f.Scatter.Y, f.Scatter.YLo, f.Scatter.YHi, f.Scatter.Labels, f.Scatter.Color, false)
 	case f.Band != nil:
-		fc.series(f.Band.Y, f.Band.YLo, f.Band.YHi, f.Band.Color, true)
+		fc.series(f.Band.Y, f.Band.YLo, f.Band.YHi, f.Band.Labels, f.Band.Color, true)
 	case f.Bar != nil:
-		fc.series(f.Bar.Y, f.Bar.YLo, f.Bar.YHi, f.Bar.Color, false)
+		fc.series(f.Bar.Y, f.Bar.YLo, f.Bar.YHi, f.Bar.Labels, f.Bar.Color, false)
 		if f.Bar.Color != "" && len(f.Bar.Y) > 1 {
 			fc.bad("color", "bars are grouped by color or by several y columns, not both")
 		}

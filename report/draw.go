@@ -68,6 +68,14 @@ func Draw(f *spec.Figure, fr *Frame) (*Result, error) {
 		plots = append(plots, pl)
 	}
 	d.shareAxes(plots)
+	if c.Legend == "outside" && len(plots) > 0 {
+		// One legend beside the plot area (render draws it in a strip on
+		// the right): it never covers data, and with facets it is not the
+		// first panel's alone.
+		l := plots[0].Legend
+		d.outside = &l
+		plots[0].Legend = plot.NewLegend()
+	}
 	for _, pl := range plots {
 		d.finishAxes(pl)
 	}
@@ -205,6 +213,7 @@ type drawing struct {
 	heatCbar    *plot.Plot
 	dropped     map[string]int // points a log axis could not show, by axis
 	ylabels     map[*plot.Plot]string
+	outside     *plot.Legend // legend: outside, drawn right of the panels
 }
 
 func (d *drawing) takeYLabel(pl *plot.Plot) {
@@ -250,7 +259,7 @@ func (d *drawing) note(format string, args ...any) {
 
 func (d *drawing) build(pl *plot.Plot, fr *Frame, legend bool) error {
 	c := d.c
-	pl.X.Label.Text = firstNonEmpty(c.XLabel, c.X)
+	pl.X.Label.Text = firstNonEmpty(c.XLabel, Human(c.X))
 	pl.Title.TextStyle.Font.Size = vg.Points(12)
 	pl.X.Label.TextStyle.Font.Size, pl.Y.Label.TextStyle.Font.Size = vg.Points(11), vg.Points(11)
 	pl.X.Tick.Label.Font.Size, pl.Y.Tick.Label.Font.Size = vg.Points(9), vg.Points(9)

@@ -59,12 +59,12 @@ func colormap(t float64) color.NRGBA {
 
 func (d *drawing) heatmap(pl *plot.Plot, fr *Frame, h *spec.FigureHeatmap) error {
 	c := d.c
-	pl.Y.Label.Text = firstNonEmpty(c.YLabel, h.Y)
+	pl.Y.Label.Text = firstNonEmpty(c.YLabel, Human(h.Y))
 	xc, yc, zc := fr.Col(c.X), fr.Col(h.Y), fr.Col(h.Z)
 	xl, xi := xc.Categories(fr.N)
 	yl, yi := yc.Categories(fr.N)
 	if d.heat == nil {
-		d.heat = &heatState{zmin: math.Inf(1), zmax: math.Inf(-1), log: h.ZScale == "log", label: h.Z}
+		d.heat = &heatState{zmin: math.Inf(1), zmax: math.Inf(-1), log: h.ZScale == "log", label: Human(h.Z)}
 	}
 	hs := d.heat
 	type cell struct{ x, y int }

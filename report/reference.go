@@ -58,7 +58,7 @@ func (d *drawing) references(pl *plot.Plot, fr *Frame, labels []string, groups [
 				if g == 0 {
 					name := r.Label
 					if name == "" {
-						name = r.Column
+						name = Human(r.Column)
 						if len(groups) > 1 {
 							name += " (dashed, per " + colorOfName(labels) + ")"
 						}

@@ -70,6 +70,7 @@ func (d *drawing) render(format string, plots []*plot.Plot, titles []string, col
 		d.drawPlot(d.heatCbar, right)
 	}
 	dc = drawTitle(dc, d.c.Title, 13)
+	dc = d.drawOutsideLegend(dc)
 	if len(plots) == 1 {
 		d.drawPlot(plots[0], dc)
 	} else {
@@ -101,6 +102,27 @@ func (d *drawing) render(format string, plots []*plot.Plot, titles []string, col
 		b = fixSVGFonts(b)
 	}
 	return b, nil
+}
+
+// drawOutsideLegend draws the outside legend in a strip at the right of
+// c and returns the rest of c for the panels.
+func (d *drawing) drawOutsideLegend(c draw.Canvas) draw.Canvas {
+	l := d.outside
+	if l == nil {
+		return c
+	}
+	l.Top, l.Left = true, true
+	l.XOffs, l.YOffs = 0, -vg.Millimeter*4
+	r := l.Rectangle(c)
+	if r.Max.Y-r.Min.Y <= 0 { // no entries
+		return c
+	}
+	w := r.Max.X - r.Min.X + vg.Millimeter*2
+	strip := c
+	strip.Min.X = c.Max.X - w
+	l.Draw(strip)
+	c.Max.X = strip.Min.X
+	return c
 }
 
 // drawTitle writes a centred title at the top of c and returns the rest.

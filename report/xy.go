@@ -65,7 +65,7 @@ func (d *drawing) usable(v float64, log bool, axis string) bool {
 // colour group, with intervals where y_lo and y_hi are given.
 func (d *drawing) xy(pl *plot.Plot, fr *Frame, s *spec.FigureXY, kind string) error {
 	c := d.c
-	pl.Y.Label.Text = firstNonEmpty(c.YLabel, strings.Join(s.Y, ", "))
+	pl.Y.Label.Text = firstNonEmpty(c.YLabel, humanList(s.Y))
 	labels, groups := d.groups(fr, s.Color)
 	d.dropped = map[string]int{}
 	nSeries := 0
@@ -84,7 +84,7 @@ func (d *drawing) xy(pl *plot.Plot, fr *Frame, s *spec.FigureXY, kind string) er
 			if len(pts) == 0 {
 				continue
 			}
-			name := seriesName(yname, s.Color, labels[g], len(s.Y))
+			name := seriesName(seriesLabel(s.Labels, k, yname), s.Color, labels[g], len(s.Y))
 			if kind == "scatter" && len(pts) > MaxScatterPoints {
 				pts = d.thin(pts, name)
 			}
@@ -216,14 +216,25 @@ func (d *drawing) noteDropped() {
 	}
 }
 
+// seriesName is the legend entry of series y (already in words) in the
+// colour group where column color has value label.
 func seriesName(y, color, label string, ny int) string {
 	switch {
 	case color == "":
 		return y
 	case ny > 1:
-		return fmt.Sprintf("%s, %s = %s", y, color, label)
+		return fmt.Sprintf("%s, %s = %s", y, Human(color), label)
 	}
-	return fmt.Sprintf("%s = %s", color, label)
+	return fmt.Sprintf("%s = %s", Human(color), label)
+}
+
+// humanList is the default y label: the columns in words.
+func humanList(cols []string) string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = Human(c)
+	}
+	return strings.Join(out, ", ")
 }
 
 func bandPolygon(pts []point) plotter.XYs {

@@ -377,7 +377,7 @@ func (s *Spec) sweepOrder() []string {
 }
 
 // pointID hashes the resolved configuration (without name, description,
-// sweep and report, which do not change what is computed).
+// sweep, report and expect, which do not change what is computed).
 func pointID(tree *Node) string {
 	var b strings.Builder
 	writeCanonical(&b, tree, true)
@@ -405,7 +405,7 @@ func writeCanonicalAt(b *strings.Builder, n *Node, top bool, path string) {
 		sort.Slice(idx, func(i, j int) bool { return n.Keys[idx[i]] < n.Keys[idx[j]] })
 		b.WriteByte('{')
 		for _, i := range idx {
-			if top && (n.Keys[i] == "name" || n.Keys[i] == "description" || n.Keys[i] == "sweep" || n.Keys[i] == "report") {
+			if top && (n.Keys[i] == "name" || n.Keys[i] == "description" || n.Keys[i] == "sweep" || n.Keys[i] == "report" || n.Keys[i] == "expect") {
 				continue
 			}
 			p := join(path, n.Keys[i])

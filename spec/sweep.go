@@ -105,7 +105,7 @@ func sweepKeyPath(root *Node, k string) (specPath, error) {
 		return nil, fmt.Errorf("unknown sweep key: not a spec path (like dpsgd.noise_multiplier) and not a variable declared under vars%s", suggest(k, varNames(root)))
 	}
 	switch p[0].Key {
-	case "sweep", "name", "report":
+	case "sweep", "name", "report", "expect":
 		return nil, fmt.Errorf("%s cannot be swept", p[0].Key)
 	}
 	if _, _, err := checkTypePath(root, p); err != nil {

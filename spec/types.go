@@ -48,6 +48,9 @@ type Experiment struct {
 	// above is untouched (merge-friendly); spec/types_identifiability.go.
 	Identifiability *Identifiability `yaml:"identifiability" doc:"Identifiability audit (Bernau et al. 2021): the adversary who knows D and D′ tracks its posterior belief through full-batch DP-SGD; empirical advantage, δ′ and ε′ beside ρ_β and ρ_α."`
 
+	// Expect stands apart for the same reason; spec/types_expect.go.
+	Expect []Expect `yaml:"expect" doc:"Numbers this spec states about its results (column, point, value, tolerance), checked by the example test and scripts/check-examples.sh; not part of a point's identity."`
+
 	// dir is the spec file's folder: paths in the spec are relative to it
 	// (ResolvePath).
 	dir string

@@ -36,7 +36,7 @@ type FigureCommon struct {
 	Facet     string      `yaml:"facet" doc:"Column whose values make separate panels (small multiples) with shared axes."`
 	MaxPanels int         `yaml:"max_panels" default:"36" check:">=1" doc:"Largest number of facet panels accepted."`
 	Reference []Reference `yaml:"reference" doc:"Reference lines drawn over the data (dashed)."`
-	Legend    string      `yaml:"legend" default:"top_right" enum:"top_right|top_left|bottom_right|bottom_left|none" doc:"Where the legend sits inside the plot (the first panel's, with facets)."`
+	Legend    string      `yaml:"legend" default:"outside" enum:"outside|top_right|top_left|bottom_right|bottom_left|none" doc:"Where the legend sits: outside = right of the plot area, never over the data (one legend for all facets); or inside the plot at a corner (the first panel's, with facets)."`
 	Formats   []string    `yaml:"formats" default:"[png, svg]" enum:"png|svg|pdf" check:"nonempty" doc:"Files written; report.html inlines the SVG."`
 	Width     float64     `yaml:"width" default:"16" check:">=4,<=100" doc:"Width of the figure in cm (with facets, of one panel row of up to two panels)."`
 	Height    float64     `yaml:"height" default:"10" check:">=3,<=100" doc:"Height in cm (with facets, of one panel row)."`
@@ -48,6 +48,7 @@ type FigureXY struct {
 	Y            []string `yaml:"y" required:"true" check:"nonempty" doc:"Columns on the y axis, one series each."`
 	YLo          []string `yaml:"y_lo" doc:"Lower ends of the intervals, one per y column (error bars; the band's lower edge); \"\" for a column without one."`
 	YHi          []string `yaml:"y_hi" doc:"Upper ends of the intervals, one per y column."`
+	Labels       []string `yaml:"labels" doc:"Legend labels, one per y column (\"\" or left out: the column's name in words, e.g. epsilon_lb → ε lower bound)."`
 	Color        string   `yaml:"color" doc:"Column whose values make separate series (colour and legend)."`
 	Markers      bool     `yaml:"markers" default:"true" doc:"Mark the points of lines and bands."`
 }
@@ -58,6 +59,7 @@ type FigureBar struct {
 	Y            []string `yaml:"y" required:"true" check:"nonempty" doc:"Bar heights, one bar per column and x value."`
 	YLo          []string `yaml:"y_lo" doc:"Lower ends of error bars, one per y column (\"\" for none)."`
 	YHi          []string `yaml:"y_hi" doc:"Upper ends of error bars, one per y column."`
+	Labels       []string `yaml:"labels" doc:"Legend labels, one per y column (\"\" or left out: the column's name in words)."`
 	Color        string   `yaml:"color" doc:"Column whose values make grouped bars (one y column only)."`
 }
 
