@@ -18,9 +18,6 @@ import (
 // load average between 8 and 38): TestExampleNumbers leaves them to scripts/check-examples.sh
 // --long, which sets DPAUDIT_EXAMPLES=long (only these) or all.
 var longExamples = map[string]bool{
-	// Its dfil-vs-rdp bar chart (log y over 13 decades) did not finish
-	// drawing in 25 min under load: a known problem, not yet found.
-	"examples/guo2022/fig2-dfil-vs-rdp.yaml":               true,
 	"examples/audit/gradient-canary-mlp.yaml":              true,
 	"examples/audit/last-iterate-mnist.yaml":               true,
 	"examples/audit/one-run-ideal.yaml":                    true,

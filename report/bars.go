@@ -27,11 +27,23 @@ type rect struct {
 func (p *rects) Plot(c draw.Canvas, pl *plot.Plot) {
 	trX, trY := pl.Transforms(&c)
 	for _, r := range p.r {
+		// Both ends are clamped to the axis range before they are
+		// transformed: a bar's base of 0 on a log axis (or any end far
+		// outside the range) maps to an infinite or astronomically distant
+		// pixel, which the rasteriser walks scanline by scanline instead
+		// of clipping; the visible part of the bar is the same.
+		// A bar without a value is not drawn; one without a base (NaN)
+		// rises from the bottom of the axis. NaN coordinates would hang
+		// the rasteriser.
+		if math.IsNaN(r.y1) {
+			continue
+		}
 		y0 := r.y0
-		if _, log := pl.Y.Scale.(plot.LogScale); log && y0 <= 0 {
+		if math.IsNaN(y0) {
 			y0 = pl.Y.Min
 		}
-		pts := []vg.Point{{X: trX(r.x0), Y: trY(y0)}, {X: trX(r.x1), Y: trY(y0)}, {X: trX(r.x1), Y: trY(r.y1)}, {X: trX(r.x0), Y: trY(r.y1)}}
+		y0, y1 := clampTo(y0, pl.Y.Min, pl.Y.Max), clampTo(r.y1, pl.Y.Min, pl.Y.Max)
+		pts := []vg.Point{{X: trX(r.x0), Y: trY(y0)}, {X: trX(r.x1), Y: trY(y0)}, {X: trX(r.x1), Y: trY(y1)}, {X: trX(r.x0), Y: trY(y1)}}
 		if r.fill != nil {
 			c.FillPolygon(r.fill, c.ClipPolygonXY(pts))
 		}
@@ -86,7 +98,7 @@ func (d *drawing) bars(pl *plot.Plot, fr *Frame, b *spec.FigureBar) error {
 	if ylog {
 		base = math.NaN() // the axis minimum
 	}
-	s := 0
+	s, smallest := 0, math.Inf(1)
 	for k, yname := range b.Y {
 		yc := fr.Col(yname)
 		var lo, hi *Col
@@ -111,6 +123,7 @@ func (d *drawing) bars(pl *plot.Plot, fr *Frame, b *spec.FigureBar) error {
 				seen[ci] = true
 				x := float64(ci)
 				rs.r = append(rs.r, rect{x0: x + dx - width/2, x1: x + dx + width/2, y0: base, y1: y, fill: col})
+				smallest = math.Min(smallest, y)
 				if lo != nil {
 					pts = append(pts, point{x: x + dx, y: y, lo: lo.Num[i], hi: hi.Num[i]})
 					if math.IsInf(lo.Num[i], 0) || math.IsInf(hi.Num[i], 0) {
@@ -128,6 +141,11 @@ func (d *drawing) bars(pl *plot.Plot, fr *Frame, b *spec.FigureBar) error {
 			s++
 		}
 	}
+	if ylog && !math.IsInf(smallest, 1) {
+		// Bars rise from the axis minimum: put it a decade or more below
+		// the smallest bar, so that bar has a height.
+		pl.Y.Min = math.Min(pl.Y.Min, math.Pow(10, math.Ceil(math.Log10(smallest))-1))
+	}
 	pl.NominalX(cats...)
 	pl.X.Min, pl.X.Max = -0.5, float64(len(cats))-0.5
 	if err := d.references(pl, fr, labels, groups); err != nil {
@@ -135,4 +153,15 @@ func (d *drawing) bars(pl *plot.Plot, fr *Frame, b *spec.FigureBar) error {
 	}
 	d.noteDropped()
 	return nil
+}
+
+// clampTo is v limited to [lo, hi].
+func clampTo(v, lo, hi float64) float64 {
+	if v < lo {
+		return lo
+	}
+	if v > hi {
+		return hi
+	}
+	return v
 }

@@ -82,6 +82,9 @@ func TestDrawKinds(t *testing.T) {
 		`    - {kind: band, name: band, x: noise_multiplier, y: [success], y_lo: [success_lo], y_hi: [success_hi], color: prior_size}`,
 		`    - {kind: scatter, name: scatter, x: success, y: [bound], reference: [{kind: identity}], x_scale: log, y_scale: log}`,
 		`    - {kind: bar, name: bar, x: label, y: [success], y_lo: [success_lo], y_hi: [success_hi], where: "noise_multiplier == 1", reference: [{kind: hline, value: 0.2}]}`,
+		// Bars on a log axis rise from the axis minimum (a NaN base that
+		// once reached the rasteriser and hung it).
+		`    - {kind: bar, name: barlog, x: label, y: [success, bound], y_scale: log, where: "noise_multiplier == 1"}`,
 		`    - {kind: histogram, name: hist, x: success, bins: 5, color: prior_size}`,
 		`    - {kind: heatmap, name: heat, x: noise_multiplier, y: prior_size, z: success, z_scale: log}`,
 	} {
