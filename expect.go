@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dpaudit/dpaudit/internal/textdist"
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/spec"
 	"github.com/dpaudit/dpaudit/stages"
@@ -142,7 +143,7 @@ func asFloat(v any) (float64, bool) {
 func nearest(s string, cands []string) string {
 	best, bestD := "", max(1, len(s)/3)+1
 	for _, c := range cands {
-		if d := levenshtein(s, c); d < bestD {
+		if d := textdist.Distance(s, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -150,26 +151,6 @@ func nearest(s string, cands []string) string {
 		return ""
 	}
 	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // Drift is a stated number the results do not keep.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/dpaudit/dpaudit/internal/textdist"
 )
 
 // selectColumns finds the label column and the feature columns of a
@@ -82,7 +84,7 @@ func columnHint(want string, names []string) string {
 	if want != "" {
 		best, bestD := "", len(want)/3+2
 		for _, n := range names {
-			if d := editDistance(strings.ToLower(want), strings.ToLower(n)); d < bestD {
+			if d := textdist.Distance(strings.ToLower(want), strings.ToLower(n)); d < bestD {
 				best, bestD = n, d
 			}
 		}
@@ -104,25 +106,4 @@ func columnHint(want string, names []string) string {
 		fmt.Fprintf(&b, ", … (%d columns)", len(names))
 	}
 	return b.String()
-}
-
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dpaudit/dpaudit/internal/textdist"
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/spec"
 	"github.com/expr-lang/expr"
@@ -312,7 +313,7 @@ func firstLine(s string) string {
 func suggest(s string, cands []string) string {
 	best, bestD := "", 4
 	for _, c := range cands {
-		if d := editDistance(s, c); d < bestD {
+		if d := textdist.Distance(s, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -320,26 +321,6 @@ func suggest(s string, cands []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // compileWhere compiles a where expression over a frame's columns.

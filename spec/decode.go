@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/dpaudit/dpaudit/internal/textdist"
 )
 
 // decoder turns a Node tree (after sweep substitution and expression
@@ -330,7 +332,7 @@ func keysOf(si *structInfo) []string {
 func suggest(s string, cands []string) string {
 	best, bestD := "", max(1, len(s)/3)+1
 	for _, c := range cands {
-		if dd := editDistance(s, c); dd < bestD {
+		if dd := textdist.Distance(s, c); dd < bestD {
 			best, bestD = c, dd
 		}
 	}
@@ -348,31 +350,4 @@ func suggestOrList(s string, cands []string) string {
 	c := append([]string(nil), cands...)
 	sort.Strings(c)
 	return " (allowed: " + strings.Join(c, ", ") + ")"
-}
-
-// editDistance is the optimal-string-alignment distance: insertions,
-// deletions, substitutions and adjacent transpositions cost 1.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }
