@@ -21,79 +21,86 @@ func DeltaProfile(acc Accountant, m SampledGaussian, epsilons []float64, o Optio
 			return nil, err
 		}
 	}
-	out := make([]float64, len(epsilons))
 	if noNoise(ms) {
-		for i := range out {
-			out[i] = 1
-		}
-		return out, nil
-	}
-	gdp := func() ([]float64, error) {
-		mu, _ := gdpMuOf(ms)
-		for i, e := range epsilons {
-			d, err := GDPDelta(mu, e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = d
-		}
-		return out, nil
-	}
-	rdp := func() ([]float64, error) {
-		r, err := rdpOf(ms, o)
-		if err != nil {
-			return nil, err
-		}
-		v := make([]float64, len(epsilons))
-		for i, e := range epsilons {
-			if v[i], _, err = r.Delta(e, o.Conversion); err != nil {
-				return nil, err
-			}
-		}
-		return v, nil
-	}
-	pld := func() ([]float64, error) {
-		d, _, err := pldOf(ms, o)
-		v := make([]float64, len(epsilons))
-		if errors.Is(err, ErrTooLarge) {
-			for i := range v {
-				v[i] = 1
-			}
-			return v, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		for i, e := range epsilons {
-			v[i] = d.Delta(e)
-		}
-		return v, nil
+		return filled(len(epsilons), 1), nil
 	}
 	switch acc {
 	case AccountantRDP:
-		return rdp()
+		return rdpProfile(ms, epsilons, o)
 	case AccountantPLD:
-		return pld()
+		return pldProfile(ms, epsilons, o)
 	case AccountantGDP:
-		return gdp()
+		return gdpProfile(ms, epsilons)
 	}
 	// best: as ComposedDeltaDetail's, the smaller valid bound at each ε.
 	if _, exact := gdpMuOf(ms); exact {
-		return gdp()
+		return gdpProfile(ms, epsilons)
 	}
-	p, err := pld()
+	p, err := pldProfile(ms, epsilons, o)
+	if err != nil || !rdpCovers(ms) {
+		return p, err
+	}
+	r, err := rdpProfile(ms, epsilons, o)
 	if err != nil {
 		return nil, err
 	}
-	if !rdpCovers(ms) {
-		return p, nil
+	for i := range p {
+		p[i] = math.Min(r[i], p[i])
 	}
-	r, err := rdp()
-	if err != nil {
-		return nil, err
-	}
+	return p, nil
+}
+
+// filled is n copies of v.
+func filled(n int, v float64) []float64 {
+	out := make([]float64, n)
 	for i := range out {
-		out[i] = math.Min(r[i], p[i])
+		out[i] = v
+	}
+	return out
+}
+
+// gdpProfile is δ(ε) of the μ-GDP bound at each ε.
+func gdpProfile(ms []SampledGaussian, epsilons []float64) ([]float64, error) {
+	mu, _ := gdpMuOf(ms)
+	out := make([]float64, len(epsilons))
+	for i, e := range epsilons {
+		d, err := GDPDelta(mu, e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+// rdpProfile is δ(ε) of the RDP bound at each ε.
+func rdpProfile(ms []SampledGaussian, epsilons []float64, o Options) ([]float64, error) {
+	r, err := rdpOf(ms, o)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(epsilons))
+	for i, e := range epsilons {
+		if out[i], _, err = r.Delta(e, o.Conversion); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// pldProfile is δ(ε) of the PLD at each ε; a PLD too large for the memory
+// cap gives the trivial δ = 1 (valid, and never below a true δ).
+func pldProfile(ms []SampledGaussian, epsilons []float64, o Options) ([]float64, error) {
+	d, _, err := pldOf(ms, o)
+	if errors.Is(err, ErrTooLarge) {
+		return filled(len(epsilons), 1), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(epsilons))
+	for i, e := range epsilons {
+		out[i] = d.Delta(e)
 	}
 	return out, nil
 }

@@ -208,31 +208,10 @@ func cmdAccount(args []string, stdout, stderr io.Writer) error {
 		}
 		e := r.Value
 		eps[acc] = jsonNumber(e)
-		line := fmt.Sprintf("  %s  ε = %.6g", acc, e)
-		switch acc {
-		case "rdp":
-			line += fmt.Sprintf("   (%s conversion, dp_accounting's orders)", m.conversion)
-		case "pld":
-			line += fmt.Sprintf("   (interval %g, pessimistic)", r.PLDInterval)
-			if r.PLDInterval != m.interval {
-				mem := m.memBytes
-				if mem == 0 {
-					mem = privacy.DefaultPLDMemory()
-				}
-				line += fmt.Sprintf("; coarsened from %g: the finer grid needs more than --pld-memory %.3g GiB", m.interval, float64(mem)/(1<<30))
-				pldUsed[acc] = r.PLDInterval
-			}
-		case "gdp":
-			if m.q == 1 {
-				line += fmt.Sprintf("   (μ = √T/σ = %.6g, exact at q = 1)", math.Sqrt(float64(m.steps))/m.sigma)
-			} else if mu, err := privacy.GDPMu(m.q, m.sigma, float64(m.steps)); err == nil {
-				line += fmt.Sprintf("   (μ = %.6g, CLT approximation)", mu)
-			}
-		case "best":
-			line += fmt.Sprintf("   (from %s: the smallest valid upper bound)", r.Accountant)
-			if r.PLDInterval != 0 && r.PLDInterval != m.interval {
-				pldUsed[acc] = r.PLDInterval
-			}
+		note, used := m.epsilonNote(acc, r)
+		line := fmt.Sprintf("  %s  ε = %.6g", acc, e) + note
+		if used {
+			pldUsed[acc] = r.PLDInterval
 		}
 		if *epsilon > 0 {
 			d, err := privacy.Delta(privacy.Accountant(acc), mech, *epsilon, o)
@@ -269,6 +248,36 @@ func cmdAccount(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "DP-SGD: σ = %g, q = %.6g, T = %d, δ = %g\n%s\n", m.sigma, m.q, m.steps, m.delta, strings.Join(lines, "\n"))
 	return nil
+}
+
+// epsilonNote says how an accountant's ε was computed (its conversion,
+// grid, closed form or source), and whether a PLD ran on a coarser grid
+// than asked (then the JSON output reports the interval used).
+func (m mechFlags) epsilonNote(acc string, r privacy.Result) (string, bool) {
+	switch acc {
+	case "rdp":
+		return fmt.Sprintf("   (%s conversion, dp_accounting's orders)", m.conversion), false
+	case "pld":
+		note := fmt.Sprintf("   (interval %g, pessimistic)", r.PLDInterval)
+		if r.PLDInterval == m.interval {
+			return note, false
+		}
+		mem := m.memBytes
+		if mem == 0 {
+			mem = privacy.DefaultPLDMemory()
+		}
+		return note + fmt.Sprintf("; coarsened from %g: the finer grid needs more than --pld-memory %.3g GiB", m.interval, float64(mem)/(1<<30)), true
+	case "gdp":
+		if m.q == 1 {
+			return fmt.Sprintf("   (μ = √T/σ = %.6g, exact at q = 1)", math.Sqrt(float64(m.steps))/m.sigma), false
+		}
+		if mu, err := privacy.GDPMu(m.q, m.sigma, float64(m.steps)); err == nil {
+			return fmt.Sprintf("   (μ = %.6g, CLT approximation)", mu), false
+		}
+	case "best":
+		return fmt.Sprintf("   (from %s: the smallest valid upper bound)", r.Accountant), r.PLDInterval != 0 && r.PLDInterval != m.interval
+	}
+	return "", false
 }
 
 func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
