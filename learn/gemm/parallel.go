@@ -28,27 +28,7 @@ func SgemmParallel(threads int, transA, transB bool, m, n, k int, alpha float32,
 	flops := 2 * float64(m) * float64(n) * float64(k)
 	threads = min(threads, int(flops/minFlopsPerThread))
 
-	// Split the dimension with more tiles: rows (each block packs its own B
-	// panels) when there are at least as many row tiles as threads, columns
-	// otherwise (each block reads or packs its own A). Blocks are as equal
-	// as possible: rows in any count (16 rows → 8 + 8, not 14 + 2), columns
-	// in whole vectors so that no block boundary adds a masked edge. Where
-	// the boundaries fall never changes the result (see the package
-	// comment).
-	rowTiles := (m + pl.mr - 1) / pl.mr
-	colTiles := (n + pl.nr - 1) / pl.nr
-	byRows := pl.dot || rowTiles >= threads || rowTiles >= colTiles
-	// A transposed B is packed whatever the split. Split by rows, every
-	// thread streams all of the packed B, half of which the other core
-	// packed (its L2, not ours); split by columns, each thread packs and
-	// reads only its own panels. Measured: the MLP's forward product
-	// 256×512×784 NT on 2 threads went from 188 to 230 GFLOP/s and
-	// 64×128×784 NT from 99 to 124 (wall, idle machine, 3 alternating
-	// runs); NN and TN, whose B is read in place or not at all split,
-	// stay by rows (NN 256×512×784 by columns: 240 → 230).
-	if transB && !pl.dot && colTiles >= threads {
-		byRows = false
-	}
+	byRows, rowTiles, colTiles := splitByRows(&pl, transB, m, n, threads)
 	units, unit, limit := m, 1, m
 	if !byRows {
 		units, unit, limit = (n+ar.width-1)/ar.width, ar.width, n
@@ -100,4 +80,31 @@ func SgemmParallel(threads int, transA, transB bool, m, n, k int, alpha float32,
 		wg.Go(block)
 	}
 	wg.Wait()
+}
+
+// splitByRows chooses the dimension SgemmParallel splits, and returns the
+// row and column tile counts it was chosen from.
+func splitByRows(pl *plan, transB bool, m, n, threads int) (byRows bool, rowTiles, colTiles int) {
+	// Split the dimension with more tiles: rows (each block packs its own B
+	// panels) when there are at least as many row tiles as threads, columns
+	// otherwise (each block reads or packs its own A). Blocks are as equal
+	// as possible: rows in any count (16 rows → 8 + 8, not 14 + 2), columns
+	// in whole vectors so that no block boundary adds a masked edge. Where
+	// the boundaries fall never changes the result (see the package
+	// comment).
+	rowTiles = (m + pl.mr - 1) / pl.mr
+	colTiles = (n + pl.nr - 1) / pl.nr
+	byRows = pl.dot || rowTiles >= threads || rowTiles >= colTiles
+	// A transposed B is packed whatever the split. Split by rows, every
+	// thread streams all of the packed B, half of which the other core
+	// packed (its L2, not ours); split by columns, each thread packs and
+	// reads only its own panels. Measured: the MLP's forward product
+	// 256×512×784 NT on 2 threads went from 188 to 230 GFLOP/s and
+	// 64×128×784 NT from 99 to 124 (wall, idle machine, 3 alternating
+	// runs); NN and TN, whose B is read in place or not at all split,
+	// stay by rows (NN 256×512×784 by columns: 240 → 230).
+	if transB && !pl.dot && colTiles >= threads {
+		byRows = false
+	}
+	return byRows, rowTiles, colTiles
 }
