@@ -66,6 +66,8 @@ func TestIm2colCol2imMatchDefinition(t *testing.T) {
 	shapes := []struct{ h, w, c, o, k, s, p int }{
 		{28, 28, 1, 16, 8, 2, 3},  // TanhCNN conv 1
 		{13, 13, 16, 32, 4, 2, 0}, // TanhCNN conv 2
+		{28, 28, 1, 16, 3, 1, 0},  // BernauCNN conv 1 (runs of 3 floats one apart)
+		{13, 13, 16, 16, 3, 1, 0}, // BernauCNN conv 2 (runs of 48 overlapping in col2im)
 		{7, 7, 2, 3, 3, 2, 1},
 		{8, 6, 1, 3, 3, 1, 2},
 		{9, 9, 3, 2, 2, 3, 0},

@@ -50,6 +50,7 @@ type scratch struct {
 	win    []float32 // avgPool: window sums at every corner of the chunk
 	argmax []int32   // maxPool: input offset of each output's maximum
 	pex    []float32 // conv: materialised per-example gradients, b×numParams
+	gradT  []float32 // conv: one example's weight gradient, transposed (K×outC)
 	scaled []float32 // dense/conv: output deltas scaled by clip factors
 	rowsq  []float64 // per-example squared norms (deltas)
 	rowsq2 []float64 // per-example squared norms (inputs)

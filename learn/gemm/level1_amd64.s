@@ -281,7 +281,7 @@ TEXT ·axpyAVX2(SB), NOSPLIT, $0-56
 	MOVQ x_len+16(FP), CX
 	MOVQ y_base+32(FP), DI
 	CMPQ CX, $32
-	JLT ytail
+	JLT ytail8
 
 yloop:
 	VMOVUPS (DI), Y1
@@ -302,6 +302,21 @@ yloop:
 	CMPQ CX, $32
 	JGE yloop
 
+	// Whole vectors unmasked: VMASKMOVPS is microcoded on AMD, and a
+	// masked store is not forwarded to the next load of the same vector,
+	// which stalls callers whose vectors overlap from call to call
+	// (col2im's runs).
+ytail8:
+	CMPQ CX, $8
+	JLT ytail
+	VMOVUPS (DI), Y1
+	VFMADD231PS (SI), Y0, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP ytail8
+
 ytail:
 	TESTQ CX, CX
 	JLE ydone
@@ -310,10 +325,6 @@ ytail:
 	VMASKMOVPS (SI), Y15, Y2
 	VFMADD231PS Y2, Y0, Y1
 	VMASKMOVPS Y1, Y15, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	SUBQ $8, CX
-	JMP ytail
 
 ydone:
 	VZEROUPPER
