@@ -56,6 +56,7 @@ func copyRuns(dst []float32, ds int, src []float32, ss int, n, w int) {
 	switch {
 	case ds == w && ss == w: // one contiguous block (stride-1 pooling)
 		copy(dst, src)
+	case copyRunsVec(dst, ds, src, ss, n, w):
 	case w >= 32:
 		for r := 0; r < n; r++ {
 			copy(dst[r*ds:r*ds+w], src[r*ss:r*ss+w])
@@ -170,6 +171,9 @@ func addRuns(dst []float32, ds int, src []float32, ss int, n, w int) {
 	}
 	dst = dst[:(n-1)*ds+w]
 	src = src[:(n-1)*ss+w]
+	if addRunsVec(dst, ds, src, ss, n, w) {
+		return
+	}
 	for r := 0; r < n; r++ {
 		addInto(dst[r*ds:r*ds+w], src[r*ss:r*ss+w])
 	}
