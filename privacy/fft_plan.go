@@ -179,12 +179,9 @@ func (p *fftPlan) transformMixed(x []complex128) {
 	// Each sub-transform's input is gathered straight into bit-reversed
 	// order (yj[rev[i]] = x[i·r+j]): the same array the permutation pass of
 	// transform2 would make, without that pass.
-	rev := p.sub.rev
 	sub := func(j int) error {
 		yj := y[j*n2 : (j+1)*n2]
-		for i, ri := range rev[:len(yj)] {
-			yj[ri] = x[i*r+j]
-		}
+		gatherBitReversed(yj, x, r, j, p.sub.rev)
 		p.sub.butterflies(yj)
 		return nil
 	}
@@ -242,6 +239,53 @@ func (p *fftPlan) transformMixed(x []complex128) {
 		}
 	}
 }
+
+// gatherBitReversed sets y[rev[i]] = x[i·r+j] for i < len(y) (a power of
+// two, rev its bit-reversal permutation). Written one i after the other,
+// every store of a large transform went to a different cache line
+// (transformMixed's gather took a quarter of a PLD ε at T = 10⁶); here the
+// index bits split into a top and a bottom part of gatherBits bits around
+// the middle ones, and for each middle value a gatherTile×gatherTile tile is
+// read with the bottom bits running (x in order) and written with the top
+// bits running, which rev maps to gatherTile consecutive entries of y. The
+// same values land in the same places.
+func gatherBitReversed(y, x []complex128, r, j int, rev []uint32) {
+	n := len(y)
+	k := bits.TrailingZeros(uint(n))
+	if k < 2*gatherBits {
+		for i, ri := range rev[:n] {
+			y[ri] = x[i*r+j]
+		}
+		return
+	}
+	const B = gatherTile
+	var tile [B * B]complex128
+	top := k - gatherBits // shift of the top bits
+	for m := 0; m < 1<<top; m += B {
+		// i = a<<top | m | c: rev(i) = rev(m|c) | rev(a<<top), the first
+		// a multiple of B, the second below B.
+		for a := 0; a < B; a++ {
+			base, ra := a<<top|m, int(rev[a<<top])
+			src := x[base*r+j : (base+B-1)*r+j+1]
+			for c := 0; c < B; c++ {
+				tile[c*B+ra] = src[c*r]
+			}
+		}
+		for c := 0; c < B; c++ {
+			d := int(rev[m|c])
+			copy(y[d:d+B], tile[c*B:(c+1)*B])
+		}
+	}
+}
+
+// gatherBits is the width of the tiles of gatherBitReversed: 32×32
+// complex128 values (16 KiB) on the stack. BenchmarkGatherBitReversed
+// (2^19 points, r = 5, one core, CPU time): the plain loop 51–59 ms,
+// tiles of 8² 26–27 ms, 16² 23–25 ms, 32² 17–18 ms.
+const (
+	gatherBits = 5
+	gatherTile = 1 << gatherBits
+)
 
 // transform2 is the power-of-two forward transform. After the bit-reversal
 // permutation, the stages whose butterflies stay within blocks of

@@ -67,3 +67,59 @@ func BenchmarkFFT(b *testing.B) {
 		benchCPU(b, func() { f.Coefficients(z, x) })
 	})
 }
+
+// TestGatherBitReversed: the tiled gather of transformMixed puts every
+// value where the plain loop y[rev[i]] = x[i·r+j] puts it, for lengths
+// below and above the tiles' minimum and both radices.
+func TestGatherBitReversed(t *testing.T) {
+	for _, n := range []int{8, 64, 512, 1 << 10, 1 << 12, 1 << 15} {
+		rev := newPlan(n).rev
+		for _, r := range []int{3, 5} {
+			x := make([]complex128, n*r)
+			for i := range x {
+				x[i] = complex(float64(i), -float64(i))
+			}
+			for j := 0; j < r; j++ {
+				want, got := make([]complex128, n), make([]complex128, n)
+				for i, ri := range rev[:n] {
+					want[ri] = x[i*r+j]
+				}
+				gatherBitReversed(got, x, r, j, rev)
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("n=%d r=%d j=%d: y[%d] = %v, want %v", n, r, j, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkGatherBitReversed: transformMixed's gather at the size of the
+// PLD composition at T = 10⁶ (five sub-transforms of 2^19 points), as the
+// plain loop and as gatherBitReversed's tiles.
+//
+//	GOMAXPROCS=1 go test -run '^$' -bench GatherBitReversed ./privacy/
+func BenchmarkGatherBitReversed(b *testing.B) {
+	n, r := 1<<19, 5
+	rev := newPlan(n).rev
+	x := make([]complex128, n*r)
+	y := make([]complex128, n*r)
+	b.Run("plain", func(b *testing.B) {
+		benchCPU(b, func() {
+			for j := 0; j < r; j++ {
+				yj := y[j*n : (j+1)*n]
+				for i, ri := range rev[:n] {
+					yj[ri] = x[i*r+j]
+				}
+			}
+		})
+	})
+	b.Run("tiled", func(b *testing.B) {
+		benchCPU(b, func() {
+			for j := 0; j < r; j++ {
+				gatherBitReversed(y[j*n:(j+1)*n], x, r, j, rev)
+			}
+		})
+	})
+}
