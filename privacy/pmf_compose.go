@@ -193,7 +193,7 @@ func (p *PMF) selfCompose(T int, tailMass, at float64) (*PMF, error) {
 	eta := selfConvolveCircular(p.probs, L, T, lo%L, probs)
 	applyErrorBound(probs, eta, p.pessimistic)
 	if !math.IsNaN(at) {
-		p.tiltedSelfCompose(T, L, lo, at, probs)
+		probs = p.tiltedSelfCompose(T, L, lo, at, probs)
 	}
 	// 1 − (1−m)^T without cancellation.
 	inf := -math.Expm1(float64(T) * math.Log1p(-p.infMass))
