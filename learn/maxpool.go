@@ -2,6 +2,7 @@ package learn
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
@@ -112,6 +113,33 @@ func (p *maxPool) forwardAny(s *scratch, in, out []float32, b int) {
 					y[o+c], arg[o+c] = best, at
 				}
 			}
+		}
+	}
+}
+
+// disjoint reports whether the windows do not overlap (stride ≥ size), so
+// that backward routes at most one gradient to each input.
+func (p *maxPool) disjoint() bool { return p.st >= p.k }
+
+// backwardThroughReLU is backward followed by the backward pass of the
+// ReLU whose output y is this layer's input (gemm.ReLUGrad with the ReLU's
+// output), for disjoint windows: dIn receives ∂loss/∂x of the ReLU's input
+// x. Each input gets at most one routed gradient, so the ReLU's mask needs
+// applying only where one lands; everywhere else both passes leave +0.
+// The same operations on the same values as the two passes (the routed
+// sum 0 + g, then the mask of y's bits), without the ReLU's pass over
+// every input: that pass and the pool's clear-and-scatter were an eighth
+// of a Bernau et al. repetition (BenchmarkTable2eRepetition).
+func (p *maxPool) backwardThroughReLU(s *scratch, y, dOut, dIn []float32, b int) {
+	for i := 0; i < b; i++ {
+		dx := dIn[i*p.inSize() : (i+1)*p.inSize()]
+		yi := y[i*p.inSize() : (i+1)*p.inSize()]
+		clear(dx)
+		g := dOut[i*p.outSize() : (i+1)*p.outSize()]
+		for o, at := range s.argmax[i*p.outSize() : (i+1)*p.outSize()] {
+			dx[at] += g[o]
+			mask := uint32(-int32(math.Float32bits(yi[at])) >> 31)
+			dx[at] = math.Float32frombits(math.Float32bits(dx[at]) & mask)
 		}
 	}
 }

@@ -112,8 +112,23 @@ func (w *workspace) backward(b int, norms, inputGrad bool) {
 		if l > 0 || inputGrad {
 			dIn = w.deltas[l]
 		}
+		if p, ok := w.m.layers[l].(*maxPool); ok && l > 0 && p.disjoint() && isReLU(w.m.layers[l-1]) {
+			// Max pooling on a ReLU's output: both backward passes in one
+			// (see backwardThroughReLU), straight into the ReLU's dIn.
+			if l-1 > 0 || inputGrad {
+				p.backwardThroughReLU(w.scr[l], w.acts[l], w.deltas[l+1], w.deltas[l-1], b)
+			}
+			l--
+			continue
+		}
 		w.m.layers[l].backward(w.scr[l], w.acts[l], w.acts[l+1], w.deltas[l+1], dIn, b, w.sq, norms)
 	}
+}
+
+// isReLU reports whether ly is a ReLU activation.
+func isReLU(ly layer) bool {
+	a, ok := ly.(*activation)
+	return ok && a.kind == ReLU
 }
 
 // clippedSum writes Σ_i clip[i]·g_i of the chunk into grad.
