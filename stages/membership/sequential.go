@@ -302,6 +302,11 @@ func claimProfile(p lookParams) (float64, []audit.ProfilePoint, error) {
 		acc = privacy.AccountantBest
 	}
 	m := privacy.SampledGaussian{NoiseMultiplier: p.Claim.accountedSigma(), SamplingRate: p.Claim.SamplingRate, Steps: p.Claim.Steps}
+	if p.Claim.matrix() {
+		if m, err = p.Claim.mechanism(); err != nil {
+			return 0, nil, err
+		}
+	}
 	es := make([]float64, profilePoints)
 	for j := range es {
 		es[j] = eps * float64(j) / profilePoints
