@@ -125,7 +125,7 @@ func (t *trainer) privatise(s int, fused bool) error {
 // showStep shows the on-step hook what the step released and computed.
 func (t *trainer) showStep(s int, canary bool, b int) error {
 	st := &t.stepInfo
-	*st = Step{Index: s, Params: t.m.params, Batch: t.batch, CanaryIncluded: canary, DiracIncluded: t.diracIn,
+	*st = Step{Index: s, Params: t.m.params, Batch: t.batch, CanaryIncluded: canary, DiracIncluded: t.diracIn, DiracGroups: t.diracGroup,
 		NoisySum: t.sum, Normalizer: t.norm, Losses: t.losses[:b], ClippedSum: t.clean}
 	if t.norms != nil {
 		st.Norms = t.norms[:b]

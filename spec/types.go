@@ -280,7 +280,7 @@ type DistIntermediate struct {
 
 // DistWatermark configures Distinguisher 3.
 type DistWatermark struct {
-	Form      string `yaml:"form" default:"llr" enum:"llr|watermark|projection" doc:"The score used for the estimate (all three are recorded per trial)."`
+	Form      string `yaml:"form" default:"llr" enum:"llr|watermark|projection|decorrelated" doc:"The score used for the estimate (all three are recorded per trial). decorrelated: the one-run game's Dirac canaries under matrix-factorization noise, scored white-box by the projection of the decorrelated updates C·y on C·u (docs/mechanisms.md)."`
 	Observe   string `yaml:"observe" default:"gradients" enum:"gradients|intermediate_models" doc:"Read the privatised sums directly, or recover them from parameter differences."`
 	SkipSteps int    `yaml:"skip_steps" default:"0" check:">=0" doc:"Ignore the first steps."`
 }

@@ -23,6 +23,12 @@ func validateCorrelated(exp *Experiment, root *Node, pos func(string) Pos, e *er
 	case !cyclic && groupsOK && groups > 0 && !placeholder(root, "dpsgd.sampling"):
 		bad("dpsgd.groups", "groups are for sampling: cyclic, got sampling %s", d.Sampling)
 	}
+	if w := exp.Distinguisher; w != nil && w.Watermark != nil && w.Watermark.Form == "decorrelated" && !placeholder(root, "distinguisher.form") {
+		a := exp.Audit
+		if d.Correlated == nil || a == nil || a.Estimator != "one_run" || a.Canaries == "input" || (exp.Model != nil && exp.Model.Ideal != nil) {
+			bad("distinguisher.form", "the decorrelated score is for the one-run game's Dirac gradient canaries in a model trained with matrix-factorization noise (dpsgd.correlated)")
+		}
+	}
 	if d.Correlated != nil {
 		validateStrategy(d.Correlated, "dpsgd.correlated", root, pos, e)
 		validateOwnParticipation(d, root, pos, e)
