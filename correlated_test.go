@@ -112,6 +112,9 @@ audit: {threat_model: malicious_dataset, trials: 100}
 dpsgd: {noise_multiplier: 1, sampling_rate: 1, steps: 10, sampling: cyclic, groups: 2, correlated: {bands: 2}}
 reconstruction: {attack: prior_aware, prior_size: 10, trials: 100}
 `, "dpsgd.correlated: the reconstruction game does not train or account matrix-factorization noise"},
+		{"a trade-off figure", trained + onerun + `dpsgd: {noise_multiplier: 1, sampling_rate: 1, steps: 10, sampling: cyclic, groups: 2, correlated: {bands: 2}}
+report: {figures: [{kind: tradeoff, name: t}]}
+`, "report.figures[0].kind: the trade-off figure draws DP-SGD's curves"},
 		{"a bound that does not cover it", `dpsgd: {noise_multiplier: 1, sampling_rate: 1, steps: 10, sampling: cyclic, groups: 2, correlated: {bands: 2}}
 bound: [{kind: rero, prior_size: 10}]
 `, "bound[0]: invalid input: the rero bound is computed for DP-SGD's Poisson-subsampled Gaussian"},

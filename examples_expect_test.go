@@ -46,6 +46,7 @@ var longExamples = map[string]bool{
 	"examples/audit/replace-one-ideal.yaml":                true,
 	"examples/audit/replace-one-label.yaml":                true,
 	"examples/audit/bandmf.yaml":                           true,
+	"examples/audit/bandmf-white-box.yaml":                 true,
 }
 
 // pinnedElsewhere are examples whose numbers their own tests pin: the

@@ -29,6 +29,14 @@ func validateCorrelated(exp *Experiment, root *Node, pos func(string) Pos, e *er
 			bad("distinguisher.form", "the decorrelated score is for the one-run game's Dirac gradient canaries in a model trained with matrix-factorization noise (dpsgd.correlated)")
 		}
 	}
+	if r := exp.Report; r != nil && (d.Correlated != nil || cyclic) {
+		for i, f := range r.Figures {
+			if f.Tradeoff != nil {
+				path := indexPath("report.figures", i) + ".kind"
+				e.add(pos(path), path, "the trade-off figure draws DP-SGD's curves from the summary; it does not draw a matrix mechanism's (cyclic sampling, dpsgd.correlated)")
+			}
+		}
+	}
 	if d.Correlated != nil {
 		validateStrategy(d.Correlated, "dpsgd.correlated", root, pos, e)
 		validateOwnParticipation(d, root, pos, e)
