@@ -50,6 +50,8 @@ type estimateFlags struct {
 	digits                    int
 	failOnViolation           bool
 	results                   string
+	sequential                string
+	firstLook, budget         int
 }
 
 func (f *estimateFlags) register(fs *flag.FlagSet) {
@@ -87,6 +89,9 @@ func (f *estimateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.table, "table", "estimates", "estimates (one row per estimate) or summary (one row, the runner's summary columns)")
 	fs.IntVar(&f.digits, "digits", 5, "significant digits of floats (table and md formats)")
 	fs.BoolVar(&f.failOnViolation, "fail-on-violation", false, "exit with code 3 when a valid estimate refutes the claim")
+	fs.StringVar(&f.sequential, "sequential", "", "profile or epsilon: a sequential audit of the rows in table order (looks at --first-look, twice that, … trials), testing the claim's privacy profile or its (ε, δ) pair, as audit.stop: sequential")
+	fs.IntVar(&f.firstLook, "first-look", 100, "with --sequential: the first look's trials")
+	fs.IntVar(&f.budget, "budget", 0, "with --sequential: the last look's trials (0: the table's rows)")
 	fs.StringVar(&f.results, "results", "", "also write a results folder DIR as a run's (summary.parquet, estimates.parquet, trials/, manifest.json, report.html); replaces only an earlier estimate's folder")
 }
 
@@ -168,6 +173,13 @@ func cmdEstimate(args []string, stdout, stderr io.Writer) error {
 	}
 	src, err := readScores(pos[0], f, stdin)
 	if err != nil {
+		return err
+	}
+	if f.sequential != "" {
+		violation, err := sequentialEstimate(stdout, f, src, o, claim, claimText)
+		if err == nil && violation && f.failOnViolation {
+			err = errViolation
+		}
 		return err
 	}
 	e, err := audit.EstimateScores(src.table, o)

@@ -370,18 +370,7 @@ func options(p params) (audit.ScoreOptions, audit.Claim, error) {
 }
 
 // output is a summary cell as a stage output.
-func output(nv audit.NamedValue) stages.Output {
-	t := pipeline.Float64
-	switch nv.Value.(type) {
-	case int64:
-		t = pipeline.Int64
-	case string:
-		t = pipeline.String
-	case bool:
-		t = pipeline.Bool
-	}
-	return stages.Output{Name: nv.Name, Type: t, Value: nv.Value}
-}
+func output(nv audit.NamedValue) stages.Output { return stages.Typed(nv.Name, nv.Value) }
 
 // Columns are every column a score estimate may write (the layout
 // decides which of the estimators' columns a row has).
