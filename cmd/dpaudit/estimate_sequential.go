@@ -57,9 +57,9 @@ func sequentialEstimate(w io.Writer, f estimateFlags, src scoreSource, o audit.S
 		audit.NamedValue{Name: "epsilon_accountant", Value: claim.Epsilon},
 		audit.NamedValue{Name: "violation_p_value", Value: r.PValue},
 		audit.NamedValue{Name: "violation_uncorrected", Value: r.Violation},
-		audit.NamedValue{Name: "delta", Value: so.Delta},
-		audit.NamedValue{Name: "split_fraction", Value: so.SplitFraction},
-		audit.NamedValue{Name: "lower_is_member", Value: so.LowerMeansWorld1},
+		audit.NamedValue{Name: "estimate_delta", Value: so.Delta},
+		audit.NamedValue{Name: "estimate_split_fraction", Value: so.SplitFraction},
+		audit.NamedValue{Name: "estimate_lower_is_member", Value: so.LowerMeansWorld1},
 	)
 	human := f.format == "table" || f.format == "md"
 	if human {

@@ -121,7 +121,7 @@ audit:
 	compareRow(t, sum, 0, oneRun,
 		append([]string{filepath.Join(dir, "one.csv"), "--split-seed", sum.Col("split_seed").Values[0].(string)}, claim...)...)
 	sum = runSpec(t, spec("users", "scores: users.csv, group: user, aggregate: mean"))
-	compareRow(t, sum, 0, append(oneRun, "aggregate", "score_unit"),
+	compareRow(t, sum, 0, append(oneRun, "estimate_aggregate", "score_unit"),
 		append([]string{filepath.Join(dir, "users.csv"), "--split-seed", sum.Col("split_seed").Values[0].(string), "--group", "user", "--aggregate", "mean"}, claim...)...)
 }
 
@@ -152,5 +152,41 @@ func TestSpecScoresWithPlan(t *testing.T) {
 	if err == nil || !dpaudit.IsInputError(err) || !strings.Contains(err.Error(), "flipped.yaml:4:") ||
 		!strings.Contains(err.Error(), "audit.source.plan") || !strings.Contains(err.Error(), "disagree with the plan") {
 		t.Fatalf("a table that disagrees with its plan: %v", err)
+	}
+}
+
+// A spec may sweep the estimator's options over one score table: the
+// summary's option columns are named estimate_*, so they do not clash
+// with the swept key's own column (split_fraction), and each row is the
+// command's with that option.
+func TestSpecScoresSweepOptions(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("../../examples/scores/sigma-1.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "sigma-1.csv"), b, 0o644)
+	spec := filepath.Join(dir, "sweep.yaml")
+	os.WriteFile(spec, []byte(`name: sweep
+seed: 1
+dpsgd: {noise_multiplier: 1, sampling_rate: 1, steps: 1, delta: 1.0e-5}
+audit:
+  source: {scores: sigma-1.csv}
+sweep:
+  grid:
+    audit.split_fraction: [0.2, 0.3]
+`), 0o644)
+	sum := runSpec(t, spec)
+	if sum.Rows() != 2 {
+		t.Fatalf("%d rows, want 2", sum.Rows())
+	}
+	for i := range 2 {
+		sf := sum.Col("split_fraction").Float(i)
+		if got := sum.Col("estimate_split_fraction").Float(i); got != sf {
+			t.Errorf("row %d: estimate_split_fraction %v, swept split_fraction %v", i, got, sf)
+		}
+		compareRow(t, sum, i, []string{"epsilon_lb", "estimate_split_fraction"}, filepath.Join(dir, "sigma-1.csv"),
+			"--noise-multiplier", "1", "--sampling-rate", "1", "--steps", "1",
+			"--split-fraction", fmt.Sprint(sf), "--split-seed", sum.Col("split_seed").Values[i].(string))
 	}
 }

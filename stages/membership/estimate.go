@@ -335,31 +335,26 @@ func claimColumns(p estimateParams, epsAcc, pv float64, violation bool, firstSha
 // optionOutputs are the estimator options that change a number and are
 // not columns already, so that dpaudit estimate recomputes the row from
 // the published tables alone. They are named estimate_* because a swept
-// audit.split_fraction is itself a column named split_fraction. The
-// split's options are null where no split is made (one-run and per-step
-// audits; a sequential audit makes one per look, with no further splits);
-// a Bonferroni grid given in the spec is a JSON list (else empty).
+// audit.split_fraction is itself a column named split_fraction. As in
+// dpaudit estimate's summary, each is the option's value whether or not
+// this estimator uses it (the split's options: classic and sequential
+// audits); a Bonferroni grid given in the spec is a JSON list (else
+// empty).
 func optionOutputs(p estimateParams) []stages.Output {
-	fraction, splits, grid := any(nil), any(nil), ""
-	if p.Estimator != "one_run" && p.Estimator != "per_step" {
-		f := p.SplitFraction
-		if f == 0 {
-			f = audit.DefaultSplitFraction
-		}
-		fraction = f
-		if p.Sequential == nil {
-			splits = int64(max(p.Splits, 1))
-		}
-		if p.Grid != nil {
-			b, _ := json.Marshal(p.Grid)
-			grid = string(b)
-		}
+	f := p.SplitFraction
+	if f == 0 {
+		f = audit.DefaultSplitFraction
+	}
+	grid := ""
+	if p.Grid != nil {
+		b, _ := json.Marshal(p.Grid)
+		grid = string(b)
 	}
 	return []stages.Output{
 		stages.F64("estimate_delta", p.Delta),
 		stages.Bool("estimate_lower_is_member", p.LowerWorld1),
-		stages.F64("estimate_split_fraction", fraction),
-		stages.Int("estimate_splits", splits),
+		stages.F64("estimate_split_fraction", f),
+		stages.Int("estimate_splits", int64(max(p.Splits, 1))),
 		stages.Str("estimate_bonferroni_grid", grid),
 	}
 }
