@@ -56,7 +56,9 @@ func npyArrays(p *attack.CanaryPlan) map[string]func(path string) ([]int, string
 		x, label[j] = append(x, r.X...), int64(r.Y)
 	}
 	out["x"] = func(path string) ([]int, string, error) { return shape, "float32", npy.WriteFile(path, shape, x) }
-	out["label"] = func(path string) ([]int, string, error) { return []int{m}, "int64", npy.WriteFile(path, []int{m}, label) }
+	out["label"] = func(path string) ([]int, string, error) {
+		return []int{m}, "int64", npy.WriteFile(path, []int{m}, label)
+	}
 	return out
 }
 
