@@ -63,7 +63,11 @@ func fakeTrainer(mode, reqPath string) error {
 		return err
 	}
 	var sb strings.Builder
-	sb.WriteString("trial,canary,score\n")
+	steps, stepCol := 1, ""
+	if external.PerStep(req.Report) {
+		steps, stepCol = req.DPSGD.Steps, ",step"
+	}
+	fmt.Fprintf(&sb, "trial,canary%s,score\n", stepCol)
 	for k, t := range req.Trials {
 		m := 1
 		if req.Game == external.GameOneRun {
@@ -72,26 +76,48 @@ func fakeTrainer(mode, reqPath string) error {
 		r := rand.New(rand.NewPCG(t.Seed, 1))
 		for j := range m {
 			in := (t.World != nil && *t.World == 1) || (t.Include != nil && t.Include[j])
-			s := 2 + r.NormFloat64()
-			if mode == "leaky" && in {
-				s -= 3
+			for step := range steps {
+				key := fmt.Sprintf("%d,%d", t.Trial, j)
+				if stepCol != "" {
+					key += fmt.Sprintf(",%d", step)
+				}
+				s := fakeScore(req, r, mode == "leaky" && in)
+				switch {
+				case mode == "nan" && k == 1:
+					fmt.Fprintf(&sb, "%s,NaN\n", key)
+					continue
+				case mode == "missing" && k == 1:
+					continue
+				case mode == "unknown" && k == 1:
+					fmt.Fprintf(&sb, "%d,%d,%g\n", t.Trial, j+m, s)
+					continue
+				case mode == "extra" && k == 1:
+					fmt.Fprintf(&sb, "%d,%d,%g\n", t.Trial+100000, j, s)
+				}
+				fmt.Fprintf(&sb, "%s,%g\n", key, s)
 			}
-			switch {
-			case mode == "nan" && k == 1:
-				fmt.Fprintf(&sb, "%d,%d,NaN\n", t.Trial, j)
-				continue
-			case mode == "missing" && k == 1:
-				continue
-			case mode == "unknown" && k == 1:
-				fmt.Fprintf(&sb, "%d,%d,%g\n", t.Trial, j+m, s)
-				continue
-			case mode == "extra" && k == 1:
-				fmt.Fprintf(&sb, "%d,%d,%g\n", t.Trial+100000, j, s)
-			}
-			fmt.Fprintf(&sb, "%d,%d,%g\n", t.Trial, j, s)
 		}
 	}
 	return os.WriteFile(filepath.Join(req.Output, "observations.csv"), []byte(sb.String()), 0o644)
+}
+
+// fakeScore is one score of the fake trainer: a loss around 2 (lower by
+// three standard deviations when leaky), or a step's projected update,
+// N(0, (σC)²) plus 3σC when leaky.
+func fakeScore(req external.Request, r *rand.Rand, leak bool) float64 {
+	if req.Report == external.ReportStepProjection {
+		sd := req.DPSGD.NoiseMultiplier * req.DPSGD.ClipNorm
+		s := sd * r.NormFloat64()
+		if leak {
+			s += 3 * sd
+		}
+		return s
+	}
+	s := 2 + r.NormFloat64()
+	if leak {
+		s -= 3
+	}
+	return s
 }
 
 // externalSpec is a classic audit of the fake trainer in mode.
@@ -166,6 +192,36 @@ func TestExternalTrainerOneRun(t *testing.T) {
 		r := summaryRow(t, res.Summary, 0)
 		if r["violation"] != c.violation || r["estimate_valid"] != true || r["estimate_family"] != "one_run" {
 			t.Errorf("%s: violation %v valid %v family %v (ε_lb %v)", c.mode, r["violation"], r["estimate_valid"], r["estimate_family"], r["epsilon_lb"])
+		}
+	}
+}
+
+// TestExternalTrainerPerStep: the classic game over per-step reports —
+// every step's projected update (threat model gradient, watermark) and
+// the losses of every intermediate model (intermediate_poison) — and the
+// one-run game over intermediate losses: a leaky trainer refutes the
+// claim, an honest one does not, and the trials table holds the
+// distinguisher's scores.
+func TestExternalTrainerPerStep(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")}
+	for _, c := range []struct{ name, threat, dist, audit, score string }{
+		{"gradient", "gradient", "{kind: watermark}", "", "llr"},
+		{"intermediate", "intermediate_poison", "{kind: intermediate_loss, reduce: mean}", "", "mean_loss"},
+		{"onerun", "intermediate_poison", "{kind: intermediate_loss}", ", estimator: one_run, canaries: input", "max_loss"},
+	} {
+		for _, mode := range []string{"honest", "leaky"} {
+			body := strings.Replace(externalSpec(mode, ""), "api_access", c.threat, 1)
+			body = strings.Replace(body, "{kind: loss_threshold}", c.dist, 1)
+			body = strings.Replace(body, "shard_size: 0", "shard_size: 0"+c.audit, 1)
+			if c.audit != "" {
+				body = strings.Replace(body, "{kind: mislabeled_record}", "{kind: noise_input}", 1)
+			}
+			_, res := runSpec(t, writeSpec(t, dir, c.name+mode+".yaml", body), o)
+			r := summaryRow(t, res.Summary, 0)
+			if r["violation"] != (mode == "leaky") || r["estimate_valid"] != true || r["audit_score"] != c.score {
+				t.Errorf("%s %s: violation %v valid %v score %v (ε_lb %v)", c.name, mode, r["violation"], r["estimate_valid"], r["audit_score"], r["epsilon_lb"])
+			}
 		}
 	}
 }

@@ -75,7 +75,13 @@ type externalCallParams struct {
 	Model    map[string]any           `json:"model,omitempty"`
 	DPSGD    external.Hyperparameters `json:"dpsgd"`
 	Threat   string                   `json:"threat_model"`
-	Seed     int64                    `json:"seed"`
+	// Report, Dist and ScoreSigma say how a per-step report becomes a
+	// trial's scores (absent for the final loss, whose key they leave
+	// as it was).
+	Report     string              `json:"report,omitempty"`
+	Dist       *spec.Distinguisher `json:"distinguisher,omitempty"`
+	ScoreSigma float64             `json:"score_sigma,omitempty"`
+	Seed       int64               `json:"seed"`
 	InitSeed uint64                   `json:"init_seed"`
 	Random   bool                     `json:"random_init,omitempty"`
 	First    int                      `json:"first"`
@@ -98,8 +104,8 @@ type externalSetup struct {
 
 // externalCommon checks an external point at compile time (the threat
 // model grants the crafter and distinguisher, the data holds the
-// canaries) and adds its export node.
-func externalCommon(b *stages.Build, game string, canaries int) (externalSetup, error) {
+// canaries), sets the estimate's score, and adds its export node.
+func externalCommon(b *stages.Build, ep *estimateParams, game string, canaries int) (externalSetup, error) {
 	exp := b.Point.Exp
 	data, err := stages.DatasetParams(exp.Dataset, exp.Seed, false)
 	if err != nil {
@@ -111,6 +117,17 @@ func externalCommon(b *stages.Build, game string, canaries int) (externalSetup, 
 	cp, err := trainerCall(exp, game)
 	if err != nil {
 		return externalSetup{}, err
+	}
+	dist, err := distinguisherFor(exp.Distinguisher)
+	if err != nil {
+		return externalSetup{}, &stages.PathError{Path: "distinguisher", Err: err}
+	}
+	// The estimate reads the distinguisher's first score; a watermark's
+	// likelihoods take the CLAIMED σ, so that a trainer adding less noise
+	// than it claims is caught (as in dpaudit's own watermark game).
+	ep.Score, ep.LowerWorld1 = dist.ScoreNames()[0], dist.LowerMeansWorld1()
+	if cp.Dist != nil && cp.Dist.Watermark != nil {
+		cp.ScoreSigma = ep.Claim.NoiseMultiplier
 	}
 	dp := externalDataParams{Data: data}
 	node := b.Add(&pipeline.Node{
@@ -137,8 +154,13 @@ func checkExternalCanaries(b *stages.Build, data stages.DataParams, m int) error
 	if err != nil {
 		return &stages.PathError{Path: "distinguisher", Err: err}
 	}
-	if err := attack.CheckPair(crafter, dist, attack.ThreatModels[exp.Audit.ThreatModel]); err != nil {
-		return &stages.PathError{Path: "audit.threat_model", Err: err}
+	// A watermark reads the canary record's own gradient direction, which
+	// the trainer projects on: the crafter's record is the canary, so the
+	// pair check (which wants a gradient canary) does not apply.
+	if _, wm := dist.(attack.Watermark); !wm {
+		if err := attack.CheckPair(crafter, dist, attack.ThreatModels[exp.Audit.ThreatModel]); err != nil {
+			return &stages.PathError{Path: "audit.threat_model", Err: err}
+		}
 	}
 	split, err := stages.LoadSplit(data, b.Env.DataDir)
 	if err != nil {
@@ -174,8 +196,14 @@ func trainerCall(exp *spec.Experiment, game string) (externalCallParams, error) 
 	if exp.Model.External != nil {
 		model = exp.Model.External.Params
 	}
+	var report string
+	var dist *spec.Distinguisher
+	if r := external.ReportFor(exp.Audit.ThreatModel); external.PerStep(r) {
+		report, dist = r, exp.Distinguisher
+	}
 	return externalCallParams{
 		Game: game, Command: slices.Clone(t.Command), Files: files, Env: env, Model: model, Threat: exp.Audit.ThreatModel, Seed: exp.Seed,
+		Report: report, Dist: dist,
 		Random: exp.Audit.RandomInit,
 		DPSGD: external.Hyperparameters{NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps, ClipNorm: d.ClipNorm,
 			LearningRate: d.LearningRate, Momentum: d.Momentum, WeightDecay: d.WeightDecay, Sampling: d.Sampling, Clip: d.Clip,
@@ -238,7 +266,7 @@ func externalCanaries(b *stages.Build, s externalSetup, key string, count int, r
 // externalShards are the classic game's calls, repeat by repeat.
 func externalShards(b *stages.Build, ep *estimateParams) (audited, error) {
 	exp, a := b.Point.Exp, b.Point.Exp.Audit
-	s, err := externalCommon(b, external.GameMembership, 1)
+	s, err := externalCommon(b, ep, external.GameMembership, 1)
 	if err != nil {
 		return audited{}, err
 	}
@@ -247,7 +275,6 @@ func externalShards(b *stages.Build, ep *estimateParams) (audited, error) {
 		Call externalCallParams `json:"call"`
 		Cr   spec.Crafter       `json:"crafter"`
 	}{s.data, s.call, *exp.Crafter})
-	ep.Score, ep.LowerWorld1 = "loss", true
 	au := audited{label: s.label}
 	repeats := max(a.Repeats, 1)
 	ep.TrainingRuns = a.Trials * repeats
@@ -276,7 +303,7 @@ func externalShards(b *stages.Build, ep *estimateParams) (audited, error) {
 func externalOneRunShards(b *stages.Build, ep *estimateParams) (audited, error) {
 	exp, a := b.Point.Exp, b.Point.Exp.Audit
 	m := a.Trials
-	s, err := externalCommon(b, external.GameOneRun, m)
+	s, err := externalCommon(b, ep, external.GameOneRun, m)
 	if err != nil {
 		return audited{}, err
 	}
@@ -287,7 +314,7 @@ func externalOneRunShards(b *stages.Build, ep *estimateParams) (audited, error) 
 		M    int                `json:"canaries"`
 	}{s.data, s.call, *exp.Crafter, m})
 	repeats := max(a.Repeats, 1)
-	ep.Score, ep.LowerWorld1, ep.TrainingRuns = "loss", true, repeats
+	ep.TrainingRuns = repeats
 	ep.Canaries = "input: " + inputCanaryName(exp.Crafter)
 	au := audited{label: s.label}
 	for r := range repeats {
