@@ -67,14 +67,14 @@ type externalCanaryParams struct {
 // by their SHA-256, so an edited script trains again; the timeout and the
 // absolute working directory do not.
 type externalCallParams struct {
-	Key      string                   `json:"point_key"`
-	Game     string                   `json:"game"`
-	Command  []string                 `json:"command"`
-	Files    map[string]string        `json:"command_files,omitempty"`
-	Env      []string                 `json:"env,omitempty"`
-	Model    map[string]any           `json:"model,omitempty"`
-	DPSGD    external.Hyperparameters `json:"dpsgd"`
-	Threat   string                   `json:"threat_model"`
+	Key     string                   `json:"point_key"`
+	Game    string                   `json:"game"`
+	Command []string                 `json:"command"`
+	Files   map[string]string        `json:"command_files,omitempty"`
+	Env     []string                 `json:"env,omitempty"`
+	Model   map[string]any           `json:"model,omitempty"`
+	DPSGD   external.Hyperparameters `json:"dpsgd"`
+	Threat  string                   `json:"threat_model"`
 	// Report, Dist and ScoreSigma say how a per-step report becomes a
 	// trial's scores (absent for the final loss, whose key they leave
 	// as it was).
@@ -82,12 +82,12 @@ type externalCallParams struct {
 	Dist       *spec.Distinguisher `json:"distinguisher,omitempty"`
 	ScoreSigma float64             `json:"score_sigma,omitempty"`
 	Seed       int64               `json:"seed"`
-	InitSeed uint64                   `json:"init_seed"`
-	Random   bool                     `json:"random_init,omitempty"`
-	First    int                      `json:"first"`
-	Count    int                      `json:"count"`
-	Call     int                      `json:"call"`
-	Repeat   int                      `json:"repeat,omitempty"`
+	InitSeed   uint64              `json:"init_seed"`
+	Random     bool                `json:"random_init,omitempty"`
+	First      int                 `json:"first"`
+	Count      int                 `json:"count"`
+	Call       int                 `json:"call"`
+	Repeat     int                 `json:"repeat,omitempty"`
 
 	workdir string
 	timeout time.Duration
