@@ -226,6 +226,57 @@ func TestExternalTrainerPerStep(t *testing.T) {
 	}
 }
 
+// TestExternalTrainerInputsKey: the files trainer.inputs names are in the
+// calls' cache key — editing one trains again, editing a file it does not
+// name does not — and a pattern that matches nothing is a positioned
+// spec error.
+func TestExternalTrainerInputsKey(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")}
+	for _, f := range []string{"helper.py", "notes.txt"} {
+		writeSpec(t, dir, f, "v1\n")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeSpec(t, dir, "lib/util.py", "v1\n")
+	path := writeSpec(t, dir, "s.yaml", externalSpec("honest", ", inputs: [helper.py, lib]"))
+	runSpec(t, path, o)
+	cached := func() (hit, all int) {
+		p, err := Load(path, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range p.Compiled.Graph.Nodes() {
+			if n.Kind == "external_call" {
+				all++
+				if p.Store.Has(n.Key()) {
+					hit++
+				}
+			}
+		}
+		return hit, all
+	}
+	if hit, all := cached(); hit != all || all == 0 {
+		t.Fatalf("after the run %d of %d calls cached", hit, all)
+	}
+	writeSpec(t, dir, "notes.txt", "v2\n")
+	if hit, all := cached(); hit != all {
+		t.Errorf("an unrelated file changed: %d of %d calls cached, want all", hit, all)
+	}
+	for _, f := range []string{"helper.py", "lib/util.py"} {
+		writeSpec(t, dir, f, "v2\n")
+		if hit, _ := cached(); hit != 0 {
+			t.Errorf("%s changed: %d calls still cached, want none", f, hit)
+		}
+		writeSpec(t, dir, f, "v1\n")
+	}
+	_, err := Load(writeSpec(t, dir, "typo.yaml", externalSpec("honest", ", inputs: [helpr.py]")), o)
+	if err == nil || !strings.Contains(err.Error(), "trainer.inputs") || !strings.Contains(err.Error(), `"helpr.py" matches no file`) {
+		t.Errorf("a pattern matching nothing: %v", err)
+	}
+}
+
 // TestExternalTrainerBadInput: every mistake of a trainer is an input
 // error naming the call and its trials, nothing of the failed call is
 // cached, and the calls that finished stay cached.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,14 +64,16 @@ type externalCanaryParams struct {
 }
 
 // externalCallParams is everything a call's result depends on. The
-// command's files (arguments naming a file in the working directory) enter
-// by their SHA-256, so an edited script trains again; the timeout and the
-// absolute working directory do not.
+// command's files (arguments naming a file in the working directory) and
+// the files trainer.inputs names enter by their SHA-256, so an edited
+// script or module trains again; the timeout and the absolute working
+// directory do not.
 type externalCallParams struct {
 	Key     string                   `json:"point_key"`
 	Game    string                   `json:"game"`
 	Command []string                 `json:"command"`
 	Files   map[string]string        `json:"command_files,omitempty"`
+	Inputs  map[string]string        `json:"inputs,omitempty"`
 	Env     []string                 `json:"env,omitempty"`
 	Model   map[string]any           `json:"model,omitempty"`
 	DPSGD   external.Hyperparameters `json:"dpsgd"`
@@ -187,6 +190,10 @@ func trainerCall(exp *spec.Experiment, game string) (externalCallParams, error) 
 	if err != nil {
 		return externalCallParams{}, &stages.PathError{Path: "trainer.command", Err: err}
 	}
+	inputs, err := inputFiles(t.Inputs, exp.ResolvePath("."))
+	if err != nil {
+		return externalCallParams{}, &stages.PathError{Path: "trainer.inputs", Err: err}
+	}
 	var env []string
 	for k, v := range t.Env {
 		env = append(env, fmt.Sprintf("%s=%v", k, v))
@@ -202,7 +209,7 @@ func trainerCall(exp *spec.Experiment, game string) (externalCallParams, error) 
 		report, dist = r, exp.Distinguisher
 	}
 	return externalCallParams{
-		Game: game, Command: slices.Clone(t.Command), Files: files, Env: env, Model: model, Threat: exp.Audit.ThreatModel, Seed: exp.Seed,
+		Game: game, Command: slices.Clone(t.Command), Files: files, Inputs: inputs, Env: env, Model: model, Threat: exp.Audit.ThreatModel, Seed: exp.Seed,
 		Report: report, Dist: dist,
 		Random: exp.Audit.RandomInit,
 		DPSGD: external.Hyperparameters{NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps, ClipNorm: d.ClipNorm,
@@ -235,6 +242,57 @@ func commandFiles(argv []string, workdir string) (map[string]string, error) {
 		return nil, nil
 	}
 	return out, nil
+}
+
+// inputFiles are the SHA-256 of the files trainer.inputs names, by their
+// path relative to the spec's folder: each pattern is a glob there, and a
+// directory it matches stands for every regular file under it. A pattern
+// that matches nothing is an error (a typo would leave a file out of the
+// key without a word).
+func inputFiles(patterns []string, specDir string) (map[string]string, error) {
+	if len(patterns) == 0 {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, pat := range patterns {
+		full := pat
+		if !filepath.IsAbs(full) {
+			full = filepath.Join(specDir, pat)
+		}
+		matches, err := filepath.Glob(full)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %v", pat, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("%q matches no file (relative to %s)", pat, specDir)
+		}
+		for _, m := range matches {
+			if err := hashTree(m, specDir, out); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// hashTree adds the SHA-256 of path, or of every regular file under it,
+// to out by the path relative to base.
+func hashTree(path, base string, out map[string]string) error {
+	return filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		sum, err := fileSHA256(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(base, p)
+		if err != nil {
+			rel = p
+		}
+		out[filepath.ToSlash(rel)] = sum
+		return nil
+	})
 }
 
 func fileSHA256(path string) (string, error) {
