@@ -226,6 +226,28 @@ func TestExternalTrainerPerStep(t *testing.T) {
 	}
 }
 
+// TestExternalTrainerSequential: a sequential audit through the protocol
+// (the classic game's calls, gated look by look): the leaky trainer's
+// audit stops at an early look with a violation, and the calls after it
+// run no trainer; the honest one uses the whole budget without one.
+func TestExternalTrainerSequential(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")}
+	for _, mode := range []string{"honest", "leaky"} {
+		body := strings.Replace(externalSpec(mode, ""), "trials: 200, shard_size: 0", "trials: 800, stop: sequential, sequential: {first_look: 100}", 1)
+		_, res := runSpec(t, writeSpec(t, dir, mode+".yaml", body), o)
+		r := summaryRow(t, res.Summary, 0)
+		used := r["sequential_trials_used"]
+		t.Logf("%s: violation %v, %v trials used, ε_lb %v", mode, r["violation"], used, r["epsilon_lb"])
+		if r["violation"] != (mode == "leaky") || r["estimate_valid"] != true {
+			t.Errorf("%s: violation %v valid %v", mode, r["violation"], r["estimate_valid"])
+		}
+		if (mode == "leaky") != (used.(int64) < 800) {
+			t.Errorf("%s: %v trials used of 800", mode, used)
+		}
+	}
+}
+
 // TestExternalTrainerInputsKey: the files trainer.inputs names are in the
 // calls' cache key — editing one trains again, editing a file it does not
 // name does not — and a pattern that matches nothing is a positioned
@@ -367,6 +389,44 @@ func TestExternalTorchTrainer(t *testing.T) {
 		t.Logf("%s: ε_lb %v, AUC %v, p %v, claim %v", c.spec, r["epsilon_lb"], r["auc"], r["violation_p_value"], r["epsilon_accountant"])
 		if r["violation"] != c.violation || r["estimate_valid"] != true {
 			t.Errorf("%s: violation %v valid %v (ε_lb %v, claim %v)", c.spec, r["violation"], r["estimate_valid"], r["epsilon_lb"], r["epsilon_accountant"])
+		}
+	}
+}
+
+// TestExternalTorchPerStep: torch_dpsgd.py serves the per-step reports.
+// On torch-honest.yaml's and torch-noise-unscaled.yaml's configurations
+// (200 trials of 10 steps), audited white box (every step's update
+// projected on the canary's gradient, the watermark's LLR) and through the
+// losses of every intermediate model: the honest trainer raises no
+// violation, the one whose noise ignores C (C = 20) a valid one.
+func TestExternalTorchPerStep(t *testing.T) {
+	torchPython(t)
+	dir := t.TempDir()
+	abs, err := filepath.Abs(filepath.Join("examples", "external"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")}
+	for _, c := range []struct {
+		spec, threat, dist, score string
+		violation                 bool
+	}{
+		{"torch-honest.yaml", "gradient", "{kind: watermark}", "llr", false},
+		{"torch-noise-unscaled.yaml", "gradient", "{kind: watermark}", "llr", true},
+		{"torch-honest.yaml", "intermediate_poison", "{kind: intermediate_loss}", "max_loss", false},
+	} {
+		b, err := os.ReadFile(filepath.Join(abs, c.spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := strings.Replace(string(b), "trainer:\n", fmt.Sprintf("trainer:\n  workdir: %q\n", abs), 1)
+		body = strings.Replace(body, "threat_model: api_access", "threat_model: "+c.threat, 1)
+		body = strings.Replace(body, "{kind: loss_threshold}", c.dist, 1)
+		_, res := runSpec(t, writeSpec(t, dir, c.threat+"-"+c.spec, body), o)
+		r := summaryRow(t, res.Summary, 0)
+		t.Logf("%s %s: ε_lb %v, AUC %v, p %v, claim %v", c.spec, c.threat, r["epsilon_lb"], r["auc"], r["violation_p_value"], r["epsilon_accountant"])
+		if r["violation"] != c.violation || r["estimate_valid"] != true || r["audit_score"] != c.score {
+			t.Errorf("%s %s: violation %v valid %v score %v (ε_lb %v, claim %v)", c.spec, c.threat, r["violation"], r["estimate_valid"], r["audit_score"], r["epsilon_lb"], r["epsilon_accountant"])
 		}
 	}
 }

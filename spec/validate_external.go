@@ -57,8 +57,8 @@ var externalReports = map[string]struct{ report, dist string }{
 // and what the trainer cannot report.
 func validateExternalAudit(exp *Experiment, a *Audit, root *Node, pos func(string) Pos, e *errs) {
 	switch {
-	case a.Stop == "sequential":
-		e.add(pos("audit.stop"), "audit.stop", "the external-trainer protocol does not cover sequential audits yet: use stop: fixed")
+	case a.Stop == "sequential" && a.Estimator == "one_run":
+		e.add(pos("audit.stop"), "audit.stop", "with an external trainer a sequential audit is the classic game's (estimator clopper_pearson), not one_run's")
 	case a.Estimator == "per_step":
 		e.add(pos("audit.estimator"), "audit.estimator", "the external-trainer protocol does not cover the per-step estimator yet (its Dirac gradient canaries sit on parameters of dpaudit's own model): audit every step's update with estimator clopper_pearson, threat_model gradient and distinguisher watermark")
 	case a.Estimator == "one_run" && a.Canaries != "input":

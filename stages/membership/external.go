@@ -356,6 +356,43 @@ func externalShards(b *stages.Build, ep *estimateParams) (audited, error) {
 	return au, nil
 }
 
+// externalSegmenter makes a sequential audit's calls: each segment's
+// trials cut at trials_per_call, the classic game's trials (the same
+// seeds and worlds as the fixed audit of the same point), and a call
+// gated on a look that stopped runs no trainer.
+func externalSegmenter(b *stages.Build, ep *estimateParams) (*segmenter, error) {
+	exp := b.Point.Exp
+	s, err := externalCommon(b, ep, external.GameMembership, 1)
+	if err != nil {
+		return nil, err
+	}
+	key := stages.HashKey(struct {
+		Data stages.DataParams  `json:"data"`
+		Call externalCallParams `json:"call"`
+		Cr   spec.Crafter       `json:"crafter"`
+	}{s.data, s.call, *exp.Crafter})
+	ep.Key, ep.TrainingRuns = key, 1
+	canaries := externalCanaries(b, s, key, 1, 0)
+	calls := 0
+	return &segmenter{b: b, size: exp.Trainer.TrialsPerCall, label: s.label,
+		node: func(first, count int) *pipeline.Node {
+			p := s.call
+			p.Key, p.Call, p.First, p.Count = key, calls, first, count
+			p.InitSeed = rng.Seed(uint64(exp.Seed), "init", key)
+			calls++
+			return &pipeline.Node{Kind: "external_call", Version: externalCallVersion, Params: p, Inputs: []*pipeline.Node{s.node, canaries},
+				Run: func(ctx context.Context, w *pipeline.Work) error {
+					q := p
+					if stopped, err := gateStopped(w); err != nil {
+						return err
+					} else if stopped {
+						q.Count = 0
+					}
+					return runExternalCall(ctx, q, w)
+				}}
+		}}, nil
+}
+
 // externalOneRunShards are the one-run game's runs: one call per repeat,
 // audit.trials canaries each in by its bit.
 func externalOneRunShards(b *stages.Build, ep *estimateParams) (audited, error) {

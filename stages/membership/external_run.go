@@ -92,6 +92,13 @@ func runExternalCall(ctx context.Context, p externalCallParams, w *pipeline.Work
 	if err != nil {
 		return err
 	}
+	if p.Count == 0 { // a sequential audit stopped before this call
+		names, scores, err := externalScores(p, req, &external.Observations{})
+		if err != nil {
+			return err
+		}
+		return pipeline.WriteParquet(filepath.Join(w.Dir, stages.TrialsFile), externalTable(p, req, member, names, scores))
+	}
 	dir, err := os.MkdirTemp(filepath.Dir(w.Dir), fmt.Sprintf("external-call.%.16s.r%d.c%d.", p.Key, p.Repeat, p.Call))
 	if err != nil {
 		return err
