@@ -50,7 +50,7 @@ var longExamples = map[string]bool{
 }
 
 // pinnedElsewhere are examples whose numbers their own tests pin: the
-// external trainers' (external_test.go runs them with the trainers they
+// external trainers' (external_trainer_test.go runs them with the trainers they
 // name, skipping where python3 with torch is absent), so the example-number
 // test neither runs them nor asks them for an expect block.
 var pinnedElsewhere = map[string]bool{
@@ -63,6 +63,10 @@ var pinnedElsewhere = map[string]bool{
 	"examples/external/torch-honest.yaml":         true,
 	"examples/external/torch-noise-unscaled.yaml": true,
 	"examples/external/torch-unnoised-bias.yaml":  true,
+	// Long (8000 torch trials each): TestExternalTorchShuffleBatches runs
+	// them with DPAUDIT_EXAMPLES=long or all.
+	"examples/external/torch-shuffle-batches.yaml": true,
+	"examples/external/torch-shuffle-honest.yaml":  true,
 }
 
 // TestExampleNumbers runs every example that finishes in about 30 s and

@@ -208,12 +208,37 @@ func (s *watermarkScorer) Finish(final LossOracle) ([]float64, error) {
 			}
 		}
 	}
-	st := s.stats
-	switch s.d.Form {
+	return s.stats.scores(s.d.Form), nil
+}
+
+// scores are the three statistics, form's first (ScoreNames' order).
+func (st *watermarkStats) scores(form string) []float64 {
+	switch form {
 	case FormWatermark:
-		return []float64{st.watermark, st.llr, st.projection}, nil
+		return []float64{st.watermark, st.llr, st.projection}
 	case FormProjection:
-		return []float64{st.projection, st.llr, st.watermark}, nil
+		return []float64{st.projection, st.llr, st.watermark}
 	}
-	return []float64{st.llr, st.watermark, st.projection}, nil
+	return []float64{st.llr, st.watermark, st.projection}
+}
+
+// ScoreSteps is the scores of observations y_t already projected on the
+// canary direction (in the units of the sum: the canary adds C), as a
+// trainer outside dpaudit reports them: the same statistics, in the same
+// order, as the scorer's. sigma is the claimed noise multiplier, q the
+// sampling rate.
+func (d Watermark) ScoreSteps(ys []float64, sigma, C, q float64) ([]float64, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	if !(sigma > 0) || math.IsInf(sigma, 0) || !(C > 0) || math.IsInf(C, 0) || !(q > 0 && q <= 1) {
+		return nil, invalidf("%s: the likelihoods need σ > 0, C > 0 and q in (0, 1], got %v, %v, %v", d.Kind(), sigma, C, q)
+	}
+	st := newWatermarkStats(sigma, C, q)
+	for t, y := range ys {
+		if t >= d.SkipSteps {
+			st.add(y)
+		}
+	}
+	return st.scores(d.Form), nil
 }

@@ -228,6 +228,22 @@ func TestWatermarkStepScores(t *testing.T) {
 	}
 }
 
+// TestWatermarkScoreSteps: the scores of projections a trainer reported
+// are the scorer's (the values of TestWatermarkStepScores), skipped steps
+// left out, the form's score first.
+func TestWatermarkScoreSteps(t *testing.T) {
+	got, err := Watermark{Form: FormProjection, SkipSteps: 1}.ScoreSteps([]float64{100, 2, 0}, 1, 2, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got[0]-1) > 1e-12 || math.Abs(got[1]-(0.2809298-0.2190702)) > 1e-7 || got[2] != -0.5 {
+		t.Errorf("scores %v, want projection 1, llr 0.0618596, watermark −0.5", got)
+	}
+	if _, err := (Watermark{}).ScoreSteps([]float64{1}, 0, 1, 0.5); err == nil {
+		t.Error("σ = 0 accepted")
+	}
+}
+
 // TestGameBadInput: mismatches between the crafted result, the model and
 // the data are ErrInvalid errors at NewGame, not failures mid-trial.
 func TestGameBadInput(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dpaudit/dpaudit/internal/npy"
 )
 
 // The test binary is also a trivial trainer: with DPAUDIT_TEST_TRAINER set
@@ -146,4 +148,103 @@ func writeReq(b testing.TB, req *Request) string {
 		b.Fatal(err)
 	}
 	return p
+}
+
+// writeStepTable writes a per-step table for req into dir in format
+// (csv, jsonl or npy), score = 100·trial + 10·canary + step, leaving out
+// the row (skip.trial, skip.canary, skip.step) and adding the extra row.
+func writeStepTable(t *testing.T, dir, format string, req *Request, skip, extra []int64) {
+	t.Helper()
+	hb, _ := json.Marshal(req.DPSGD)
+	if err := os.WriteFile(filepath.Join(dir, HyperparametersFile), hb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var rows [][4]float64
+	for _, tr := range req.Trials {
+		for j := range req.canaries() {
+			for s := range req.Steps() {
+				r := [4]float64{float64(tr.Trial), float64(j), float64(s), float64(100*tr.Trial + 10*j + s)}
+				if skip != nil && r[0] == float64(skip[0]) && r[1] == float64(skip[1]) && r[2] == float64(skip[2]) {
+					continue
+				}
+				rows = append(rows, r)
+			}
+		}
+	}
+	if extra != nil {
+		rows = append(rows, [4]float64{float64(extra[0]), float64(extra[1]), float64(extra[2]), 1})
+	}
+	var sb strings.Builder
+	switch format {
+	case "csv":
+		sb.WriteString("trial,canary,step,score\n")
+		for _, r := range rows {
+			fmt.Fprintf(&sb, "%g,%g,%g,%g\n", r[0], r[1], r[2], r[3])
+		}
+	case "jsonl":
+		for _, r := range rows {
+			fmt.Fprintf(&sb, "{\"trial\": %g, \"canary\": %g, \"step\": %g, \"score\": %g}\n", r[0], r[1], r[2], r[3])
+		}
+	case "npy":
+		flat := make([]float64, 0, 4*len(rows))
+		for _, r := range rows {
+			flat = append(flat, r[:]...)
+		}
+		if err := npy.WriteFile(filepath.Join(dir, "observations.npy"), []int{len(rows), 4}, flat); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, "observations."+format), []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStepReport: a per-step report has one row per trial, canary and
+// step, read from every format into the request's order; a missing step,
+// a step past T and a final-loss table without the step column are
+// errors.
+func TestStepReport(t *testing.T) {
+	for _, format := range []string{"csv", "jsonl", "npy"} {
+		req := testRequest(GameOneRun, 2, 2)
+		req.Report, req.DPSGD.Steps = ReportStepProjection, 3
+		if req.Rows() != 12 {
+			t.Fatalf("Rows %d, want 2 trials × 2 canaries × 3 steps", req.Rows())
+		}
+		dir := t.TempDir()
+		writeStepTable(t, dir, format, req, nil, nil)
+		obs, err := Read(dir, req)
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if got := fmt.Sprint(obs.Score); got != "[1000 1001 1002 1010 1011 1012 1100 1101 1102 1110 1111 1112]" {
+			t.Errorf("%s: scores %s", format, got)
+		}
+	}
+	for _, c := range []struct {
+		skip, extra []int64
+		want        string
+	}{
+		{[]int64{11, 0, 2}, nil, "trial 11 canary 0 step 2 is missing"},
+		{nil, []int64{10, 0, 3}, "unknown step 3 (the request has steps 0…2)"},
+		{nil, []int64{10, 0, 1}, "trial 10 canary 0 step 1 appears twice"},
+	} {
+		req := testRequest(GameMembership, 2, 1)
+		req.Report, req.DPSGD.Steps = ReportStepLoss, 3
+		dir := t.TempDir()
+		writeStepTable(t, dir, "csv", req, c.skip, c.extra)
+		if _, err := Read(dir, req); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("want %q, got %v", c.want, err)
+		}
+	}
+	// A version-1 table (no step column) asked for per step.
+	req := testRequest(GameMembership, 2, 1)
+	req.Report = ReportStepLoss
+	req.Output = t.TempDir()
+	if err := trivialTrainer("csv", writeReq(t, req)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(req.Output, req); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "step") {
+		t.Errorf("a table without steps: %v", err)
+	}
 }

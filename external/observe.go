@@ -26,8 +26,9 @@ const (
 // for; a trainer writes exactly one.
 var ObservationFiles = []string{"observations.csv", "observations.jsonl", "observations.npy", "observations.parquet"}
 
-// Observations are a call's validated scores: Score[k·m + j] is trial
-// Trials[k]'s score of canary j (m = 1 in the membership game), in the
+// Observations are a call's validated scores: Score[(k·m + j)·S + t] is
+// trial Trials[k]'s score of canary j at step t (m = 1 in the membership
+// game, S = 1 for the final loss, T for a per-step report), in the
 // request's order whatever order the trainer wrote.
 type Observations struct {
 	Score []float64
@@ -39,10 +40,13 @@ type Observations struct {
 // row is one observation as read, before validation; at names it in
 // messages ("observations.csv:7").
 type row struct {
-	trial, canary int64
-	score         float64
-	at            string
+	trial, canary, step int64
+	score               float64
+	at                  string
 }
+
+// layout is the table's key columns as the request asks for them.
+type layout struct{ canary, step bool }
 
 // Read reads and validates the trainer's output folder against req.
 func Read(dir string, req *Request) (*Observations, error) {
@@ -62,7 +66,7 @@ func Read(dir string, req *Request) (*Observations, error) {
 	if file == "" {
 		return nil, fmt.Errorf("%w: the trainer exited without writing a table (want one of %s in %s)", ErrInvalid, strings.Join(ObservationFiles, ", "), dir)
 	}
-	rows, err := readRows(filepath.Join(dir, file), req.Game == GameOneRun)
+	rows, err := readRows(filepath.Join(dir, file), layout{canary: req.Game == GameOneRun, step: PerStep(req.Report)})
 	if err != nil {
 		return nil, err
 	}
@@ -81,18 +85,15 @@ func Read(dir string, req *Request) (*Observations, error) {
 	return &Observations{Score: scores, Used: used, File: file}, nil
 }
 
-// validate puts rows in the request's order: every (trial, canary) the
-// request asks for exactly once, no other, every score finite.
+// validate puts rows in the request's order: every (trial, canary, step)
+// the request asks for exactly once, no other, every score finite.
 func validate(rows []row, req *Request) ([]float64, error) {
-	m := 1
-	if req.Game == GameOneRun {
-		m = req.Canaries.Count
-	}
+	m, steps := req.canaries(), req.Steps()
 	slot := make(map[int64]int, len(req.Trials))
 	for k, t := range req.Trials {
 		slot[int64(t.Trial)] = k
 	}
-	out := make([]float64, len(req.Trials)*m)
+	out := make([]float64, req.Rows())
 	seen := make([]string, len(out))
 	for _, r := range rows {
 		k, ok := slot[r.trial]
@@ -102,22 +103,34 @@ func validate(rows []row, req *Request) ([]float64, error) {
 		if r.canary < 0 || r.canary >= int64(m) {
 			return nil, fmt.Errorf("%w: %s: unknown canary id %d (the request has canaries 0…%d)", ErrInvalid, r.at, r.canary, m-1)
 		}
-		if math.IsNaN(r.score) || math.IsInf(r.score, 0) {
-			return nil, fmt.Errorf("%w: %s: trial %d canary %d: score %v is not finite", ErrInvalid, r.at, r.trial, r.canary, r.score)
+		if r.step < 0 || r.step >= int64(steps) {
+			return nil, fmt.Errorf("%w: %s: unknown step %d (the request has steps 0…%d)", ErrInvalid, r.at, r.step, steps-1)
 		}
-		i := k*m + int(r.canary)
+		if math.IsNaN(r.score) || math.IsInf(r.score, 0) {
+			return nil, fmt.Errorf("%w: %s: trial %d canary %d%s: score %v is not finite", ErrInvalid, r.at, r.trial, r.canary, stepNote(req, r.step), r.score)
+		}
+		i := (k*m+int(r.canary))*steps + int(r.step)
 		if seen[i] != "" {
-			return nil, fmt.Errorf("%w: %s: trial %d canary %d appears twice (first at %s)", ErrInvalid, r.at, r.trial, r.canary, seen[i])
+			return nil, fmt.Errorf("%w: %s: trial %d canary %d%s appears twice (first at %s)", ErrInvalid, r.at, r.trial, r.canary, stepNote(req, r.step), seen[i])
 		}
 		seen[i], out[i] = r.at, r.score
 	}
 	for i, s := range seen {
 		if s == "" {
-			return nil, fmt.Errorf("%w: the table has %d rows, the request asks for %d: trial %d canary %d is missing",
-				ErrInvalid, len(rows), len(out), req.Trials[i/m].Trial, i%m)
+			return nil, fmt.Errorf("%w: the table has %d rows, the request asks for %d (trials × canaries × steps): trial %d canary %d%s is missing",
+				ErrInvalid, len(rows), len(out), req.Trials[i/(m*steps)].Trial, i/steps%m, stepNote(req, int64(i%steps)))
 		}
 	}
 	return out, nil
+}
+
+// stepNote names a step in messages about a per-step report ("" for the
+// final loss).
+func stepNote(req *Request, step int64) string {
+	if !PerStep(req.Report) {
+		return ""
+	}
+	return fmt.Sprintf(" step %d", step)
 }
 
 func trialList(req *Request) string {
@@ -142,19 +155,23 @@ func readUsed(path string) (Hyperparameters, error) {
 	return h, nil
 }
 
-// readRows reads a table of (trial, canary, score) rows; canary may be
-// left out of a membership game's table (it is 0).
-func readRows(path string, needCanary bool) ([]row, error) {
+// readRows reads a table of (trial, canary, [step,] score) rows; canary
+// may be left out of a membership game's table (it is 0); step is there
+// exactly when the report is per step.
+func readRows(path string, want layout) ([]row, error) {
 	name := filepath.Base(path)
 	switch filepath.Ext(path) {
 	case ".jsonl":
-		return readJSONL(path, name, needCanary)
+		return readJSONL(path, name, want)
 	case ".npy":
-		return readNPY(path, name)
+		return readNPY(path, name, want)
 	}
 	cols := scorefile.Columns{Score: "score", Run: "trial", OptionalMember: true}
-	if needCanary {
+	if want.canary {
 		cols.Canary = "canary"
+	}
+	if want.step {
+		cols.Step = "step"
 	}
 	t, _, err := scorefile.Read(path, nil, cols)
 	if err != nil {
@@ -175,12 +192,17 @@ func readRows(path string, needCanary bool) ([]row, error) {
 				return nil, fmt.Errorf("%w: %s: canary %q is not an integer", ErrInvalid, at, t.Canary[i])
 			}
 		}
+		if t.Step != nil {
+			if r.step, err = strconv.ParseInt(strings.TrimSpace(t.Step[i]), 10, 64); err != nil {
+				return nil, fmt.Errorf("%w: %s: step %q is not an integer", ErrInvalid, at, t.Step[i])
+			}
+		}
 		rows[i] = r
 	}
 	return rows, nil
 }
 
-func readJSONL(path, name string, needCanary bool) ([]row, error) {
+func readJSONL(path, name string, want layout) ([]row, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -198,17 +220,21 @@ func readJSONL(path, name string, needCanary bool) ([]row, error) {
 		var v struct {
 			Trial  *int64   `json:"trial"`
 			Canary *int64   `json:"canary"`
+			Step   *int64   `json:"step"`
 			Score  *float64 `json:"score"`
 		}
 		if err := json.Unmarshal([]byte(text), &v); err != nil {
 			return nil, fmt.Errorf("%w: %s: %v (NaN and Infinity are not JSON numbers: a score must be finite)", ErrInvalid, at, err)
 		}
-		if v.Trial == nil || v.Score == nil || (needCanary && v.Canary == nil) {
-			return nil, fmt.Errorf("%w: %s: want an object with trial, canary and score", ErrInvalid, at)
+		if v.Trial == nil || v.Score == nil || (want.canary && v.Canary == nil) || (want.step && v.Step == nil) {
+			return nil, fmt.Errorf("%w: %s: want an object with %s", ErrInvalid, at, want.columns())
 		}
 		r := row{trial: *v.Trial, score: *v.Score, at: at}
 		if v.Canary != nil {
 			r.canary = *v.Canary
+		}
+		if v.Step != nil {
+			r.step = *v.Step
 		}
 		rows = append(rows, r)
 	}
@@ -218,14 +244,26 @@ func readJSONL(path, name string, needCanary bool) ([]row, error) {
 	return rows, nil
 }
 
+// columns names the table's columns as the request asks for them.
+func (l layout) columns() string {
+	if l.step {
+		return "trial, canary, step and score"
+	}
+	return "trial, canary and score"
+}
+
 // readNPY reads a 2-D array whose columns are trial, canary, score (or
-// trial, score); any numeric dtype.
-func readNPY(path, name string) ([]row, error) {
+// trial, score), or trial, canary, step, score for a per-step report; any
+// numeric dtype.
+func readNPY(path, name string, want layout) ([]row, error) {
 	a, err := npy.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
 	}
-	if len(a.Shape) != 2 || (a.Shape[1] != 2 && a.Shape[1] != 3) {
+	switch {
+	case want.step && (len(a.Shape) != 2 || a.Shape[1] != 4):
+		return nil, fmt.Errorf("%w: %s: shape %v, want [rows, 4] (trial, canary, step, score) for a per-step report", ErrInvalid, name, a.Shape)
+	case !want.step && (len(a.Shape) != 2 || (a.Shape[1] != 2 && a.Shape[1] != 3)):
 		return nil, fmt.Errorf("%w: %s: shape %v, want [rows, 3] (trial, canary, score) or [rows, 2] (trial, score)", ErrInvalid, name, a.Shape)
 	}
 	vals, ok := a.Data.([]float64)
@@ -244,12 +282,17 @@ func readNPY(path, name string) ([]row, error) {
 	for i := range rows {
 		v := vals[i*w : (i+1)*w]
 		at := fmt.Sprintf("%s row %d", name, i)
-		if v[0] != math.Trunc(v[0]) || (w == 3 && v[1] != math.Trunc(v[1])) {
-			return nil, fmt.Errorf("%w: %s: trial and canary must be integers, got %v", ErrInvalid, at, v[:w-1])
+		for _, id := range v[:w-1] {
+			if id != math.Trunc(id) {
+				return nil, fmt.Errorf("%w: %s: trial, canary and step must be integers, got %v", ErrInvalid, at, v[:w-1])
+			}
 		}
 		rows[i] = row{trial: int64(v[0]), score: v[w-1], at: at}
-		if w == 3 {
+		if w >= 3 {
 			rows[i].canary = int64(v[1])
+		}
+		if w == 4 {
+			rows[i].step = int64(v[2])
 		}
 	}
 	return rows, nil

@@ -12,13 +12,14 @@
 //     (and in $DPAUDIT_REQUEST), in its own process group, killed whole
 //     at the timeout;
 //  3. the command writes <call>/out/observations.csv, .jsonl or .npy
-//     (one row per trial and canary: trial, canary, score) and
+//     (one row per trial and canary — and step, when the request's report
+//     is per step: trial, canary, [step,] score) and
 //     <call>/out/hyperparameters.json (Hyperparameters: what it trained
 //     with), or <call>/out/refusal.txt saying why it cannot serve the
 //     request;
 //  4. dpaudit checks the table against the request (Read): every
-//     (trial, canary) exactly once, finite scores, the hyperparameters the
-//     request asked for.
+//     (trial, canary[, step]) exactly once, finite scores, the
+//     hyperparameters the request asked for.
 //
 // Data travel as .npy files, which numpy reads with nothing else
 // installed. The package knows nothing of specs or stores: it is handed
@@ -39,10 +40,13 @@ import (
 var ErrInvalid = inputerr.ErrInvalid
 
 // Protocol and Version name the request format. A change that an existing
-// trainer could misread raises Version.
+// trainer could misread raises Version. Version 2 added the per-step
+// reports (step_loss, step_projection) and the step column; a request
+// with report final_loss means what it meant in version 1, and a version-1
+// trainer's output (no step column) is read as before.
 const (
 	Protocol = "dpaudit-external-trainer"
-	Version  = 1
+	Version  = 2
 )
 
 // The games a request can ask for.
@@ -57,19 +61,38 @@ const (
 	GameOneRun = "one_run"
 )
 
-// ReportFinalLoss is what a black-box (api_access) audit may see: the
-// final model's loss on each canary, as its score.
-const ReportFinalLoss = "final_loss"
+// What a request asks the trainer to report: what the audit's threat
+// model lets an auditor see.
+const (
+	// ReportFinalLoss (black box, api_access): the final model's loss on
+	// each canary, one score per trial and canary.
+	ReportFinalLoss = "final_loss"
+	// ReportStepLoss (intermediate models, intermediate_poison): the loss
+	// on each canary of θ_{t+1}, the parameters after step t, for
+	// t = 0…T−1.
+	ReportStepLoss = "step_loss"
+	// ReportStepProjection (white box, gradient): step t's released
+	// update — the clipped per-example gradients summed plus the noise,
+	// before any division by the batch size — projected on the canary's
+	// own gradient direction at θ_t: ⟨s_t, g_c⟩/‖g_c‖, in the units of the
+	// sum (an included canary adds at most C).
+	ReportStepProjection = "step_projection"
+)
+
+// PerStep says whether a report has one score per step.
+func PerStep(report string) bool {
+	return report == ReportStepLoss || report == ReportStepProjection
+}
 
 // Request is one call's request.json.
 type Request struct {
 	Protocol string `json:"protocol" doc:"Always dpaudit-external-trainer."`
-	Version  int    `json:"version" doc:"Protocol version (1). A trainer refuses versions it does not know."`
+	Version  int    `json:"version" doc:"Protocol version (2; version 1 had only report final_loss). A trainer refuses versions it does not know."`
 	Game     string `json:"game" doc:"membership (each trial trains in world 0 without the canary or world 1 with it) or one_run (one run, each canary in by its own bit)."`
 	Call     int    `json:"call" doc:"The call's index within the point (0, 1, …), for messages."`
 	Point    string `json:"point" doc:"The point's key: with seed, point and trial a trial's randomness is named."`
-	Threat   string `json:"threat_model" doc:"The audit's threat model (api_access: only the final model's losses)."`
-	Report   string `json:"report" doc:"What each score is: final_loss (the final model's loss on the canary)."`
+	Threat   string `json:"threat_model" doc:"The audit's threat model (api_access: only the final model's losses; intermediate_poison: every intermediate model; gradient, malicious_dataset: every released update)."`
+	Report   string `json:"report" doc:"What each score is: final_loss (the final model's loss on the canary; one row per trial and canary), step_loss (the canary's loss on θ_{t+1}, after step t) or step_projection (step t's released sum of clipped gradients plus noise projected on the canary's gradient direction at θ_t, in the units of the sum); the step reports have one row per trial, canary and step t = 0…T−1."`
 	// DPSGD is the mechanism the audit claims: train with exactly these.
 	DPSGD Hyperparameters `json:"dpsgd" doc:"The DP-SGD parameters to train with."`
 	// Model is the spec's model.params, passed through untouched.
@@ -78,6 +101,24 @@ type Request struct {
 	Canaries Canaries       `json:"canaries" doc:"The canary records."`
 	Trials   []Trial        `json:"trials" doc:"The trials of this call."`
 	Output   string         `json:"output_dir" doc:"Where the trainer writes observations.{csv,jsonl,npy} and hyperparameters.json (or refusal.txt)."`
+}
+
+// Canaries is m: how many canaries each trial scores (1 in the membership
+// game).
+func (r *Request) canaries() int {
+	if r.Game == GameOneRun {
+		return r.Canaries.Count
+	}
+	return 1
+}
+
+// Steps is how many scores each trial and canary has: T for a per-step
+// report, 1 for the final loss.
+func (r *Request) Steps() int {
+	if PerStep(r.Report) {
+		return r.DPSGD.Steps
+	}
+	return 1
 }
 
 // Hyperparameters are DP-SGD's parameters: asked for in the request, and
@@ -90,7 +131,7 @@ type Hyperparameters struct {
 	LearningRate    float64 `json:"learning_rate" doc:"SGD learning rate."`
 	Momentum        float64 `json:"momentum" doc:"SGD momentum."`
 	WeightDecay     float64 `json:"weight_decay" doc:"L2 weight decay."`
-	Sampling        string  `json:"sampling" doc:"poisson (the accountant's analysis) or shuffle."`
+	Sampling        string  `json:"sampling" doc:"poisson (each record in each step's batch with probability q: what the accountant analyses), or the spec's dpsgd.sampling (shuffle, fixed_size, balls_in_bins) when the trained sampler differs from the claim."`
 	Clip            string  `json:"clip" doc:"hard (Abadi et al.) or soft."`
 	Adjacency       string  `json:"adjacency" doc:"add_remove: neighbouring datasets differ by one record."`
 	// ExpectedBatchSize is the constant the clipped, noised gradient sum
@@ -140,13 +181,9 @@ func (r *Request) Write(path string) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// Rows is the number of observations the request asks for.
-func (r *Request) Rows() int {
-	if r.Game == GameOneRun {
-		return len(r.Trials) * r.Canaries.Count
-	}
-	return len(r.Trials)
-}
+// Rows is the number of observations the request asks for: trials ×
+// canaries × steps.
+func (r *Request) Rows() int { return len(r.Trials) * r.canaries() * r.Steps() }
 
 // relTol is how far a reported float may be from the requested one: the
 // trainer echoes what it read, so only a printing round-off is allowed.
@@ -179,4 +216,20 @@ func (asked Hyperparameters) Mismatch(used Hyperparameters) []string {
 	s("clip", asked.Clip, used.Clip)
 	s("adjacency", asked.Adjacency, used.Adjacency)
 	return out
+}
+
+// ReportFor is what a trainer reports under a threat model: the final
+// model's losses (api_access), every intermediate model's (intermediate
+// _poison) or every step's projected update (gradient, malicious_dataset);
+// "" for a threat model the protocol does not serve.
+func ReportFor(threat string) string {
+	switch threat {
+	case "api_access":
+		return ReportFinalLoss
+	case "intermediate_poison":
+		return ReportStepLoss
+	case "gradient", "malicious_dataset":
+		return ReportStepProjection
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package external
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -12,7 +13,7 @@ import (
 func RequestSchema() ([]byte, error) {
 	s := schemaOf(reflect.TypeOf(Request{}))
 	s["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-	s["title"] = "dpaudit external-trainer request, protocol version 1"
+	s["title"] = "dpaudit external-trainer request, protocol version " + strconv.Itoa(Version)
 	return json.MarshalIndent(s, "", "  ")
 }
 

@@ -140,7 +140,7 @@ func EstimateNodes(points []Point) float64 {
 // nodeAdvice names what to change at the key that makes most nodes.
 func nodeAdvice(key string) string {
 	switch {
-	case strings.HasSuffix(key, "shard_size"):
+	case strings.HasSuffix(key, "shard_size"), strings.HasSuffix(key, "trials_per_call"):
 		return "raise " + key + " (results do not depend on it) or lower the trials"
 	case strings.HasSuffix(key, ".trials"), strings.HasSuffix(key, ".repetitions"):
 		return "lower " + key + " or set a larger shard_size beside it (results do not depend on it)"
@@ -219,8 +219,19 @@ func pointNodes(exp *Experiment) (float64, string) {
 	}
 	ideal := exp.Model != nil && exp.Model.Ideal != nil
 	if a := exp.Audit; a != nil {
-		k, at := auditNodes(a, ideal)
-		add(k, at)
+		if t := exp.Trainer; t != nil && t.TrialsPerCall > 0 && exp.Model != nil && exp.Model.External != nil {
+			// An external trainer's calls are the audit's shards.
+			c := *a
+			c.ShardSize = t.TrialsPerCall
+			k, at := auditNodes(&c, false)
+			if at != "" {
+				at = "trainer.trials_per_call"
+			}
+			add(k, at)
+		} else {
+			k, at := auditNodes(a, ideal)
+			add(k, at)
+		}
 	}
 	if t := exp.Train; t != nil {
 		add(float64(t.Runs)+2, "train.runs")

@@ -8,6 +8,7 @@ package spec
 // with model: {arch: external}.
 type Trainer struct {
 	Command       []string       `yaml:"command" required:"true" check:"nonempty" doc:"The program and its arguments; the request's path is appended (and in $DPAUDIT_REQUEST). A relative program with a '/' is relative to workdir; a bare name is searched in PATH."`
+	Inputs        []string       `yaml:"inputs" doc:"Files the command reads besides the ones its arguments name (modules it imports, configs): glob patterns relative to the spec file's folder; a directory stands for every file under it. Their SHA-256s enter each call's cache key, so editing one trains again. A pattern that matches nothing is an error."`
 	Workdir       string         `yaml:"workdir" doc:"Working directory of the command, relative to the spec file's folder (default: that folder)."`
 	Env           map[string]any `yaml:"env" doc:"Environment variables added to the command's (name: value)."`
 	Timeout       float64        `yaml:"timeout" default:"3600" check:">=0" doc:"Seconds one call may run before its whole process group is killed (0 = no limit)."`

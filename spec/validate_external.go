@@ -8,8 +8,9 @@ var externalCrafters = map[string]bool{"random_record": true, "mislabeled_record
 
 // validateExternal checks the trainer block and model: {arch: external}
 // together: each needs the other, and the external-trainer protocol
-// covers the classic membership game and the one-run game with input
-// canaries, black box (the final model's loss on each canary).
+// covers the classic membership game (black box, intermediate models or
+// every step's update) and the one-run game with input canaries (black
+// box or intermediate models).
 func validateExternal(exp *Experiment, root *Node, pos func(string) Pos, e *errs) {
 	ext := exp.Model != nil && exp.Model.External != nil
 	switch {
@@ -43,24 +44,41 @@ func validateExternal(exp *Experiment, root *Node, pos func(string) Pos, e *errs
 	validateExternalAudit(exp, a, root, pos, e)
 }
 
+// externalReports is what a trainer reports under each threat model it
+// serves, and the distinguisher that reads it.
+var externalReports = map[string]struct{ report, dist string }{
+	"api_access":          {"final_loss", "loss_threshold"},
+	"intermediate_poison": {"step_loss", "intermediate_loss"},
+	"gradient":            {"step_projection", "watermark"},
+	"malicious_dataset":   {"step_projection", "watermark"},
+}
+
 // validateExternalAudit refuses the games the protocol does not cover yet
-// and what the black-box trainer cannot report.
+// and what the trainer cannot report.
 func validateExternalAudit(exp *Experiment, a *Audit, root *Node, pos func(string) Pos, e *errs) {
 	switch {
-	case a.Stop == "sequential":
-		e.add(pos("audit.stop"), "audit.stop", "the external-trainer protocol does not cover sequential audits yet: use stop: fixed")
+	case a.Stop == "sequential" && a.Estimator == "one_run":
+		e.add(pos("audit.stop"), "audit.stop", "with an external trainer a sequential audit is the classic game's (estimator clopper_pearson), not one_run's")
 	case a.Estimator == "per_step":
-		e.add(pos("audit.estimator"), "audit.estimator", "the external-trainer protocol does not cover the per-step audit yet (it needs every step's privatised update): use clopper_pearson or one_run with audit.canaries: input")
+		e.add(pos("audit.estimator"), "audit.estimator", "the external-trainer protocol does not cover the per-step estimator yet (its Dirac gradient canaries sit on parameters of dpaudit's own model): audit every step's update with estimator clopper_pearson, threat_model gradient and distinguisher watermark")
 	case a.Estimator == "one_run" && a.Canaries != "input":
 		e.add(pos("audit.canaries"), "audit.canaries", "with an external trainer the one-run canaries are records: set audit.canaries: input (gradient canaries are not in the protocol yet)")
 	case a.WorstCaseInit != nil:
 		e.add(pos("audit.worst_case_init"), "audit.worst_case_init", "the external-trainer protocol does not cover a worst-case θ_0 yet")
 	}
-	if a.ThreatModel != "" && a.ThreatModel != "api_access" {
-		e.add(pos("audit.threat_model"), "audit.threat_model", "an external trainer reports the final model's loss on each canary: threat_model api_access, got %s", a.ThreatModel)
+	served, ok := externalReports[a.ThreatModel]
+	switch {
+	case a.ThreatModel == "" || placeholder(root, "audit.threat_model"):
+	case !ok:
+		e.add(pos("audit.threat_model"), "audit.threat_model", "an external trainer reports the final model's losses (api_access), the losses of every intermediate model (intermediate_poison) or every step's update projected on the canary's gradient (gradient, malicious_dataset); got %s", a.ThreatModel)
+	case served.report == "step_projection" && a.Estimator == "one_run":
+		e.add(pos("audit.estimator"), "audit.estimator", "with an external trainer the one-run game reads losses (threat_model api_access or intermediate_poison), not projected updates (%s)", a.ThreatModel)
 	}
-	if d := exp.Distinguisher; d != nil && d.Kind != "" && d.Loss == nil && !placeholder(root, "distinguisher.kind") {
-		e.add(pos("distinguisher.kind"), "distinguisher.kind", "an external trainer reports the final model's loss: use distinguisher loss_threshold, got %s", d.Kind)
+	if d := exp.Distinguisher; ok && d != nil && d.Kind != "" && d.Kind != served.dist && !placeholder(root, "distinguisher.kind") {
+		e.add(pos("distinguisher.kind"), "distinguisher.kind", "under threat_model %s an external trainer reports %s: use distinguisher %s, got %s", a.ThreatModel, served.report, served.dist, d.Kind)
+	}
+	if d := exp.Distinguisher; d != nil && d.Watermark != nil && d.Watermark.Observe == "intermediate_models" {
+		e.add(pos("distinguisher.observe"), "distinguisher.observe", "an external trainer reports the released updates themselves: observe gradients")
 	}
 	if c := exp.Crafter; c != nil && c.Kind != "" && !placeholder(root, "crafter.kind") {
 		switch {

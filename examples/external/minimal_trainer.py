@@ -5,6 +5,8 @@ import numpy as np
 
 req = json.load(open(sys.argv[-1]))
 hp, out = req["dpsgd"], req["output_dir"]
+if req["report"] != "final_loss":  # a per-step report (docs/external-trainers.md)
+    open(os.path.join(out, "refusal.txt"), "w").write("final_loss only"); sys.exit()
 x = np.load(req["data"]["x"]).reshape(req["data"]["n"], -1)
 y = np.load(req["data"]["y"])
 cx = np.load(req["canaries"]["x"]).reshape(req["canaries"]["count"], -1)

@@ -16,14 +16,14 @@ func TrialColumns(pt spec.Point) []string {
 	if exp.Model != nil && exp.Model.Ideal != nil {
 		return []string{"trial", "world", "projection", "watermark", "llr"}
 	}
-	if exp.Model != nil && exp.Model.External != nil {
-		return []string{"trial", "world", "loss"}
-	}
 	out := []string{"trial", "world"}
 	if exp.Distinguisher != nil {
 		if d, err := distinguisherFor(exp.Distinguisher); err == nil {
 			out = append(out, d.ScoreNames()...)
 		}
+	}
+	if exp.Model != nil && exp.Model.External != nil {
+		return out // the scores an external trainer's report gives
 	}
 	return append(out, "canary_steps", "target_steps", "empty_batches", "mean_batch_size")
 }

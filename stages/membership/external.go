@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,25 +64,33 @@ type externalCanaryParams struct {
 }
 
 // externalCallParams is everything a call's result depends on. The
-// command's files (arguments naming a file in the working directory) enter
-// by their SHA-256, so an edited script trains again; the timeout and the
-// absolute working directory do not.
+// command's files (arguments naming a file in the working directory) and
+// the files trainer.inputs names enter by their SHA-256, so an edited
+// script or module trains again; the timeout and the absolute working
+// directory do not.
 type externalCallParams struct {
-	Key      string                   `json:"point_key"`
-	Game     string                   `json:"game"`
-	Command  []string                 `json:"command"`
-	Files    map[string]string        `json:"command_files,omitempty"`
-	Env      []string                 `json:"env,omitempty"`
-	Model    map[string]any           `json:"model,omitempty"`
-	DPSGD    external.Hyperparameters `json:"dpsgd"`
-	Threat   string                   `json:"threat_model"`
-	Seed     int64                    `json:"seed"`
-	InitSeed uint64                   `json:"init_seed"`
-	Random   bool                     `json:"random_init,omitempty"`
-	First    int                      `json:"first"`
-	Count    int                      `json:"count"`
-	Call     int                      `json:"call"`
-	Repeat   int                      `json:"repeat,omitempty"`
+	Key     string                   `json:"point_key"`
+	Game    string                   `json:"game"`
+	Command []string                 `json:"command"`
+	Files   map[string]string        `json:"command_files,omitempty"`
+	Inputs  map[string]string        `json:"inputs,omitempty"`
+	Env     []string                 `json:"env,omitempty"`
+	Model   map[string]any           `json:"model,omitempty"`
+	DPSGD   external.Hyperparameters `json:"dpsgd"`
+	Threat  string                   `json:"threat_model"`
+	// Report, Dist and ScoreSigma say how a per-step report becomes a
+	// trial's scores (absent for the final loss, whose key they leave
+	// as it was).
+	Report     string              `json:"report,omitempty"`
+	Dist       *spec.Distinguisher `json:"distinguisher,omitempty"`
+	ScoreSigma float64             `json:"score_sigma,omitempty"`
+	Seed       int64               `json:"seed"`
+	InitSeed   uint64              `json:"init_seed"`
+	Random     bool                `json:"random_init,omitempty"`
+	First      int                 `json:"first"`
+	Count      int                 `json:"count"`
+	Call       int                 `json:"call"`
+	Repeat     int                 `json:"repeat,omitempty"`
 
 	workdir string
 	timeout time.Duration
@@ -98,8 +107,8 @@ type externalSetup struct {
 
 // externalCommon checks an external point at compile time (the threat
 // model grants the crafter and distinguisher, the data holds the
-// canaries) and adds its export node.
-func externalCommon(b *stages.Build, game string, canaries int) (externalSetup, error) {
+// canaries), sets the estimate's score, and adds its export node.
+func externalCommon(b *stages.Build, ep *estimateParams, game string, canaries int) (externalSetup, error) {
 	exp := b.Point.Exp
 	data, err := stages.DatasetParams(exp.Dataset, exp.Seed, false)
 	if err != nil {
@@ -111,6 +120,17 @@ func externalCommon(b *stages.Build, game string, canaries int) (externalSetup, 
 	cp, err := trainerCall(exp, game)
 	if err != nil {
 		return externalSetup{}, err
+	}
+	dist, err := distinguisherFor(exp.Distinguisher)
+	if err != nil {
+		return externalSetup{}, &stages.PathError{Path: "distinguisher", Err: err}
+	}
+	// The estimate reads the distinguisher's first score; a watermark's
+	// likelihoods take the CLAIMED σ, so that a trainer adding less noise
+	// than it claims is caught (as in dpaudit's own watermark game).
+	ep.Score, ep.LowerWorld1 = dist.ScoreNames()[0], dist.LowerMeansWorld1()
+	if cp.Dist != nil && cp.Dist.Watermark != nil {
+		cp.ScoreSigma = ep.Claim.NoiseMultiplier
 	}
 	dp := externalDataParams{Data: data}
 	node := b.Add(&pipeline.Node{
@@ -137,8 +157,13 @@ func checkExternalCanaries(b *stages.Build, data stages.DataParams, m int) error
 	if err != nil {
 		return &stages.PathError{Path: "distinguisher", Err: err}
 	}
-	if err := attack.CheckPair(crafter, dist, attack.ThreatModels[exp.Audit.ThreatModel]); err != nil {
-		return &stages.PathError{Path: "audit.threat_model", Err: err}
+	// A watermark reads the canary record's own gradient direction, which
+	// the trainer projects on: the crafter's record is the canary, so the
+	// pair check (which wants a gradient canary) does not apply.
+	if _, wm := dist.(attack.Watermark); !wm {
+		if err := attack.CheckPair(crafter, dist, attack.ThreatModels[exp.Audit.ThreatModel]); err != nil {
+			return &stages.PathError{Path: "audit.threat_model", Err: err}
+		}
 	}
 	split, err := stages.LoadSplit(data, b.Env.DataDir)
 	if err != nil {
@@ -165,6 +190,10 @@ func trainerCall(exp *spec.Experiment, game string) (externalCallParams, error) 
 	if err != nil {
 		return externalCallParams{}, &stages.PathError{Path: "trainer.command", Err: err}
 	}
+	inputs, err := inputFiles(t.Inputs, exp.ResolvePath("."))
+	if err != nil {
+		return externalCallParams{}, &stages.PathError{Path: "trainer.inputs", Err: err}
+	}
 	var env []string
 	for k, v := range t.Env {
 		env = append(env, fmt.Sprintf("%s=%v", k, v))
@@ -174,8 +203,14 @@ func trainerCall(exp *spec.Experiment, game string) (externalCallParams, error) 
 	if exp.Model.External != nil {
 		model = exp.Model.External.Params
 	}
+	var report string
+	var dist *spec.Distinguisher
+	if r := external.ReportFor(exp.Audit.ThreatModel); external.PerStep(r) {
+		report, dist = r, exp.Distinguisher
+	}
 	return externalCallParams{
-		Game: game, Command: slices.Clone(t.Command), Files: files, Env: env, Model: model, Threat: exp.Audit.ThreatModel, Seed: exp.Seed,
+		Game: game, Command: slices.Clone(t.Command), Files: files, Inputs: inputs, Env: env, Model: model, Threat: exp.Audit.ThreatModel, Seed: exp.Seed,
+		Report: report, Dist: dist,
 		Random: exp.Audit.RandomInit,
 		DPSGD: external.Hyperparameters{NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps, ClipNorm: d.ClipNorm,
 			LearningRate: d.LearningRate, Momentum: d.Momentum, WeightDecay: d.WeightDecay, Sampling: d.Sampling, Clip: d.Clip,
@@ -209,6 +244,57 @@ func commandFiles(argv []string, workdir string) (map[string]string, error) {
 	return out, nil
 }
 
+// inputFiles are the SHA-256 of the files trainer.inputs names, by their
+// path relative to the spec's folder: each pattern is a glob there, and a
+// directory it matches stands for every regular file under it. A pattern
+// that matches nothing is an error (a typo would leave a file out of the
+// key without a word).
+func inputFiles(patterns []string, specDir string) (map[string]string, error) {
+	if len(patterns) == 0 {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, pat := range patterns {
+		full := pat
+		if !filepath.IsAbs(full) {
+			full = filepath.Join(specDir, pat)
+		}
+		matches, err := filepath.Glob(full)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %v", pat, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("%q matches no file (relative to %s)", pat, specDir)
+		}
+		for _, m := range matches {
+			if err := hashTree(m, specDir, out); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// hashTree adds the SHA-256 of path, or of every regular file under it,
+// to out by the path relative to base.
+func hashTree(path, base string, out map[string]string) error {
+	return filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		sum, err := fileSHA256(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(base, p)
+		if err != nil {
+			rel = p
+		}
+		out[filepath.ToSlash(rel)] = sum
+		return nil
+	})
+}
+
 func fileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -238,7 +324,7 @@ func externalCanaries(b *stages.Build, s externalSetup, key string, count int, r
 // externalShards are the classic game's calls, repeat by repeat.
 func externalShards(b *stages.Build, ep *estimateParams) (audited, error) {
 	exp, a := b.Point.Exp, b.Point.Exp.Audit
-	s, err := externalCommon(b, external.GameMembership, 1)
+	s, err := externalCommon(b, ep, external.GameMembership, 1)
 	if err != nil {
 		return audited{}, err
 	}
@@ -247,7 +333,6 @@ func externalShards(b *stages.Build, ep *estimateParams) (audited, error) {
 		Call externalCallParams `json:"call"`
 		Cr   spec.Crafter       `json:"crafter"`
 	}{s.data, s.call, *exp.Crafter})
-	ep.Score, ep.LowerWorld1 = "loss", true
 	au := audited{label: s.label}
 	repeats := max(a.Repeats, 1)
 	ep.TrainingRuns = a.Trials * repeats
@@ -271,12 +356,49 @@ func externalShards(b *stages.Build, ep *estimateParams) (audited, error) {
 	return au, nil
 }
 
+// externalSegmenter makes a sequential audit's calls: each segment's
+// trials cut at trials_per_call, the classic game's trials (the same
+// seeds and worlds as the fixed audit of the same point), and a call
+// gated on a look that stopped runs no trainer.
+func externalSegmenter(b *stages.Build, ep *estimateParams) (*segmenter, error) {
+	exp := b.Point.Exp
+	s, err := externalCommon(b, ep, external.GameMembership, 1)
+	if err != nil {
+		return nil, err
+	}
+	key := stages.HashKey(struct {
+		Data stages.DataParams  `json:"data"`
+		Call externalCallParams `json:"call"`
+		Cr   spec.Crafter       `json:"crafter"`
+	}{s.data, s.call, *exp.Crafter})
+	ep.Key, ep.TrainingRuns = key, 1
+	canaries := externalCanaries(b, s, key, 1, 0)
+	calls := 0
+	return &segmenter{b: b, size: exp.Trainer.TrialsPerCall, label: s.label,
+		node: func(first, count int) *pipeline.Node {
+			p := s.call
+			p.Key, p.Call, p.First, p.Count = key, calls, first, count
+			p.InitSeed = rng.Seed(uint64(exp.Seed), "init", key)
+			calls++
+			return &pipeline.Node{Kind: "external_call", Version: externalCallVersion, Params: p, Inputs: []*pipeline.Node{s.node, canaries},
+				Run: func(ctx context.Context, w *pipeline.Work) error {
+					q := p
+					if stopped, err := gateStopped(w); err != nil {
+						return err
+					} else if stopped {
+						q.Count = 0
+					}
+					return runExternalCall(ctx, q, w)
+				}}
+		}}, nil
+}
+
 // externalOneRunShards are the one-run game's runs: one call per repeat,
 // audit.trials canaries each in by its bit.
 func externalOneRunShards(b *stages.Build, ep *estimateParams) (audited, error) {
 	exp, a := b.Point.Exp, b.Point.Exp.Audit
 	m := a.Trials
-	s, err := externalCommon(b, external.GameOneRun, m)
+	s, err := externalCommon(b, ep, external.GameOneRun, m)
 	if err != nil {
 		return audited{}, err
 	}
@@ -287,7 +409,7 @@ func externalOneRunShards(b *stages.Build, ep *estimateParams) (audited, error) 
 		M    int                `json:"canaries"`
 	}{s.data, s.call, *exp.Crafter, m})
 	repeats := max(a.Repeats, 1)
-	ep.Score, ep.LowerWorld1, ep.TrainingRuns = "loss", true, repeats
+	ep.TrainingRuns = repeats
 	ep.Canaries = "input: " + inputCanaryName(exp.Crafter)
 	au := audited{label: s.label}
 	for r := range repeats {

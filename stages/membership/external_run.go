@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/dpaudit/dpaudit/attack"
 	"github.com/dpaudit/dpaudit/external"
@@ -91,6 +92,13 @@ func runExternalCall(ctx context.Context, p externalCallParams, w *pipeline.Work
 	if err != nil {
 		return err
 	}
+	if p.Count == 0 { // a sequential audit stopped before this call
+		names, scores, err := externalScores(p, req, &external.Observations{})
+		if err != nil {
+			return err
+		}
+		return pipeline.WriteParquet(filepath.Join(w.Dir, stages.TrialsFile), externalTable(p, req, member, names, scores))
+	}
 	dir, err := os.MkdirTemp(filepath.Dir(w.Dir), fmt.Sprintf("external-call.%.16s.r%d.c%d.", p.Key, p.Repeat, p.Call))
 	if err != nil {
 		return err
@@ -104,10 +112,63 @@ func runExternalCall(ctx context.Context, p externalCallParams, w *pipeline.Work
 		}
 		return fmt.Errorf("external trainer, call %d (%s, repeat %d): %w", p.Call, what, p.Repeat, err)
 	}
+	names, scores, err := externalScores(p, req, obs)
+	if err != nil {
+		return err
+	}
 	if err := os.Rename(dir, filepath.Join(w.Dir, extCallDir)); err != nil {
 		return err
 	}
-	return pipeline.WriteParquet(filepath.Join(w.Dir, stages.TrialsFile), externalTable(p, req, member, obs))
+	return pipeline.WriteParquet(filepath.Join(w.Dir, stages.TrialsFile), externalTable(p, req, member, names, scores))
+}
+
+// externalScores are the distinguisher's scores of each trial and canary,
+// by score name in the distinguisher's order: the final loss as the
+// trainer reported it; for the losses of every intermediate model their
+// max and mean (IntermediateLoss); for every step's projected update the
+// watermark's three statistics (Watermark.ScoreSteps, claimed σ).
+func externalScores(p externalCallParams, req *external.Request, obs *external.Observations) ([]string, [][]float64, error) {
+	steps := req.Steps()
+	n := len(obs.Score) / steps
+	switch p.Report {
+	case external.ReportStepLoss:
+		maxL, meanL := make([]float64, n), make([]float64, n)
+		for i := range n {
+			ls := obs.Score[i*steps : (i+1)*steps]
+			maxL[i], meanL[i] = slices.Max(ls), mean(ls)
+		}
+		if p.Dist.Intermediate != nil && p.Dist.Intermediate.Reduce == attack.ReduceMean {
+			return []string{"mean_loss", "max_loss"}, [][]float64{meanL, maxL}, nil
+		}
+		return []string{"max_loss", "mean_loss"}, [][]float64{maxL, meanL}, nil
+	case external.ReportStepProjection:
+		d, err := distinguisherFor(p.Dist)
+		if err != nil {
+			return nil, nil, err
+		}
+		wm := d.(attack.Watermark)
+		names := wm.ScoreNames()
+		cols := make([][]float64, len(names))
+		for i := range n {
+			sc, err := wm.ScoreSteps(obs.Score[i*steps:(i+1)*steps], p.ScoreSigma, p.DPSGD.ClipNorm, p.DPSGD.SamplingRate)
+			if err != nil {
+				return nil, nil, err
+			}
+			for k, v := range sc {
+				cols[k] = append(cols[k], v)
+			}
+		}
+		return names, cols, nil
+	}
+	return []string{"loss"}, [][]float64{obs.Score}, nil
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
 }
 
 // externalRequest builds the call's request over the export and canary
@@ -130,6 +191,9 @@ func externalRequest(p externalCallParams, dataDir, canaryDir string) (*external
 		Threat: p.Threat, Report: external.ReportFinalLoss, DPSGD: p.DPSGD, Model: p.Model,
 		Data:     external.Data{X: filepath.Join(dataDir, extDataX), Y: filepath.Join(dataDir, extDataY), Digest: d.Digest, N: d.N, Shape: d.Shape, Classes: d.Classes},
 		Canaries: external.Canaries{X: filepath.Join(canaryDir, extCanaryX), Y: filepath.Join(canaryDir, extCanaryY), Count: len(member)},
+	}
+	if p.Report != "" {
+		req.Report = p.Report
 	}
 	req.DPSGD.ExpectedBatchSize = p.DPSGD.SamplingRate * float64(d.N)
 	if p.Game == external.GameOneRun {
@@ -155,12 +219,13 @@ func externalRequest(p externalCallParams, dataDir, canaryDir string) (*external
 }
 
 // externalTable is the call's trials table: one row per trial (classic)
-// or per canary (one-run, trial = canary id, world = its bit).
-func externalTable(p externalCallParams, req *external.Request, member []bool, obs *external.Observations) *pipeline.Table {
-	n := len(obs.Score)
-	trial, world, rep, loss := make([]any, n), make([]any, n), make([]any, n), make([]any, n)
+// or per canary (one-run, trial = canary id, world = its bit), one column
+// per score.
+func externalTable(p externalCallParams, req *external.Request, member []bool, names []string, scores [][]float64) *pipeline.Table {
+	n := len(scores[0])
+	trial, world, rep := make([]any, n), make([]any, n), make([]any, n)
 	for k := range n {
-		rep[k], loss[k] = int64(p.Repeat), obs.Score[k]
+		rep[k] = int64(p.Repeat)
 		if p.Game == external.GameOneRun {
 			trial[k], world[k] = int64(k), b2i(member[k])
 		} else {
@@ -171,7 +236,13 @@ func externalTable(p externalCallParams, req *external.Request, member []bool, o
 	t.Add("repeat", pipeline.Int64, rep)
 	t.Add("trial", pipeline.Int64, trial)
 	t.Add("world", pipeline.Int64, world)
-	t.Add("loss", pipeline.Float64, loss)
+	for c, name := range names {
+		vals := make([]any, n)
+		for k, v := range scores[c] {
+			vals[k] = v
+		}
+		t.Add(name, pipeline.Float64, vals)
+	}
 	return t
 }
 

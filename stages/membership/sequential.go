@@ -85,9 +85,15 @@ func sequentialAudit(b *stages.Build, ep estimateParams) error {
 	seq := seqOf(a)
 	ep.Sequential = &seq
 	var sg *segmenter
-	if b.Point.Exp.Model.Ideal != nil {
+	switch {
+	case b.Point.Exp.Model.Ideal != nil:
 		sg = idealSegmenter(b, &ep)
-	} else {
+	case b.Point.Exp.Model.External != nil:
+		var err error
+		if sg, err = externalSegmenter(b, &ep); err != nil {
+			return err
+		}
+	default:
 		var err error
 		if sg, err = trainedSegmenter(b, &ep); err != nil {
 			return err
