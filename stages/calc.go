@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dpaudit/dpaudit/pipeline"
+	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/spec"
 )
 
@@ -94,21 +95,22 @@ func (d Mechanism) NoNoise() bool { return d.NoiseMultiplier == 0 }
 // (learn.ClipSoft, Guo et al. 2022 §6.2).
 const SoftClipSensitivity = 1.11524
 
-// AccountedNoise is the noise multiplier of the sensitivity-C mechanism a
-// claim is equivalent to: noise σC on a sum whose sensitivity is s·C is the
-// Gaussian mechanism with noise multiplier σ/s. Replace-one adjacency moves
-// the sum by up to 2C (one record out, another in): the σ/2 add/remove
-// mechanism dominates every replace-one claim ("replace",
-// "replace_one_sigma_half", and the exact "replace_one", for which it is a
-// valid, looser curve); the soft clip's outputs reach 1.11524·C.
-func AccountedNoise(sigma float64, adjacency, clip string) float64 {
-	s := 1.0
-	switch adjacency {
-	case "replace", "replace_one", "replace_one_sigma_half":
-		s *= 2
-	}
+// AccountedMechanism is the mechanism an accountant takes for a claimed or
+// trained DP-SGD configuration, as the summary's claim_* and trained_*
+// columns name it. Noise σC on a sum whose sensitivity is s·C is the
+// Gaussian mechanism with noise multiplier σ/s: the soft clip's outputs
+// reach 1.11524·C. Replace-one adjacency is the accountant's to handle
+// (exact dominating pairs); "replace", its older name at sensitivity 2C, is
+// the σ/2 add/remove bound. Empty sampling and adjacency are the defaults
+// (Poisson, add/remove).
+func AccountedMechanism(sigma, rate float64, steps int, sampling, adjacency, clip string) privacy.SampledGaussian {
 	if clip == "soft" {
-		s *= SoftClipSensitivity
+		sigma /= SoftClipSensitivity
 	}
-	return sigma / s
+	adj := privacy.Adjacency(adjacency)
+	if adjacency == "replace" {
+		adj = privacy.AdjacencyReplaceOneSigmaHalf
+	}
+	return privacy.SampledGaussian{NoiseMultiplier: sigma, SamplingRate: rate, Steps: steps,
+		Sampling: privacy.Sampling(sampling), Adjacency: adj}
 }

@@ -1,6 +1,7 @@
 package figure
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -44,15 +45,15 @@ type tradeoffPoint struct {
 
 // mechanism is a claimed or trained DP-SGD configuration from the summary.
 type mechanism struct {
-	accountant             string
-	sigma, rate            float64
-	steps                  int
-	clip, adjacency, label string
+	accountant                       string
+	sigma, rate                      float64
+	steps                            int
+	sampling, clip, adjacency, label string
 }
 
 func (m mechanism) curve() (privacy.Curve, error) {
-	c, err := privacy.TradeOffCurve(privacy.Accountant(m.accountant), privacy.SampledGaussian{
-		NoiseMultiplier: stages.AccountedNoise(m.sigma, m.adjacency, m.clip), SamplingRate: m.rate, Steps: m.steps}, privacy.Options{})
+	c, err := privacy.TradeOffCurve(privacy.Accountant(m.accountant),
+		stages.AccountedMechanism(m.sigma, m.rate, m.steps, m.sampling, m.adjacency, m.clip), privacy.Options{})
 	if err != nil {
 		return privacy.Curve{}, err
 	}
@@ -162,9 +163,9 @@ func tradeoffPointAt(sum *pipeline.Table, i int) (tradeoffPoint, error) {
 	}
 	p.claimMatches, _ = cell(sum, "claim_matches_training", i).(bool)
 	p.claim = mechanism{accountant: str("claim_accountant"), sigma: num("claim_noise_multiplier"), rate: num("claim_sampling_rate"),
-		steps: int(num("claim_steps")), clip: str("claim_clip"), adjacency: str("claim_adjacency")}
+		sampling: str("claim_sampling"), steps: int(num("claim_steps")), clip: str("claim_clip"), adjacency: str("claim_adjacency")}
 	p.trained = mechanism{accountant: p.claim.accountant, sigma: num("trained_noise_multiplier"), rate: num("trained_sampling_rate"),
-		steps: int(num("trained_steps")), clip: str("trained_clip"), adjacency: str("trained_adjacency")}
+		sampling: str("trained_sampling"), steps: int(num("trained_steps")), clip: str("trained_clip"), adjacency: str("trained_adjacency")}
 	return p, nil
 }
 
@@ -203,12 +204,18 @@ func tradeoffPanel(t *spec.FigureTradeoff, p tradeoffPoint, trials []report.Tria
 	claimText := fmt.Sprintf("claimed %s σ=%.4g q=%.4g T=%d", p.claim.accountant, p.claim.sigma, p.claim.rate, p.claim.steps)
 	panel.Lines = append(panel.Lines, curveLine(claim, "claimed curve", t.Curve, false))
 	if !p.claimMatches {
-		trained, err := p.trained.curve()
-		if err != nil {
-			return report.CurvePanel{}, "", fmt.Errorf("the trained mechanism's curve: %w", err)
-		}
-		panel.Lines = append(panel.Lines, curveLine(trained, "trained curve", t.Curve, true))
 		claimText += fmt.Sprintf(", trained σ=%.4g q=%.4g T=%d", p.trained.sigma, p.trained.rate, p.trained.steps)
+		trained, err := p.trained.curve()
+		switch {
+		case errors.Is(err, privacy.ErrNoAccountant):
+			// Shuffled batches: no accountant gives a valid curve, so
+			// none is drawn (a lower bound would look like an upper one).
+			claimText += fmt.Sprintf(" (%s sampling: no accountant gives its curve)", p.trained.sampling)
+		case err != nil:
+			return report.CurvePanel{}, "", fmt.Errorf("the trained mechanism's curve: %w", err)
+		default:
+			panel.Lines = append(panel.Lines, curveLine(trained, "trained curve", t.Curve, true))
+		}
 	}
 	panel.Lines = append(panel.Lines, guessing(t.Curve))
 	for k := range boxes {

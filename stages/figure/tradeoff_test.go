@@ -1,11 +1,13 @@
 package figure
 
 import (
+	"errors"
 	"math"
 	"testing"
 
 	"github.com/dpaudit/dpaudit/attack"
 	"github.com/dpaudit/dpaudit/audit"
+	"github.com/dpaudit/dpaudit/privacy"
 )
 
 // The operating points count the trials at or beyond each threshold, and
@@ -68,5 +70,46 @@ func TestLowerScoresMatchTheDistinguishers(t *testing.T) {
 				t.Errorf("%s: score %s: lower means world 1 is %v, lowerScores says %v", kind, s, d.LowerMeansWorld1(), !d.LowerMeansWorld1())
 			}
 		}
+	}
+}
+
+// A claim's curve is the one its accountant gives for the claim's sampler
+// and adjacency: exact replace-one, not the looser σ/2 bound the older
+// "replace" name stands for, and fixed-size sampling as accounted. Drawing
+// every replace-one claim as σ/2 Poisson put the claimed curve below the
+// claim and hid operating points beyond it.
+func TestClaimCurveFollowsSamplingAndAdjacency(t *testing.T) {
+	base := mechanism{accountant: "pld", sigma: 1.1, rate: 0.01, steps: 300, clip: "hard"}
+	curveOf := func(m mechanism) privacy.Curve {
+		t.Helper()
+		c, err := m.curve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	exact, half := base, base
+	exact.adjacency, half.adjacency = "replace_one", "replace"
+	want, err := privacy.TradeOffCurve(privacy.AccountantPLD, privacy.SampledGaussian{NoiseMultiplier: 1.1, SamplingRate: 0.01, Steps: 300,
+		Adjacency: privacy.AdjacencyReplaceOne}, privacy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const alpha = 0.01
+	if got := curveOf(exact).Beta(alpha); got != want.Symmetric.Beta(alpha) {
+		t.Errorf("replace_one claim: β(%g) = %g, the exact replace-one curve has %g", alpha, got, want.Symmetric.Beta(alpha))
+	}
+	if e, h := curveOf(exact).Beta(alpha), curveOf(half).Beta(alpha); !(h < e) {
+		t.Errorf("β(%g): exact replace-one %g, σ/2 bound %g; the bound should lie below", alpha, e, h)
+	}
+	fixed := exact
+	fixed.sampling = "fixed_size"
+	if p, f := curveOf(exact).Beta(alpha), curveOf(fixed).Beta(alpha); p == f {
+		t.Errorf("fixed_size and poisson claims drew the same curve (β(%g) = %g): the sampler was ignored", alpha, p)
+	}
+	shuffled := base
+	shuffled.sampling = "shuffle"
+	if _, err := shuffled.curve(); !errors.Is(err, privacy.ErrNoAccountant) {
+		t.Errorf("shuffle: err %v, want ErrNoAccountant (no valid curve)", err)
 	}
 }

@@ -22,30 +22,12 @@ type mechanismConfig struct {
 }
 
 // accountedSigma is the noise multiplier of the sensitivity-C mechanism
-// the claim's clipping is equivalent to: noise σC on a sum whose
-// sensitivity is s·C is the Gaussian mechanism with noise multiplier σ/s;
-// the soft clip's outputs reach 1.11524·C. (Replace-one adjacency is the
-// accountant's to handle: see mechanism.)
-func (m mechanismConfig) accountedSigma() float64 {
-	if m.Clip == "soft" {
-		return m.NoiseMultiplier / stages.SoftClipSensitivity
-	}
-	return m.NoiseMultiplier
-}
-
-// privacyAdjacency is the accountant's name of an adjacency: "replace",
-// the older name of replace-one at sensitivity 2C, is its σ/2 bound.
-func privacyAdjacency(adj string) privacy.Adjacency {
-	if adj == "replace" {
-		return privacy.AdjacencyReplaceOneSigmaHalf
-	}
-	return privacy.Adjacency(adj)
-}
+// the claim's clipping is equivalent to (stages.AccountedMechanism).
+func (m mechanismConfig) accountedSigma() float64 { return m.mechanism().NoiseMultiplier }
 
 // mechanism is the configuration as the accountant takes it.
 func (m mechanismConfig) mechanism() privacy.SampledGaussian {
-	return privacy.SampledGaussian{NoiseMultiplier: m.accountedSigma(), SamplingRate: m.SamplingRate, Steps: m.Steps,
-		Sampling: privacy.Sampling(m.Sampling), Adjacency: privacyAdjacency(m.Adjacency)}
+	return stages.AccountedMechanism(m.NoiseMultiplier, m.SamplingRate, m.Steps, m.Sampling, m.Adjacency, m.Clip)
 }
 
 // accountant is the claim's accountant (best when none is named).
