@@ -46,6 +46,9 @@ type Manifest struct {
 	// DataFiles are the users' data files read (dataset source file), with
 	// their SHA-256: plan compares them with the files' digests now.
 	DataFiles []stages.DataFile `json:"data_files,omitempty"`
+	// Estimate is set in the folder of dpaudit estimate --results: the
+	// score table, its digest and every option (no spec was run).
+	Estimate *EstimateManifest `json:"estimate,omitempty"`
 }
 
 // ManifestSpec identifies the spec file.

@@ -405,6 +405,9 @@ func columnGroup(name string, swept map[string]bool) int {
 }
 
 func provenance(m *Manifest) [][2]string {
+	if e := m.Estimate; e != nil {
+		return estimateProvenance(m, e)
+	}
 	commit := m.Spec.GitCommit
 	if m.Spec.GitDirty {
 		commit += " (uncommitted changes)"
@@ -445,4 +448,22 @@ func pointParams(m *Manifest) map[int64]string {
 		params[int64(pt.Index)] = strings.Join(kv, " ")
 	}
 	return params
+}
+
+// estimateProvenance is the provenance of a dpaudit estimate folder: the
+// table it read and the command that read it.
+func estimateProvenance(m *Manifest, e *EstimateManifest) [][2]string {
+	out := [][2]string{
+		{"score table", fmt.Sprintf("%s (%s, %d bytes)", e.Input.Path, e.Format, e.Input.Bytes)},
+		{"score table sha256", e.Input.SHA256},
+	}
+	if e.Plan != nil {
+		out = append(out, [2]string{"canary plan", e.Plan.Path}, [2]string{"canary plan sha256", e.Plan.SHA256})
+	}
+	return append(out,
+		[2]string{"command", "dpaudit " + strings.Join(e.Args, " ")},
+		[2]string{"dpaudit", strings.TrimSpace(m.Dpaudit.Version + " " + m.Dpaudit.GitCommit)},
+		[2]string{"Go", m.Dpaudit.GoVersion},
+		[2]string{"run", fmt.Sprintf("%s → %s (%.1f s)", m.Started.Format("2006-01-02 15:04:05 MST"), m.Ended.Format("15:04:05"), m.Seconds)},
+	)
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	attackpkg "github.com/dpaudit/dpaudit/attack"
+	"github.com/dpaudit/dpaudit/attack/planfile"
 	"github.com/dpaudit/dpaudit/datasets"
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/rng"
@@ -103,6 +105,63 @@ func TestScoresSpecDigestAndErrors(t *testing.T) {
 	for _, st := range p.Steps {
 		if st.Node.Kind == "score_estimate" && (st.Status != pipeline.Run || st.Note != "data file scores.csv changed since the last run") {
 			t.Errorf("score_estimate: %s %s [%s]", st.Status, st.Reason, st.Note)
+		}
+	}
+}
+
+// Bad score tables in a spec (audit.source): each is a positioned input
+// error when the spec is loaded — a bad cell naming its line, a single
+// class, a canary scored twice, a ragged row, a plan that disagrees — and
+// nothing is cached or published.
+func TestScoresSpecBadInput(t *testing.T) {
+	dir := t.TempDir()
+	tables := map[string]string{
+		"nan.csv":    "member,score\n1,0\n0,NaN\n1,2\n0,1\n",
+		"text.csv":   "member,score\n1,0\n0,x\n",
+		"one.csv":    "member,score\n1,0\n1,1\n1,2\n",
+		"dup.csv":    "member,score,canary\n1,0,a\n0,1,b\n1,2,a\n0,3,c\n",
+		"ragged.csv": "member,score\n1,0\n0,1,2\n",
+		"plan.csv":   "canary,member,score\n0,1,0.5\n1,0,0.1\n",
+	}
+	for name, body := range tables {
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+	}
+	// A two-canary plan whose bits the table's member column contradicts
+	// for at least one canary (the bits are a seeded coin; the table
+	// claims canary 0 in and canary 1 out).
+	plan := filepath.Join(dir, "p.parquet")
+	for seed := uint64(0); ; seed++ {
+		p, err := attackpkg.MakePlan(attackpkg.PlanConfig{Parameters: 10, Count: 2, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.Member[0] || p.Member[1] {
+			if _, err := planfile.Write(plan, p, planfile.Manifest{}); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	for _, c := range []struct{ source, want string }{
+		{"scores: nan.csv", "line 3: score is NaN"},
+		{"scores: text.csv", `"x" is not a number`},
+		{"scores: one.csv", "no non-members"},
+		{"scores: dup.csv", `duplicate canary id "a"`},
+		{"scores: ragged.csv", "the row has 3 fields, the header has 2"},
+		{"scores: plan.csv, plan: p.parquet", "disagree with the plan"},
+		{"scores: missing.csv", "does not exist"},
+	} {
+		path := filepath.Join(dir, "s.yaml")
+		os.WriteFile(path, []byte("name: s\nseed: 1\ndpsgd: {noise_multiplier: 1, sampling_rate: 1, steps: 1}\naudit:\n  source: {"+c.source+"}\n"), 0o644)
+		o := Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results")}
+		_, err := Load(path, o)
+		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), "s.yaml:5:") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want a positioned input error with %q", c.source, err, c.want)
+		}
+		for _, d := range []string{o.Store, o.Results} {
+			if _, serr := os.Stat(d); serr == nil {
+				t.Errorf("%s: %s was created", c.source, d)
+			}
 		}
 	}
 }

@@ -179,7 +179,7 @@ func TestScoreTablesReadableByDuckDB(t *testing.T) {
 			t.Errorf("summary.%s: DuckDB reads %s, docs/tables.md says %s", c[0], c[1], want)
 		}
 	}
-	for _, name := range []string{"scores_file", "scores_sha256", "split_seed", "layout", "aggregate", "delta", "lower_is_member"} {
+	for _, name := range []string{"scores_file", "scores_sha256", "split_seed", "layout", "estimate_aggregate", "estimate_delta", "estimate_lower_is_member"} {
 		if !seen[name] {
 			t.Errorf("the summary has no column %s", name)
 		}

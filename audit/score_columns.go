@@ -131,6 +131,9 @@ func (e *ScoreEstimates) oneRunColumns(ct ClaimTest) []NamedValue {
 }
 
 // optionColumns are the options that change a number, and the layout.
+// The options are named estimate_* as in a membership audit's summary:
+// a spec that sweeps audit.split_fraction (or dpsgd.delta,
+// audit.source.aggregate, …) has a column of that key's own name.
 func (e *ScoreEstimates) optionColumns() []NamedValue {
 	o := e.Options
 	d := o.Options.withDefaults()
@@ -139,14 +142,14 @@ func (e *ScoreEstimates) optionColumns() []NamedValue {
 		agg = "none"
 	}
 	return []NamedValue{
-		{"delta", o.Delta},
+		{"estimate_delta", o.Delta},
 		{"split_seed", strconv.FormatUint(o.Seed, 10)},
-		{"split_fraction", d.SplitFraction},
-		{"splits", int64(max(d.Splits, 1))},
+		{"estimate_split_fraction", d.SplitFraction},
+		{"estimate_splits", int64(max(d.Splits, 1))},
 		{"bonferroni_grid_size", int64(d.GridSize)},
-		{"lower_is_member", o.LowerMeansWorld1},
-		{"score_is_llr", o.ScoreIsLLR},
-		{"aggregate", agg},
+		{"estimate_lower_is_member", o.LowerMeansWorld1},
+		{"estimate_score_is_llr", o.ScoreIsLLR},
+		{"estimate_aggregate", agg},
 		{"score_unit", e.Unit},
 		{"layout", string(e.Layout.Layout)},
 		{"layout_reason", e.Layout.Why},

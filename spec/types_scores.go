@@ -7,7 +7,7 @@ package spec
 // sweep over score files (one per training configuration kept in git) and
 // draw figures across them; docs/estimate.md.
 type AuditSource struct {
-	Scores        string  `yaml:"scores" required:"true" doc:"The score table, relative to the spec's folder: Parquet (.parquet or .pq) or CSV. Columns member (bool or 0/1) and score, optionally canary, run, user and step; the layout of the rows decides which estimators are valid (docs/estimate.md). Its SHA-256 is part of the estimate's key and of the manifest's data_files."`
+	Scores        string  `yaml:"scores" required:"true" doc:"The score table, relative to the spec's folder: Parquet (.parquet or .pq), a folder of Parquet parts (read in name order as one table), or CSV. Columns member (bool or 0/1) and score, optionally canary, run, user and step; the layout of the rows decides which estimators are valid (docs/estimate.md). Its SHA-256 (of a folder: over its parts' names and digests) is part of the estimate's key and of the manifest's data_files."`
 	Plan          string  `yaml:"plan" doc:"A canary plan (dpaudit canaries make: the Parquet file, its manifest beside it), relative to the spec's folder: the table is joined to the plan's canaries and inclusion bits by canary id, and refused if they disagree."`
 	MemberColumn  string  `yaml:"member_column" default:"member" doc:"Column of the membership bits (with a plan: checked against the plan's bits when the table has it)."`
 	ScoreColumn   string  `yaml:"score_column" default:"score" doc:"Column of the scores (higher = more likely a member, unless lower_is_member)."`

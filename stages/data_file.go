@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/dpaudit/dpaudit/audit/scorefile"
 	"github.com/dpaudit/dpaudit/datasets"
 	"github.com/dpaudit/dpaudit/learn"
 	"github.com/dpaudit/dpaudit/spec"
@@ -66,11 +67,9 @@ func DataFiles(points []spec.Point) ([]DataFile, error) {
 				continue
 			}
 			seen[p] = true
-			sum, err := datasets.Digest(p)
-			if err != nil {
-				return nil, err
-			}
-			size, err := datasets.FileSize(p)
+			// A file's SHA-256; a folder of Parquet parts (a score
+			// table), the digest over its parts.
+			sum, size, err := scorefile.Digest(p)
 			if err != nil {
 				return nil, err
 			}

@@ -128,6 +128,20 @@ func Str(name string, v any) Output { return Output{name, pipeline.String, v} }
 // Bool is a bool output (see F64).
 func Bool(name string, v any) Output { return Output{name, pipeline.Bool, v} }
 
+// Typed is an output whose type is its value's Go type: int64, string
+// and bool as such, anything else float64.
+func Typed(name string, v any) Output {
+	switch v.(type) {
+	case int64:
+		return Int(name, v)
+	case string:
+		return Str(name, v)
+	case bool:
+		return Bool(name, v)
+	}
+	return F64(name, v)
+}
+
 // OrNull maps NaN, which says "no value", to a null cell.
 func OrNull(x float64) any {
 	if math.IsNaN(x) {

@@ -54,6 +54,10 @@ type Manifest struct {
 	MembershipSHA256 string   `json:"membership_sha256"`
 	Notes            []string `json:"notes,omitempty"`
 	Dpaudit          string   `json:"dpaudit"`
+	// NPY lists the plan's arrays written as NumPy files beside it (a
+	// caller asks for them by passing a non-nil map to Write): x, label
+	// and member, or coordinate and member.
+	NPY map[string]NPYFile `json:"npy,omitempty"`
 }
 
 // Plan is a plan read back: its canary ids (decimal text, as score
@@ -106,7 +110,8 @@ func fileSHA256(path string) (string, error) {
 
 // Write writes p to path (Parquet) and its manifest beside it. m carries
 // what the caller knows of how the plan was made (Crafter, Data,
-// Dpaudit); Write fills the rest. An existing plan is never replaced: a
+// Dpaudit); Write fills the rest. With m.NPY non-nil it also writes the
+// plan's arrays as .npy files beside it (NPYPath) and lists them. An existing plan is never replaced: a
 // plan that was trained with must survive a mistyped command.
 func Write(path string, p *attack.CanaryPlan, m Manifest) (Manifest, error) {
 	man := ManifestPath(path)
@@ -115,8 +120,15 @@ func Write(path string, p *attack.CanaryPlan, m Manifest) (Manifest, error) {
 			return Manifest{}, invalidf("%s exists; a plan is never overwritten (remove it, or write the new plan elsewhere)", f)
 		}
 	}
+	if m.NPY != nil {
+		var err error
+		if m.NPY, err = writeNPY(path, p); err != nil {
+			return Manifest{}, err
+		}
+	}
 	cols, err := writeParquet(path, p)
 	if err != nil {
+		removeNPY(path, m.NPY)
 		return Manifest{}, err
 	}
 	m.Format, m.Version = FormatName, Version
@@ -139,6 +151,7 @@ func Write(path string, p *attack.CanaryPlan, m Manifest) (Manifest, error) {
 	}
 	if err := writeAtomic(man, append(b, '\n')); err != nil {
 		os.Remove(path)
+		removeNPY(path, m.NPY)
 		return Manifest{}, err
 	}
 	return m, nil
@@ -176,4 +189,11 @@ func createTemp(path string) (*os.File, error) {
 		}
 	}
 	return nil, fmt.Errorf("%s: no free temporary name", path)
+}
+
+// removeNPY removes the .npy files of a plan whose writing failed.
+func removeNPY(path string, files map[string]NPYFile) {
+	for name := range files {
+		os.Remove(NPYPath(path, name))
+	}
 }

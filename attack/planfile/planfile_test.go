@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dpaudit/dpaudit/attack"
+	"github.com/dpaudit/dpaudit/internal/npy"
 )
 
 func noisePlan(t *testing.T, m int, seed uint64) *attack.CanaryPlan {
@@ -77,5 +78,43 @@ func TestReadRefusesTampering(t *testing.T) {
 	os.WriteFile(ManifestPath(b), []byte(`{"format": "something else"}`), 0o644)
 	if _, err := Read(b); err == nil || !strings.Contains(err.Error(), "not a plan manifest") {
 		t.Errorf("foreign manifest: %v", err)
+	}
+}
+
+// With NPY requested, a gradient plan's coordinates and bits are .npy
+// arrays row for row, listed with their digests; a leftover .npy of the
+// same name stops a new plan before anything is written.
+func TestWriteNPY(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "grad.parquet")
+	g, _ := attack.MakePlan(attack.PlanConfig{Parameters: 100, Count: 10, Seed: 2})
+	m, err := Write(path, g, Manifest{NPY: map[string]NPYFile{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.NPY) != 2 || m.NPY["coordinate"].DType != "int64" || len(m.NPY["member"].SHA256) != 64 {
+		t.Fatalf("npy files %+v", m.NPY)
+	}
+	a, err := npy.ReadFile(NPYPath(path, "coordinate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := npy.Int64s(a)
+	b, err := npy.ReadFile(NPYPath(path, "member"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range 10 {
+		if c[j] != int64(g.Coordinates[j]) || b.Data.([]bool)[j] != g.Member[j] {
+			t.Fatalf("row %d: coordinate %d member %v, plan %d %v", j, c[j], b.Data.([]bool)[j], g.Coordinates[j], g.Member[j])
+		}
+	}
+	other := filepath.Join(dir, "other.parquet")
+	os.WriteFile(NPYPath(other, "member"), []byte("mine"), 0o644)
+	if _, err := Write(other, g, Manifest{NPY: map[string]NPYFile{}}); err == nil || !strings.Contains(err.Error(), "never overwritten") {
+		t.Errorf("a leftover .npy: %v", err)
+	}
+	if _, err := os.Stat(other); err == nil {
+		t.Error("the plan was written beside a leftover .npy")
 	}
 }

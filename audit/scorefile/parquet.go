@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 
@@ -30,11 +29,10 @@ func ReadParquet(path string, c Columns) (*audit.ScoreTable, Info, error) {
 // table (a dpaudit results folder's trials/point=<id>/ parts, in trial
 // order); rows are numbered through the concatenation.
 func ReadParquetDir(dir string, c Columns) (*audit.ScoreTable, Info, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.parquet"))
-	if err != nil || len(files) == 0 {
-		return nil, Info{}, invalidf("%s: a directory without *.parquet files", dir)
+	files, err := Parts(dir)
+	if err != nil {
+		return nil, Info{}, err
 	}
-	slices.Sort(files)
 	var t *table
 	var info Info
 	for _, f := range files {

@@ -160,3 +160,49 @@ func TestReadParquetDirAndFilter(t *testing.T) {
 		t.Errorf("empty dir: %v", err)
 	}
 }
+
+// A folder's digest is over its parts in name order: changing one part,
+// adding or renaming one changes it; touching none does not.
+func TestDigestOfFolder(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	digest := func() string {
+		t.Helper()
+		sum, _, err := Digest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	write("part-0.parquet", "a")
+	write("part-1.parquet", "b")
+	write("notes.txt", "not a part")
+	d0 := digest()
+	if d0 != digest() {
+		t.Fatal("the digest is not stable")
+	}
+	write("notes.txt", "still not a part")
+	if digest() != d0 {
+		t.Error("a file that is not a part changed the digest")
+	}
+	write("part-1.parquet", "c")
+	d1 := digest()
+	if d1 == d0 {
+		t.Error("changing a part did not change the digest")
+	}
+	os.Rename(filepath.Join(dir, "part-1.parquet"), filepath.Join(dir, "part-2.parquet"))
+	if digest() == d1 {
+		t.Error("renaming a part did not change the digest")
+	}
+	write("part-3.parquet", "d")
+	if _, size, _ := Digest(dir); size != 3 {
+		t.Errorf("size %d, want 3 bytes over the parts", size)
+	}
+	if _, _, err := Digest(filepath.Join(dir, "nothing")); !errors.Is(err, audit.ErrInvalid) {
+		t.Errorf("a missing table: %v, want ErrInvalid", err)
+	}
+}

@@ -39,6 +39,8 @@ func cmdCanaries(args []string, stdout, stderr io.Writer) error {
 // canaryFlags are the flags of "dpaudit canaries make".
 type canaryFlags struct {
 	crafter, out, source, dataset, normalize, dataDir string
+	fromDataset                                       string
+	npy                                               bool
 	count, parameters, numClasses                     int
 	seed                                              uint64
 	shape                                             string
@@ -52,6 +54,8 @@ func (c *canaryFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the canaries and of their inclusion bits")
 	fs.StringVar(&c.out, "out", "", "the plan's Parquet file; its manifest goes beside it (.json)")
 	fs.StringVar(&c.dataset, "dataset", "", "data set the records come from (and the shape and classes of noise inputs): "+strings.Join(datasets.SourceNames(), ", "))
+	fs.StringVar(&c.fromDataset, "from-dataset", "", "records from your own data: a spec file whose dataset block (source: file, with the same keys as in a run) names it; its digest goes into the plan")
+	fs.BoolVar(&c.npy, "npy", false, "also write the plan's arrays as NumPy files beside it: PLAN.x.npy (float32, [m, C, H, W]), PLAN.label.npy (int64), PLAN.member.npy (bool); gradient canaries PLAN.coordinate.npy")
 	fs.StringVar(&c.source, "source", "pool", "records: pool (the data set's test split) or train (its training split: leave those records out of your always-included data)")
 	fs.StringVar(&c.normalize, "normalize", "", "the data set's normalisation: unit (default: pixels/255), none or standardize")
 	fs.StringVar(&c.dataDir, "data-dir", "", "data directory (default $DPAUDIT_DATA or "+datasets.DefaultDataDir()+")")
@@ -87,12 +91,20 @@ func cmdCanariesMake(args []string, stdout, stderr io.Writer) error {
 		return canaryInput(err)
 	}
 	meta.Dpaudit = dpaudit.Version
+	if c.npy {
+		meta.NPY = map[string]planfile.NPYFile{}
+	}
 	m, err := planfile.Write(c.out, p, meta)
 	if err != nil {
 		return canaryInput(err)
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s: %d %s canaries, %d to train on (member = true), seed %d\n",
 		c.out, planfile.ManifestPath(c.out), m.Count, m.Canaries, m.Members, m.Seed)
+	for _, name := range []string{"x", "label", "member", "coordinate"} {
+		if f, ok := m.NPY[name]; ok {
+			fmt.Fprintf(stdout, "wrote %s: %s %v\n", planfile.NPYPath(c.out, name), f.DType, f.Shape)
+		}
+	}
 	fmt.Fprintf(stdout, "plan digest (membership_sha256): %s\n", m.MembershipSHA256)
 	fmt.Fprintf(stdout, "next: train with the member canaries, score all %d, then\n  dpaudit estimate --plan %s SCORES (columns canary, score)\n", m.Count, c.out)
 	return nil
@@ -142,6 +154,9 @@ func (c *canaryFlags) config() (attack.PlanConfig, planfile.Manifest, error) {
 // input is what the crafter may use: a data set's splits, or only a
 // shape and a class count for noise inputs without one.
 func (c *canaryFlags) input() (attack.CraftInput, map[string]any, error) {
+	if c.fromDataset != "" {
+		return c.inputFromSpec()
+	}
 	if c.dataset == "" {
 		if c.crafter != attack.KindNoiseInput {
 			return attack.CraftInput{}, nil, usagef("dpaudit canaries make: %s draws records: give --dataset", c.crafter)
@@ -166,6 +181,41 @@ func (c *canaryFlags) input() (attack.CraftInput, map[string]any, error) {
 		norm = datasets.NormalizeAuto
 	}
 	data := map[string]any{"source": tr.Name, "normalize": norm, "train_records": tr.N, "test_records": te.N}
+	return attack.CraftInput{InShape: tr.Shape, Classes: tr.Classes, X: tr.X, Y: tr.Y, PoolX: te.X, PoolY: te.Y}, data, nil
+}
+
+// inputFromSpec reads the records of a spec's dataset block (the user's
+// own file, as a run reads it); the plan's manifest records the spec and
+// every data file with its SHA-256.
+func (c *canaryFlags) inputFromSpec() (attack.CraftInput, map[string]any, error) {
+	if c.dataset != "" || c.normalize != "" {
+		return attack.CraftInput{}, nil, usagef("dpaudit canaries make: --from-dataset takes the data and its normalisation from the spec's dataset block; drop --dataset and --normalize")
+	}
+	d, err := dpaudit.LoadSpecDataset(c.fromDataset, c.dataDir)
+	if err != nil {
+		if dpaudit.IsInputError(err) {
+			return attack.CraftInput{}, nil, usagef("dpaudit canaries make: --from-dataset %v", err)
+		}
+		return attack.CraftInput{}, nil, err
+	}
+	tr, te := d.Split.Train, d.Split.Test
+	norm := d.Normalize
+	if norm == "" {
+		norm = datasets.NormalizeAuto
+	}
+	data := map[string]any{"source": tr.Name, "spec": c.fromDataset, "normalize": norm, "train_records": tr.N, "test_records": te.N}
+	if f := d.File; f != nil {
+		files := []map[string]string{{"role": "train", "path": f.Train.Path, "sha256": f.Train.SHA256}}
+		for _, r := range []struct {
+			role string
+			ref  *datasets.FileRef
+		}{{"labels", f.Labels}, {"test", f.Test}} {
+			if r.ref != nil {
+				files = append(files, map[string]string{"role": r.role, "path": r.ref.Path, "sha256": r.ref.SHA256})
+			}
+		}
+		data["files"] = files
+	}
 	return attack.CraftInput{InShape: tr.Shape, Classes: tr.Classes, X: tr.X, Y: tr.Y, PoolX: te.X, PoolY: te.Y}, data, nil
 }
 

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/dpaudit/dpaudit"
 	"github.com/dpaudit/dpaudit/attack/planfile"
+	"github.com/dpaudit/dpaudit/internal/npy"
+	"github.com/dpaudit/dpaudit/internal/parquetio"
 	"github.com/dpaudit/dpaudit/rng"
 )
 
@@ -176,4 +181,120 @@ func TestCanariesMakeBadInput(t *testing.T) {
 	if code, stdout, errs := cli(t, "canaries", "make", "--crafter", "gradient_canary", "--parameters", "7850", "--count", "1000", "--out", out); code != 0 || !strings.Contains(stdout, "1000 gradient_canary canaries") {
 		t.Errorf("gradient plan: exit %d: %s%s", code, stdout, errs)
 	}
+}
+
+// A plan from the user's own data (--from-dataset: a spec whose dataset
+// block names the file) with its arrays as .npy: the manifest records the
+// file's SHA-256; the .npy files, read back by a reader that is not
+// numpy (internal/npy), hold the plan's canaries row for row — x as
+// [m, C, H, W] float32 equal to the Parquet x, labels, and the bits — and
+// scores written for those canaries join the plan in dpaudit estimate.
+func TestCanariesFromDatasetNPYRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	data, err := filepath.Abs("../../examples/own-data/digits.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(dir, "data.yaml")
+	os.WriteFile(spec, []byte("name: my-data\ndataset: {source: file, path: "+data+", label: label, max_value: 16, shape: [1, 8, 8]}\n"), 0o644)
+	plan := filepath.Join(dir, "plan.parquet")
+	code, out, errs := cli(t, "canaries", "make", "--crafter", "random_record", "--count", "300", "--seed", "5", "--from-dataset", spec, "--npy", "--out", plan)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "plan.x.npy: float32 [300 1 8 8]") {
+		t.Errorf("output does not name the x array:\n%s", out)
+	}
+	p, err := planfile.Read(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(data)
+	files, _ := p.Manifest.Data["files"].([]any)
+	if len(files) != 1 || files[0].(map[string]any)["sha256"] != fmt.Sprintf("%x", sha256.Sum256(raw)) {
+		t.Errorf("the manifest's data files %v do not carry digits.csv's SHA-256", p.Manifest.Data["files"])
+	}
+	x, err := npy.ReadFile(planfile.NPYPath(plan, "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(x.Shape) != "[300 1 8 8]" {
+		t.Fatalf("x shape %v", x.Shape)
+	}
+	xs, _ := npy.Float32s(x)
+	labels, err := npy.ReadFile(planfile.NPYPath(plan, "label"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ys, _ := npy.Int64s(labels)
+	bits, err := npy.ReadFile(planfile.NPYPath(plan, "member"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Row j is the pool record source_index[j] of the user's file, with
+	// its label; the records are distinct.
+	pf, err := parquetio.Open(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	src, err := pf.Read(pf.Index("source_index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dpaudit.LoadSpecDataset(spec, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := d.Split.Test
+	seen := map[int64]bool{}
+	for j := range 300 {
+		i := src.Ints[j]
+		if seen[i] {
+			t.Fatalf("record %d drawn twice", i)
+		}
+		seen[i] = true
+		if !slices.Equal(xs[j*64:(j+1)*64], pool.X[int(i)*64:(int(i)+1)*64]) || ys[j] != int64(pool.Y[i]) {
+			t.Fatalf("canary %d: the .npy row is not pool record %d", j, i)
+		}
+		if b := bits.Data.([]bool)[j]; b != p.Member[j] {
+			t.Fatalf("canary %d: .npy member %v, plan %v", j, b, p.Member[j])
+		}
+	}
+	scores := scoresForPlan(t, plan, filepath.Join(dir, "scores.csv"), 2, false, nil)
+	code, out, errs = cli(t, "estimate", "--plan", plan, scores)
+	if code != 0 || !strings.Contains(out, "every canary scored, bits as planned") {
+		t.Fatalf("estimate --plan: exit %d: %s%s", code, out, errs)
+	}
+}
+
+// --from-dataset with a bad spec or a missing data file is bad input:
+// exit 2, and no plan file is written.
+func TestCanariesFromDatasetBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"missing.yaml":   "name: x\ndataset: {source: file, path: nowhere.csv, label: label}\n",
+		"nodataset.yaml": "name: x\n",
+		"badlabel.yaml":  "name: x\ndataset: {source: file, path: " + mustAbs(t, "../../examples/own-data/digits.csv") + ", label: nosuchcolumn}\n",
+	} {
+		spec := filepath.Join(dir, name)
+		os.WriteFile(spec, []byte(text), 0o644)
+		plan := filepath.Join(dir, name+".parquet")
+		code, out, errs := cli(t, "canaries", "make", "--crafter", "random_record", "--count", "10", "--from-dataset", spec, "--npy", "--out", plan)
+		if code != 2 || out != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %s", name, code, out, errs)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, name+"*")); len(left) != 1 {
+			t.Errorf("%s: files written: %v", name, left)
+		}
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -9,12 +9,15 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/dpaudit/dpaudit"
 	"github.com/dpaudit/dpaudit/attack/planfile"
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/audit/scorefile"
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/rng"
+	"github.com/dpaudit/dpaudit/stages"
 )
 
 // estimateFlags are the flags of "dpaudit estimate". Every option that
@@ -46,6 +49,9 @@ type estimateFlags struct {
 	format, table             string
 	digits                    int
 	failOnViolation           bool
+	results                   string
+	sequential                string
+	firstLook, budget         int
 }
 
 func (f *estimateFlags) register(fs *flag.FlagSet) {
@@ -83,6 +89,10 @@ func (f *estimateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.table, "table", "estimates", "estimates (one row per estimate) or summary (one row, the runner's summary columns)")
 	fs.IntVar(&f.digits, "digits", 5, "significant digits of floats (table and md formats)")
 	fs.BoolVar(&f.failOnViolation, "fail-on-violation", false, "exit with code 3 when a valid estimate refutes the claim")
+	fs.StringVar(&f.sequential, "sequential", "", "profile or epsilon: a sequential audit of the rows in table order (looks at --first-look, twice that, … trials), testing the claim's privacy profile or its (ε, δ) pair, as audit.stop: sequential")
+	fs.IntVar(&f.firstLook, "first-look", 100, "with --sequential: the first look's trials")
+	fs.IntVar(&f.budget, "budget", 0, "with --sequential: the last look's trials (0: the table's rows)")
+	fs.StringVar(&f.results, "results", "", "also write a results folder DIR as a run's (summary.parquet, estimates.parquet, trials/, manifest.json, report.html); replaces only an earlier estimate's folder")
 }
 
 // optFloat is a number flag that may be absent; its help prints no
@@ -150,8 +160,26 @@ func cmdEstimate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	src, err := readScores(pos[0], f, stdinReader)
+	started := time.Now()
+	stdin := stdinReader
+	var in stages.DataFile
+	if f.results != "" {
+		if err := dpaudit.CheckEstimateDir(f.results); err != nil {
+			return inputf("dpaudit estimate: %v", err)
+		}
+		if in, stdin, err = inputDigest(pos[0], stdin); err != nil {
+			return err
+		}
+	}
+	src, err := readScores(pos[0], f, stdin)
 	if err != nil {
+		return err
+	}
+	if f.sequential != "" {
+		violation, err := sequentialEstimate(stdout, f, src, o, claim, claimText)
+		if err == nil && violation && f.failOnViolation {
+			err = errViolation
+		}
 		return err
 	}
 	e, err := audit.EstimateScores(src.table, o)
@@ -164,6 +192,11 @@ func cmdEstimate(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := printEstimates(stdout, f, src, e, ct, claimText); err != nil {
 		return err
+	}
+	if f.results != "" {
+		if err := publishEstimate(fs, args, f, in, src, e, ct, claimText, started); err != nil {
+			return err
+		}
 	}
 	if ct.Violation && f.failOnViolation {
 		return errViolation

@@ -119,3 +119,15 @@ func BenchmarkEstimateOneRun1e5Parquet(b *testing.B) {
 func BenchmarkEstimateOneRun1e5CSV(b *testing.B) {
 	benchEstimate(b, benchTable(b, 100_000, true, "csv"))
 }
+
+// The same with --results: the results folder (summary, estimates, the
+// 10⁶-row trials table, manifest, report.html) replaced on every run.
+func BenchmarkEstimateClassic1e6Results(b *testing.B) {
+	benchEstimate(b, benchTable(b, 1_000_000, false, "parquet"), "--results", filepath.Join(b.TempDir(), "results"))
+}
+
+// A sequential audit that never stops early (the claim ε = 20 holds):
+// every look up to the budget of 10⁶ trials, 15 looks.
+func BenchmarkEstimateSequential1e6(b *testing.B) {
+	benchEstimate(b, benchTable(b, 1_000_000, false, "parquet"), "--sequential", "epsilon", "--claim-epsilon", "20")
+}

@@ -182,8 +182,8 @@ func estimatesTable(e *audit.ScoreEstimates, ct audit.ClaimTest, human bool) []*
 // isOptionColumn: the option and layout columns of SummaryColumns.
 func isOptionColumn(name string) bool {
 	switch name {
-	case "delta", "split_seed", "split_fraction", "splits", "bonferroni_grid_size", "lower_is_member", "score_is_llr",
-		"aggregate", "score_unit", "layout", "layout_reason", "classic_rows":
+	case "estimate_delta", "split_seed", "estimate_split_fraction", "estimate_splits", "bonferroni_grid_size", "estimate_lower_is_member",
+		"estimate_score_is_llr", "estimate_aggregate", "score_unit", "layout", "layout_reason", "classic_rows":
 		return true
 	}
 	return false

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,11 +156,26 @@ func TestEstimateBadInput(t *testing.T) {
 		{[]string{ok, ok}, "takes one score table"},
 		{[]string{ok, "--split-seed", "3", "--point-key", "abc"}, "not both"},
 		{[]string{ok, "--filter", "repeat"}, "--filter wants COLUMN=VALUE"},
+		{[]string{ok, "--sequential", "always", "--claim-epsilon", "1"}, "--sequential must be profile or epsilon"},
+		{[]string{ok, "--sequential", "epsilon"}, "--sequential tests a claim"},
+		{[]string{ok, "--sequential", "epsilon", "--claim-epsilon", "1", "--first-look", "5"}, "the first look must be ≥ 20"},
+		{[]string{ok, "--sequential", "epsilon", "--claim-epsilon", "1", "--first-look", "100", "--budget", "200"}, "fewer than the first look's 100 trials"},
+		{[]string{ok, "--sequential", "epsilon", "--claim-epsilon", "1", "--first-look", "100"}, "the budget (20 trials) is below the first look (100)"},
+		{[]string{write("canaries.csv", "member,score,canary\n1,0,a\n0,1,b\n1,2,c\n0,3,d\n"), "--sequential", "epsilon", "--claim-epsilon", "1"}, "needs independent trials in trial order"},
 	}
-	for _, c := range cases {
-		code, out, errs := cli(t, append([]string{"estimate"}, c.args...)...)
+	for i, c := range cases {
+		// With --results too: bad input publishes nothing.
+		res := filepath.Join(dir, fmt.Sprintf("results-%d", i))
+		args := append([]string{"estimate"}, c.args...)
+		if !slices.Contains(c.args, "--sequential") {
+			args = append(args, "--results", res)
+		}
+		code, out, errs := cli(t, args...)
 		if code != exitInput || out != "" || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errs, c.want)
+		}
+		if _, err := os.Stat(res); err == nil {
+			t.Errorf("%v: published %s", c.args, res)
 		}
 	}
 }

@@ -122,7 +122,7 @@ func TestInterruptEstimateWhileReading(t *testing.T) {
 	if _, err := pw.Write(rows.Bytes()); err != nil {
 		t.Fatal(err)
 	}
-	interruptAndCheck(t, cmd, stderr, writesNothing)
+	interruptAndCheck(t, cmd, stderr, "nothing to keep")
 }
 
 // Ctrl-C during a download stops it: the file being copied is removed

@@ -54,7 +54,7 @@ func init() {
 		{"data", "fetch and list real data sets (MNIST, Fashion-MNIST)", cmdData},
 		{"store", "verify, garbage-collect (gc) and measure (du) the node store", cmdStore},
 		{"selftest", "null coverage of the audit estimators on the ideal mechanism at its exact ε", cmdSelftest},
-		{"estimate", "empirical ε from a table of attack scores (Parquet or CSV): every valid estimator", abandonable(writesNothing, cmdEstimate)},
+		{"estimate", "empirical ε from a table of attack scores (Parquet or CSV): every valid estimator", abandonable("nothing to keep (estimate prints; --results publishes its folder whole, at the end)", cmdEstimate)},
 		{"canaries", "canary plans for training done elsewhere (make), scored back with estimate --plan", cmdCanaries},
 		{"show", "print a result table (summary.parquet) in the terminal", abandonable(writesNothing, cmdShow)},
 		{"diff", "compare two results folders point by point (old → new)", abandonable(writesNothing, cmdDiff)},

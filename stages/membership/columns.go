@@ -48,7 +48,8 @@ func estimatorColumns(estimator string) []string {
 	tail := []string{"epsilon_accountant", "epsilon_shuffle_lb", "shuffle_accounted_as_poisson",
 		"claim_accountant", "claim_noise_multiplier", "claim_sampling", "claim_sampling_rate", "claim_steps", "claim_clip", "claim_adjacency",
 		"trained_noise_multiplier", "trained_sampling", "trained_sampling_rate", "trained_steps", "trained_clip", "trained_adjacency",
-		"claim_matches_training", "claim_config", "trained_config", "violation_p_value", "violation_uncorrected", "familywise", "canary_residual"}
+		"claim_matches_training", "claim_config", "trained_config", "violation_p_value", "violation_uncorrected", "familywise", "canary_residual",
+		"estimate_delta", "estimate_lower_is_member", "estimate_split_fraction", "estimate_splits", "estimate_bonferroni_grid"}
 	if estimator == "one_run" {
 		return slices.Concat(head, oneRunColumns, tail)
 	}

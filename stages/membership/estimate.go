@@ -329,7 +329,34 @@ func claimColumns(p estimateParams, epsAcc, pv float64, violation bool, firstSha
 	}
 	outs = append(outs, stages.F64("canary_residual", residual))
 	outs = append(outs, stages.Int("audit_training_runs", int64(p.TrainingRuns)))
-	return outs, nil
+	return append(outs, optionOutputs(p)...), nil
+}
+
+// optionOutputs are the estimator options that change a number and are
+// not columns already, so that dpaudit estimate recomputes the row from
+// the published tables alone. They are named estimate_* because a swept
+// audit.split_fraction is itself a column named split_fraction. As in
+// dpaudit estimate's summary, each is the option's value whether or not
+// this estimator uses it (the split's options: classic and sequential
+// audits); a Bonferroni grid given in the spec is a JSON list (else
+// empty).
+func optionOutputs(p estimateParams) []stages.Output {
+	f := p.SplitFraction
+	if f == 0 {
+		f = audit.DefaultSplitFraction
+	}
+	grid := ""
+	if p.Grid != nil {
+		b, _ := json.Marshal(p.Grid)
+		grid = string(b)
+	}
+	return []stages.Output{
+		stages.F64("estimate_delta", p.Delta),
+		stages.Bool("estimate_lower_is_member", p.LowerWorld1),
+		stages.F64("estimate_split_fraction", f),
+		stages.Int("estimate_splits", int64(max(p.Splits, 1))),
+		stages.Str("estimate_bonferroni_grid", grid),
+	}
 }
 
 // withHeadline appends the headline_* columns (audit.headline), copied

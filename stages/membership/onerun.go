@@ -20,7 +20,7 @@ var oneRunColumns = []string{"one_run_canaries", "one_run_guesses", "one_run_cor
 	"one_run_os_epsilon_lb", "one_run_os_mu", "one_run_os_guesses", "one_run_os_mistakes", "one_run_os_family", "one_run_os_claim",
 	"one_run_os_claim_mu", "one_run_os_claim_p_value", "one_run_os_at_range_end",
 	"one_run_fdp_epsilon_lb_median", "one_run_fdp_epsilon_lb_min", "one_run_fdp_epsilon_lb_max",
-	"one_run_os_epsilon_lb_median", "one_run_os_epsilon_lb_min", "one_run_os_epsilon_lb_max"}
+	"one_run_os_epsilon_lb_median", "one_run_os_epsilon_lb_min", "one_run_os_epsilon_lb_max", "estimate_score_is_llr"}
 
 // oneRunEstimate runs the three one-run estimators on the canaries' scores
 // (the ideal mechanism's log-likelihood ratio under the claim). Only
@@ -68,6 +68,10 @@ func oneRunEstimate(p estimateParams, scores []float64, worlds []bool, epsAcc fl
 		stages.Int("one_run_fdp_correct", int64(fdp.Correct)),
 		stages.Str("one_run_fdp_family", audit.FamilyOneRunFDP),
 		stages.Str("one_run_fdp_claim", "gaussian (mu-GDP)"),
+		// How the order-statistics decoder read the scores: by their
+		// sign (log-likelihood ratios) unless low means member, then
+		// centred on their median (dpaudit estimate --score-is-llr).
+		stages.Bool("estimate_score_is_llr", !p.LowerWorld1),
 	}
 	osOuts, osEps, err := orderStatsOutputs(p, scores, worlds)
 	if err != nil {

@@ -29,9 +29,6 @@ const (
 	lookVersion = 1
 	lookFile    = "sequential.gob"
 
-	// profilePoints is how many ε in [0, ε_claim) the profile test takes
-	// from the claim's accountant (plus (ε_claim, δ) itself).
-	profilePoints = 24
 	// defaultFirstLook is audit.sequential.first_look's default.
 	defaultFirstLook = 100
 )
@@ -284,37 +281,16 @@ func readLook(dir string) (seqState, error) {
 	return st, err
 }
 
-// claimProfile lists the pairs of the claim's privacy profile a look
-// tests: for test epsilon the single (ε_claim, δ); for profile also
-// (ε_j, δ_claim(ε_j)) at ε_j = ε_claim·j/24, j < 24, from the claim's
-// accountant (each a pair the accountant asserts).
+// claimProfile is the claim's ε and the pairs of its privacy profile a
+// look tests (audit.SequentialProfile).
 func claimProfile(p lookParams) (float64, []audit.ProfilePoint, error) {
 	eps, err := claimEpsilon(p.Claim, p.Delta)
 	if err != nil {
 		return 0, nil, err
 	}
-	out := []audit.ProfilePoint{{Epsilon: eps, Delta: p.Delta}}
-	if p.Seq.Test == "epsilon" || p.Claim.NoiseMultiplier == 0 {
-		return eps, out, nil
-	}
-	acc := privacy.Accountant(p.Claim.Accountant)
-	if acc == "" {
-		acc = privacy.AccountantBest
-	}
 	m := privacy.SampledGaussian{NoiseMultiplier: p.Claim.accountedSigma(), SamplingRate: p.Claim.SamplingRate, Steps: p.Claim.Steps}
-	es := make([]float64, profilePoints)
-	for j := range es {
-		es[j] = eps * float64(j) / profilePoints
-	}
-	ds, err := privacy.DeltaProfile(acc, m, es, privacy.Options{})
-	if err != nil {
-		return 0, nil, fmt.Errorf("the claim's privacy profile: %w", err)
-	}
-	var prof []audit.ProfilePoint
-	for j, e := range es {
-		prof = append(prof, audit.ProfilePoint{Epsilon: e, Delta: min(ds[j], 1)})
-	}
-	return eps, append(prof, out...), nil
+	prof, err := audit.SequentialProfile(p.Seq.Test, privacy.Accountant(p.Claim.Accountant), m, eps, p.Delta)
+	return eps, prof, err
 }
 
 func runLook(p lookParams, prevDir string, dirs []string, outDir string) error {
@@ -374,23 +350,7 @@ func runSequentialEstimate(p estimateParams, lookDir, shardDir string) ([]stages
 	if r.Stopped == "" {
 		return nil, fmt.Errorf("sequential audit: the last look did not stop (%d looks)", len(st.Looks))
 	}
-	l := st.Looks[len(st.Looks)-1]
-	ns := make([]int, len(st.Looks))
-	lbs := make([]float64, len(st.Looks))
-	for i, x := range st.Looks {
-		ns[i], lbs[i] = x.Trials, x.EpsilonLB
-	}
-	nsJSON, _ := json.Marshal(ns)
 	lbJSON, _ := json.Marshal([]float64{r.EpsilonLB})
-	detail := ""
-	if r.Violation {
-		if l.ProfileEpsilon == st.EpsClaim && l.ProfileDeltaClaim == p.Delta {
-			detail = fmt.Sprintf("sequential look %d (%d trials): ε lower bound %.4g > claimed ε %.4g at δ = %.3g", l.K, l.Trials, l.EpsilonLB, st.EpsClaim, p.Delta)
-		} else {
-			detail = fmt.Sprintf("sequential look %d (%d trials): at ε = %.3g the trials prove δ ≥ %.3g, the claim's accountant says δ = %.3g (its privacy profile is refuted; ε lower bound at δ = %.3g: %.4g, claimed ε %.4g)",
-				l.K, l.Trials, l.ProfileEpsilon, l.ProfileDeltaLB, l.ProfileDeltaClaim, p.Delta, l.EpsilonLB, st.EpsClaim)
-		}
-	}
 	outs := []stages.Output{
 		stages.Int("audit_trials", int64(p.Trials)),
 		stages.Str("audit_score", p.Score),
@@ -404,22 +364,9 @@ func runSequentialEstimate(p estimateParams, lookDir, shardDir string) ([]stages
 		stages.F64("epsilon_lb_min", r.EpsilonLB),
 		stages.F64("epsilon_lb_max", r.EpsilonLB),
 		stages.Str("epsilon_lb_repeats", string(lbJSON)),
-		stages.Str("sequential_test", p.Sequential.Test),
-		stages.Int("sequential_trials_used", int64(r.TrialsUsed)),
-		stages.Int("sequential_looks", int64(len(st.Looks))),
-		stages.Str("sequential_stopped", r.Stopped),
-		stages.Str("sequential_look_trials", string(nsJSON)),
-		stages.F64("sequential_look_alpha", l.Alpha),
-		stages.F64("sequential_epsilon_lb_max", r.EpsilonLBMax),
-		stages.F64("threshold", l.Threshold),
-		stages.F64("fpr", l.Counts.FPR()),
-		stages.F64("fnr", l.Counts.FNR()),
-		stages.F64("fpr_upper", l.FPRUpper),
-		stages.F64("fnr_upper", l.FNRUpper),
-		stages.F64("profile_epsilon", l.ProfileEpsilon),
-		stages.F64("profile_delta_lb", l.ProfileDeltaLB),
-		stages.F64("profile_delta_claim", l.ProfileDeltaClaim),
-		stages.Str("violation_detail", detail),
+	}
+	for _, nv := range audit.SequentialColumns(r, p.Sequential.Test, st.EpsClaim, p.Delta) {
+		outs = append(outs, stages.Typed(nv.Name, nv.Value))
 	}
 	if p.TrainingRuns > 0 { // a trained model: one training per trial used
 		p.TrainingRuns = r.TrialsUsed

@@ -25,7 +25,6 @@ import (
 	"github.com/dpaudit/dpaudit/attack/planfile"
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/audit/scorefile"
-	"github.com/dpaudit/dpaudit/datasets"
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/rng"
@@ -183,13 +182,16 @@ func pick(claimed, trained float64) float64 {
 	return trained
 }
 
-// digest is the SHA-256 of a user's file; a file that is not there is
-// bad input that names what it should have been.
+// digest is the SHA-256 of a user's file, or of a folder of Parquet
+// parts the digest over its parts in name order (scorefile.Digest); a
+// file that is not there is bad input that names what it should have
+// been.
 func digest(path, what string) (string, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%w: %s %s does not exist", audit.ErrInvalid, what, path)
 	}
-	return datasets.Digest(path)
+	sum, _, err := scorefile.Digest(path)
+	return sum, err
 }
 
 // specWords says a score file's problem in the spec's words: its keys
@@ -203,9 +205,12 @@ type spoken struct{ err error }
 func (e spoken) Error() string { return specWords.Replace(e.err.Error()) }
 func (e spoken) Unwrap() error { return e.err }
 
-// formatOf is how scorefile.Read reads path: Parquet by its extension,
-// CSV otherwise.
+// formatOf is how scorefile.Read reads path: Parquet by its extension
+// or as a folder of parts, CSV otherwise.
 func formatOf(path string) string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return "parquet"
+	}
 	low := strings.ToLower(path)
 	if strings.HasSuffix(low, ".parquet") || strings.HasSuffix(low, ".pq") {
 		return "parquet"
@@ -295,7 +300,7 @@ func estimate(p params, paths files) ([]stages.Output, error) {
 		if f.path == "" {
 			continue
 		}
-		sum, err := datasets.Digest(f.path)
+		sum, _, err := scorefile.Digest(f.path)
 		if err != nil {
 			return nil, err
 		}
@@ -370,18 +375,7 @@ func options(p params) (audit.ScoreOptions, audit.Claim, error) {
 }
 
 // output is a summary cell as a stage output.
-func output(nv audit.NamedValue) stages.Output {
-	t := pipeline.Float64
-	switch nv.Value.(type) {
-	case int64:
-		t = pipeline.Int64
-	case string:
-		t = pipeline.String
-	case bool:
-		t = pipeline.Bool
-	}
-	return stages.Output{Name: nv.Name, Type: t, Value: nv.Value}
-}
+func output(nv audit.NamedValue) stages.Output { return stages.Typed(nv.Name, nv.Value) }
 
 // Columns are every column a score estimate may write (the layout
 // decides which of the estimators' columns a row has).
