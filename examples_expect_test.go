@@ -45,6 +45,8 @@ var longExamples = map[string]bool{
 	"examples/own-data/digits-cnn.yaml":                    true,
 	"examples/audit/replace-one-ideal.yaml":                true,
 	"examples/audit/replace-one-label.yaml":                true,
+	"examples/audit/bandmf.yaml":                           true,
+	"examples/audit/bandmf-white-box.yaml":                 true,
 }
 
 // pinnedElsewhere are examples whose numbers their own tests pin: the

@@ -63,6 +63,10 @@ type Step struct {
 	// DiracIncluded[j] reports whether Dirac canary j (Hooks.Dirac[j]) was
 	// added this step (nil without Dirac canaries).
 	DiracIncluded []bool
+	// DiracGroups[j] is Dirac canary j's group under cyclic sampling (it
+	// takes part only in steps t ≡ DiracGroups[j] mod Groups); nil for
+	// other samplers.
+	DiracGroups []int
 	// NoisySum is the privatised gradient SUM, not the average:
 	//   Σ_{i∈Batch} clip_C(g_i) [+ canary] + N(0, σ²C²·I)
 	// with g_i the gradient of example i's loss at Params. The update uses

@@ -126,7 +126,7 @@ func TestCyclicSampler(t *testing.T) {
 // noise against DP-SGD's independent noise on the MLP 784-512-10 benchmark
 // (batch 256, 407k parameters): b = 64 bands keep 63 past noise vectors
 // and add 63 axpy's per step. Compare the two sub-benchmarks' ns/op
-// (scripts/bench-bandmf.sh alternates them).
+// (scripts/bench-mechanisms.sh bandmf alternates them).
 func BenchmarkBandMF(b *testing.B) {
 	X, Y := mnistShaped(4096, 10)
 	for _, bands := range []int{0, 64} {

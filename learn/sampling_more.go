@@ -98,7 +98,21 @@ type cyclicSampler struct {
 	pois   *poissonSampler // within the group, over its positions
 	q      float64
 	pos    []int
+	// The virtual record (placeVirtual): its group, its own draws, and
+	// whether it is in the last batch returned.
+	vGroup int
+	vDraws *rand.Rand
+	vIn    bool
 }
+
+// placeVirtual puts the virtual record (a gradient canary) into a group
+// drawn from r, which also draws its Poisson inclusions within the group.
+func (s *cyclicSampler) placeVirtual(r *rand.Rand) {
+	s.vGroup, s.vDraws = r.IntN(len(s.groups)), r
+}
+
+// virtualIn reports whether the virtual record is in the last batch.
+func (s *cyclicSampler) virtualIn() bool { return s.vIn }
 
 func newCyclicSampler(r *rand.Rand, src *rand.ChaCha8, n, g int, q float64) *cyclicSampler {
 	s := &cyclicSampler{groups: make([][]int, g), q: q}
@@ -113,8 +127,10 @@ func newCyclicSampler(r *rand.Rand, src *rand.ChaCha8, n, g int, q float64) *cyc
 }
 
 func (s *cyclicSampler) next(dst []int) []int {
-	grp := s.groups[s.step%len(s.groups)]
+	g := s.step % len(s.groups)
+	grp := s.groups[g]
 	s.step++
+	s.vIn = s.vDraws != nil && g == s.vGroup && (s.q >= 1 || s.vDraws.Float64() < s.q)
 	if s.pois == nil {
 		return append(dst[:0], grp...)
 	}

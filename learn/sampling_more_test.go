@@ -197,3 +197,57 @@ func TestNewSamplersDeterministic(t *testing.T) {
 		t.Error("balls-in-bins with 1/q = 3.33 steps per epoch accepted")
 	}
 }
+
+// TestCyclicCanariesInTheirGroup: under cyclic sampling a Dirac canary
+// and the gradient canary take part only in the steps of one group each
+// (a record's participations are Groups steps apart, as the accountant's
+// participation schema assumes), at rate q within it, and the groups of
+// the Dirac canaries are spread over all groups.
+func TestCyclicCanariesInTheirGroup(t *testing.T) {
+	X, Y := make([]float32, 40*3), make([]int32, 40)
+	for i := range Y {
+		Y[i] = int32(i % 2)
+		X[3*i] = float32(i) / 40
+	}
+	m, err := NewModel(Arch{Kind: KindLogReg}, []int{3}, 2, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const groups, steps, q = 4, 400, 0.5
+	dirac := []int{0, 1, 2, 3}
+	seenAt := make([]map[int]int, len(dirac)) // step mod groups → inclusions
+	for j := range seenAt {
+		seenAt[j] = map[int]int{}
+	}
+	canaryAt := map[int]int{}
+	h := &Hooks{Canary: make([]float32, m.NumParams()), Dirac: dirac, DiracValue: 1, OnStep: func(s *Step) error {
+		for j, in := range s.DiracIncluded {
+			if in {
+				seenAt[j][s.Index%groups]++
+			}
+		}
+		if s.CanaryIncluded {
+			canaryAt[s.Index%groups]++
+		}
+		return nil
+	}}
+	cfg := DPSGD{ClipNorm: 1, NoiseMultiplier: 1, SamplingRate: q, Steps: steps, LearningRate: 0.1, Sampling: SampleCyclic, Groups: groups}
+	if _, err := Train(m, X, Y, cfg, rand.New(rand.NewPCG(3, 1)), h); err != nil {
+		t.Fatal(err)
+	}
+	used := map[int]bool{}
+	for j, at := range append(seenAt, canaryAt) {
+		if len(at) != 1 {
+			t.Errorf("canary %d took part in steps of %d groups (%v), want one", j, len(at), at)
+		}
+		for g, c := range at {
+			used[g] = true
+			if want := float64(steps/groups) * q; math.Abs(float64(c)-want) > 5*math.Sqrt(want*(1-q)) {
+				t.Errorf("canary %d: %d inclusions in its group's %d steps, want about %.0f", j, c, steps/groups, want)
+			}
+		}
+	}
+	if len(used) < 2 {
+		t.Errorf("every canary in the same group: %v", used)
+	}
+}

@@ -33,7 +33,7 @@ func (t *trainer) step(s int) error {
 	if t.clean != nil {
 		copy(t.clean, t.sum)
 	}
-	t.addCanaries(canary)
+	t.addCanaries(s, canary)
 	// Without an on-step hook nothing looks at the noisy sum before the
 	// update, so each noise block is followed at once by the update of its
 	// parameters, on the worker that drew it: the update runs on every
@@ -81,8 +81,9 @@ func (t *trainer) beforeStep(s int) error {
 }
 
 // addCanaries adds the gradient canary (when its draw included it) and
-// each Dirac canary its own draw includes to the clipped sum.
-func (t *trainer) addCanaries(canary bool) {
+// each Dirac canary its own draw includes to the clipped sum (under
+// cyclic sampling, only in the steps of the canary's group).
+func (t *trainer) addCanaries(s int, canary bool) {
 	if canary {
 		addInto(t.sum, t.h.Canary)
 		t.res.CanarySteps++
@@ -92,6 +93,9 @@ func (t *trainer) addCanaries(canary bool) {
 	}
 	for j, i := range t.h.Dirac {
 		t.diracIn[j] = t.dirac.Float64() < t.cfg.SamplingRate
+		if t.diracGroup != nil && s%t.cfg.Groups != t.diracGroup[j] {
+			t.diracIn[j] = false
+		}
 		if t.diracIn[j] {
 			t.sum[i] += t.h.DiracValue
 		}
@@ -121,7 +125,7 @@ func (t *trainer) privatise(s int, fused bool) error {
 // showStep shows the on-step hook what the step released and computed.
 func (t *trainer) showStep(s int, canary bool, b int) error {
 	st := &t.stepInfo
-	*st = Step{Index: s, Params: t.m.params, Batch: t.batch, CanaryIncluded: canary, DiracIncluded: t.diracIn,
+	*st = Step{Index: s, Params: t.m.params, Batch: t.batch, CanaryIncluded: canary, DiracIncluded: t.diracIn, DiracGroups: t.diracGroup,
 		NoisySum: t.sum, Normalizer: t.norm, Losses: t.losses[:b], ClippedSum: t.clean}
 	if t.norms != nil {
 		st.Norms = t.norms[:b]

@@ -85,11 +85,14 @@ type trainer struct {
 	draws   *rand.Rand     // sampling stream (batches, canary)
 	dirac   *rand.Rand     // Hooks.Dirac inclusion draws
 	diracIn []bool         // this step's draws (Step.DiracIncluded)
-	noise   *noiseGen
-	corr    []*corrState // per noise block, with correlated noise
-	ws      []*workspace
-	pool    *parallel.Pool // nil with one thread
-	chunk   int
+	// diracGroup is each Dirac canary's group under cyclic sampling (nil
+	// otherwise): canary j takes part only in steps t ≡ diracGroup[j].
+	diracGroup []int
+	noise      *noiseGen
+	corr       []*corrState // per noise block, with correlated noise
+	ws         []*workspace
+	pool       *parallel.Pool // nil with one thread
+	chunk      int
 
 	// targetVer counts the copies into target: a gathered chunk holding
 	// an older version must be copied again (workspace.keep).
@@ -195,7 +198,18 @@ func (t *trainer) initRandomness(master uint64) {
 		bib := newBallsInBinsSampler(t.draws, t.nRec, int(math.Round(1/q)))
 		t.sampler, t.virtual = bib, bib
 	case SampleCyclic:
-		t.sampler = newCyclicSampler(t.draws, drawSrc, t.nRec, cfg.Groups, q)
+		cyc := newCyclicSampler(t.draws, drawSrc, t.nRec, cfg.Groups, q)
+		// The virtual record (a gradient canary) and the Dirac canaries
+		// belong to groups of their own streams, so that the records'
+		// batches are those of a run without them.
+		cyc.placeVirtual(rand.New(rand.NewChaCha8(rng.Key(master, "learn/cyclic-virtual"))))
+		t.sampler, t.virtual = cyc, cyc
+		if t.dirac != nil {
+			t.diracGroup = make([]int, len(t.h.Dirac))
+			for j := range t.diracGroup {
+				t.diracGroup[j] = t.dirac.IntN(cfg.Groups)
+			}
+		}
 		if cfg.ExpectedBatchSize == 0 {
 			t.norm = q * n / float64(cfg.Groups)
 			t.res.Normalizer = t.norm

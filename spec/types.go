@@ -67,9 +67,14 @@ type DPSGD struct {
 	LearningRate    float64 `yaml:"learning_rate" default:"0.1" check:">=0" doc:"SGD learning rate η."`
 	Momentum        float64 `yaml:"momentum" default:"0" check:">=0,<1" doc:"SGD momentum."`
 	WeightDecay     float64 `yaml:"weight_decay" default:"0" check:">=0" doc:"L2 weight decay."`
-	Sampling        string  `yaml:"sampling" default:"poisson" enum:"poisson|shuffle|fixed_size|balls_in_bins" doc:"Batch sampling. poisson: each record in each batch with probability q. fixed_size: a uniformly random subset of round(q·N) records each step (accounted under replace_one adjacency only). balls_in_bins: each epoch of 1/q steps (a whole number) puts every record into one of its batches at random (accounted by pld only). shuffle: fixed-size batches of a fresh permutation per epoch, which no accountant covers (docs/which-sampler.md)."`
+	Sampling        string  `yaml:"sampling" default:"poisson" enum:"poisson|shuffle|fixed_size|balls_in_bins|cyclic" doc:"Batch sampling. poisson: each record in each batch with probability q. fixed_size: a uniformly random subset of round(q·N) records each step (accounted under replace_one adjacency only). balls_in_bins: each epoch of 1/q steps (a whole number) puts every record into one of its batches at random (accounted by pld only). shuffle: fixed-size batches of a fresh permutation per epoch, which no accountant covers (docs/which-sampler.md). cyclic: the records split at random, once, into groups groups; step t samples each record of group t mod groups with probability q (q = 1: the whole group), accounted as ⌈T/groups⌉ Poisson steps (matrix-factorization noise: dpsgd.correlated)."`
 	Clip            string  `yaml:"clip" default:"hard" enum:"hard|soft" doc:"Clipping function: hard (Abadi et al.) or the soft clip of Guo et al."`
 	Adjacency       string  `yaml:"adjacency" enum:"add_remove|replace_one" doc:"Neighbouring datasets of the run's guarantee (absent: add_remove): add_remove (one record more or less) or replace_one (one record replaced by another; dataset size public). The accountant bounds account it, the audit's claim assumes it unless audit.claim.adjacency says otherwise, and the ideal mechanism simulates it."`
+
+	// Groups and Correlated stand apart so that gofmt's alignment of the
+	// block above is untouched (merge-friendly); spec/types_correlated.go.
+	Groups     int         `yaml:"groups" check:">=0" doc:"Cyclic sampling: the number of groups the records are split into (≥ 1, at most dpsgd.steps)."`
+	Correlated *Correlated `yaml:"correlated" doc:"Matrix-factorization (DP-FTRL, BandMF, BLT) noise instead of independent noise, with the participation schema its accountant assumes (docs/mechanisms.md)."`
 }
 
 // Dataset selects a data source.
@@ -275,7 +280,7 @@ type DistIntermediate struct {
 
 // DistWatermark configures Distinguisher 3.
 type DistWatermark struct {
-	Form      string `yaml:"form" default:"llr" enum:"llr|watermark|projection" doc:"The score used for the estimate (all three are recorded per trial)."`
+	Form      string `yaml:"form" default:"llr" enum:"llr|watermark|projection|decorrelated" doc:"The score used for the estimate (all three are recorded per trial). decorrelated: the one-run game's Dirac canaries under matrix-factorization noise, scored white-box by the projection of the decorrelated updates C·y on C·u (docs/mechanisms.md)."`
 	Observe   string `yaml:"observe" default:"gradients" enum:"gradients|intermediate_models" doc:"Read the privatised sums directly, or recover them from parameter differences."`
 	SkipSteps int    `yaml:"skip_steps" default:"0" check:">=0" doc:"Ignore the first steps."`
 }
@@ -347,11 +352,15 @@ type OneRun struct {
 type Claim struct {
 	Accountant      string  `yaml:"accountant" enum:"best|pld|rdp|gdp" doc:"Accountant of the claimed ε; absent: audit.accountant."`
 	NoiseMultiplier float64 `yaml:"noise_multiplier" check:">0" doc:"σ the implementation claims; absent: dpsgd.noise_multiplier. The crafter and distinguisher are told this σ."`
-	Sampling        string  `yaml:"sampling" enum:"poisson|shuffle|fixed_size|balls_in_bins" doc:"Batch sampling the accountant assumes; absent: dpsgd.sampling. fixed_size is accounted under replace_one adjacency only, balls_in_bins under add_remove by pld only; shuffle has no accountant (no tight upper bound is known) and is refused."`
+	Sampling        string  `yaml:"sampling" enum:"poisson|shuffle|fixed_size|balls_in_bins|cyclic" doc:"Batch sampling the accountant assumes; absent: dpsgd.sampling. fixed_size is accounted under replace_one adjacency only, balls_in_bins under add_remove by pld only; shuffle has no accountant (no tight upper bound is known) and is refused."`
 	SamplingRate    float64 `yaml:"sampling_rate" check:">0,<=1" doc:"q the accountant assumes; absent: dpsgd.sampling_rate."`
 	Steps           int     `yaml:"steps" check:">=1" doc:"T the accountant assumes; absent: dpsgd.steps."`
 	Clip            string  `yaml:"clip" enum:"hard|soft" doc:"Clipping the accountant assumes; absent: dpsgd.clip. soft: sensitivity 1.11524·C (Guo et al.'s clip), accounted as σ/1.11524."`
 	Adjacency       string  `yaml:"adjacency" enum:"add_remove|replace_one|replace_one_sigma_half|replace" doc:"Neighbouring datasets of the claim; absent: dpsgd.adjacency. replace_one: one record replaced by another, accounted exactly (the ±C mixture pair, dp_accounting's REPLACE_ONE); it needs a game whose worlds differ by a replacement (the ideal mechanism with dpsgd.adjacency replace_one, crafter swapped_label). replace_one_sigma_half (older name: replace): replace-one accounted as add/remove at sensitivity 2C (σ/2), a loose upper bound that also covers an add/remove game."`
+
+	// Correlated stands apart so that gofmt's alignment of the block above
+	// is untouched (merge-friendly); spec/types_correlated.go.
+	Correlated *Correlated `yaml:"correlated" doc:"The matrix-factorization strategy and participation schema the accountant assumes; absent: dpsgd.correlated. Setting it audits an implementation that accounts another strategy than it trains (e.g. max_participations below what was trained)."`
 }
 
 // Bound is one theoretical value computed per point.

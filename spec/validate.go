@@ -55,6 +55,7 @@ func validate(exp *Experiment, root *Node, e *errs) {
 	if a := exp.Audit; a != nil {
 		validateAudit(exp, a, root, pos, e)
 	}
+	validateCorrelated(exp, root, pos, e)
 	if r := exp.Reconstruction; r != nil {
 		validateReconstruction(exp, r, root, pos, e)
 	}
@@ -180,8 +181,8 @@ func validateGradientCanaries(exp *Experiment, a *Audit, pos func(string) Pos, e
 	if exp.Crafter != nil {
 		e.add(pos("crafter"), "crafter", "the one-run audit of a trained model inserts its own Dirac gradient canaries (audit.trials of them): remove the crafter block, or set audit.canaries: input for canary records")
 	}
-	if exp.Distinguisher != nil {
-		e.add(pos("distinguisher"), "distinguisher", "the one-run audit of a trained model with gradient canaries scores each canary by its log-likelihood ratio: remove the distinguisher block, or set audit.canaries: input for canary records")
+	if d := exp.Distinguisher; d != nil && (d.Watermark == nil || d.Watermark.Form == "watermark") {
+		e.add(pos("distinguisher"), "distinguisher", "the one-run audit of a trained model with gradient canaries scores each canary by its log-likelihood ratio, or by its projection (distinguisher {kind: watermark, form: llr|projection}): remove the distinguisher block, or set audit.canaries: input for canary records")
 	}
 	if exp.Dataset == nil {
 		e.add(pos("audit"), "audit", "an audit of a trained model needs a dataset block")

@@ -21,6 +21,10 @@ type TrainDPSGD struct {
 	WeightDecay     float64 `json:"weight_decay"`
 	Sampling        string  `json:"sampling"`
 	Clip            string  `json:"clip"`
+	// Groups and Correlated (cyclic sampling, matrix-factorization noise)
+	// are left out when absent, so that other runs keep their keys.
+	Groups     int         `json:"groups,omitempty"`
+	Correlated *Correlated `json:"correlated,omitempty"`
 }
 
 // MarshalJSON writes an infinite clip norm (non-private training), which
@@ -43,6 +47,7 @@ func TrainConfig(d *spec.DPSGD) TrainDPSGD {
 		NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps,
 		ClipNorm: d.ClipNorm, LearningRate: d.LearningRate, Momentum: d.Momentum,
 		WeightDecay: d.WeightDecay, Sampling: d.Sampling, Clip: d.Clip,
+		Groups: d.Groups, Correlated: CorrelatedOf(d.Correlated),
 	}
 }
 
@@ -52,7 +57,7 @@ func (d TrainDPSGD) Learn() learn.DPSGD {
 	return learn.DPSGD{
 		ClipNorm: d.ClipNorm, NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate,
 		Steps: d.Steps, LearningRate: d.LearningRate, Momentum: d.Momentum, WeightDecay: d.WeightDecay,
-		Sampling: d.Sampling, Clip: d.Clip, Threads: 1,
+		Sampling: d.Sampling, Clip: d.Clip, Threads: 1, Groups: d.Groups, Correlated: d.Correlated.Learn(),
 	}
 }
 

@@ -133,7 +133,37 @@ func Functions(m *Memo) map[string]spec.Func {
 		})
 	}
 	f["bernau_noise"] = bernauNoise
+	f["mf_sensitivity"] = mfSensitivity
 	return f
+}
+
+// mfSensitivity is mf_sensitivity(bands, steps, min_sep[,
+// max_participations]): the sensitivity of the b-banded optimal Toeplitz
+// strategy (dpsgd.correlated with bands b and no coefficients) over T
+// steps when a record's steps are at least min_sep apart (cyclic
+// sampling with g groups: min_sep = g), privacy.ToeplitzSensitivity. The
+// matrix mechanism is then the Gaussian mechanism at σ/sensitivity, so
+// σ = mf_sensitivity(…) · calibrate(ε, δ, 1, 1) calibrates it to ε.
+func mfSensitivity(args ...any) (any, error) {
+	if len(args) != 3 && len(args) != 4 {
+		return nil, fmt.Errorf("mf_sensitivity(bands, steps, min_sep[, max_participations]) takes 3 or 4 arguments, got %d", len(args))
+	}
+	var a [4]int
+	for i, v := range args {
+		x, err := spec.ToFloat(v)
+		if err != nil {
+			return nil, fmt.Errorf("mf_sensitivity: argument %d: %v", i+1, err)
+		}
+		least := 1.0 // bands, steps and min_sep; max_participations may be 0 (no limit)
+		if i == 3 {
+			least = 0
+		}
+		if x != math.Trunc(x) || x < least {
+			return nil, fmt.Errorf("mf_sensitivity: argument %d must be a whole number ≥ %v, got %v", i+1, least, x)
+		}
+		a[i] = int(x)
+	}
+	return privacy.ToeplitzSensitivity(privacy.OptimalToeplitzCoefficients(a[0]), a[1], privacy.Participation{MinSep: a[2], MaxParticipations: a[3]})
 }
 
 // dpArgs reads four numbers and an optional accountant name; argument

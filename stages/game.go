@@ -42,6 +42,10 @@ type Game struct {
 	// Implements lists the spec blocks and component kinds the game
 	// implements (block → kinds; "" for a block without kinds).
 	Implements map[string][]string
+	// MatrixNoise says the game trains or accounts cyclic sampling and
+	// matrix-factorization noise (dpsgd.sampling cyclic, dpsgd.correlated);
+	// Compile refuses a point with them for every other game.
+	MatrixNoise bool
 }
 
 // modulePath is this module's import path; packages are named relative to

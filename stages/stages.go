@@ -88,6 +88,9 @@ func Compile(games []*Game, name string, points []spec.Point, cols []spec.Column
 			if !game.AppliesTo(pt.Exp) {
 				continue
 			}
+			if err := checkMatrixNoise(game, pt.Exp); err != nil {
+				return nil, err
+			}
 			if err := compileGame(game, b); err != nil {
 				return nil, err
 			}
@@ -106,6 +109,22 @@ func Compile(games []*Game, name string, points []spec.Point, cols []spec.Column
 	sum.Code = env.code(kitPackage)
 	sum = g.Add(sum)
 	return &Compiled{Graph: g, Summary: sum, Trials: trials, Columns: reportColumns(games, points, cols, stageCols)}, nil
+}
+
+// checkMatrixNoise refuses cyclic sampling and matrix-factorization noise
+// for a game that does not declare it plays them (Game.MatrixNoise).
+func checkMatrixNoise(g *Game, exp *spec.Experiment) error {
+	d := exp.DPSGD
+	if g.MatrixNoise || d == nil {
+		return nil
+	}
+	switch {
+	case d.Correlated != nil:
+		return &PathError{Path: "dpsgd.correlated", Err: fmt.Errorf("the %s game does not train or account matrix-factorization noise (the membership games and training do)", g.Name)}
+	case d.Sampling == "cyclic":
+		return &PathError{Path: "dpsgd.sampling", Err: fmt.Errorf("the %s game does not train or account cyclic sampling (the membership games and training do)", g.Name)}
+	}
+	return nil
 }
 
 // kitPackage is this package, relative to the module: the code of the

@@ -29,6 +29,9 @@ type accountantParams struct {
 	// their keys.
 	Sampling  string `json:"sampling,omitempty"`
 	Adjacency string `json:"adjacency,omitempty"`
+	// Matrix marks the DP-SGD equivalent of a matrix mechanism
+	// (matrixParams); left out otherwise.
+	Matrix string `json:"matrix,omitempty"`
 }
 
 // mechanism is the mechanism the node accounts.
@@ -45,6 +48,9 @@ func (p accountantParams) form() string {
 	}
 	if p.Adjacency != "" {
 		f += " " + p.Adjacency
+	}
+	if p.Matrix != "" {
+		f += " (" + p.Matrix + ", as DP-SGD)"
 	}
 	return f
 }
@@ -75,6 +81,9 @@ func accountantCalcs(exp *spec.Experiment, a *spec.AccountantBound, path string)
 			Sampling:        nonDefault(d.Sampling, "poisson"),
 			Adjacency:       nonDefault(cmp.Or(a.Adjacency, d.Adjacency), "add_remove"),
 		}
+		if err := matrixParams(&p, d); err != nil {
+			return nil, &stages.PathError{Path: path, Err: fmt.Errorf("accountant %s of dpsgd: %w", acc, err)}
+		}
 		if err := privacy.CheckAccountable(privacy.Accountant(acc), p.mechanism()); err != nil {
 			return nil, &stages.PathError{Path: path, Err: fmt.Errorf("accountant %s of dpsgd (%s sampling, %s adjacency): %w", acc, cmp.Or(d.Sampling, "poisson"), cmp.Or(p.Adjacency, "add_remove"), err)}
 		}
@@ -97,6 +106,25 @@ func accountantCalcs(exp *spec.Experiment, a *spec.AccountantBound, path string)
 		})
 	}
 	return out, nil
+}
+
+// matrixParams replaces, for cyclic sampling or matrix-factorization
+// noise, the mechanism of p by the DP-SGD mechanism its matrix mechanism
+// is equivalent to (stages.Accounted); Matrix labels the node.
+func matrixParams(p *accountantParams, d *spec.DPSGD) error {
+	eq, mf, err := stages.Accounted(d.NoiseMultiplier, d.SamplingRate, d.Steps, d.Sampling, d.Groups, stages.CorrelatedOf(d.Correlated))
+	if !mf {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if p.Adjacency != "" {
+		return fmt.Errorf("%w: matrix-factorization noise and cyclic sampling are accounted under add_remove adjacency only", privacy.ErrInvalid)
+	}
+	p.NoiseMultiplier, p.SamplingRate, p.Steps, p.Sampling = eq.NoiseMultiplier, eq.SamplingRate, eq.Steps, ""
+	p.Matrix = "matrix mechanism"
+	return nil
 }
 
 // pldMemory is the memory cap in bytes the PLD of an entry runs under: the

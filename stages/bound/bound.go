@@ -26,6 +26,8 @@ var Game = &stages.Game{
 	Compile:    compile,
 	Kinds:      []string{"accountant", "rero", "rero_comparator", "mse_rdp", "minimax_mse", "belief", "risk"},
 	Implements: map[string][]string{"bound": {"accountant", "rero", "mse_rdp", "minimax_mse", "belief", "risk"}},
+	// The accountant accounts them; the other kinds refuse them (calcsOf).
+	MatrixNoise: true,
 }
 
 // compile adds the nodes of every bound entry of the point, in entry
@@ -51,6 +53,9 @@ func calcsOf(exp *spec.Experiment, i int) ([]stages.Calc, error) {
 	// The spec's validation makes sure of this; Values callers may not.
 	if exp.DPSGD == nil && needsDPSGD(entry) {
 		return nil, &stages.PathError{Path: path, Err: fmt.Errorf("%w: the %s bound needs a dpsgd block to account from (or ε given directly, and δ for belief)", bounds.ErrInvalid, entry.Kind)}
+	}
+	if d := exp.DPSGD; d != nil && needsDPSGD(entry) && entry.Accountant == nil && (d.Correlated != nil || d.Sampling == "cyclic") {
+		return nil, &stages.PathError{Path: path, Err: fmt.Errorf("%w: the %s bound is computed for DP-SGD's Poisson-subsampled Gaussian; it does not cover cyclic sampling or matrix-factorization noise (kind accountant does)", bounds.ErrInvalid, entry.Kind)}
 	}
 	switch {
 	case entry.Accountant != nil:

@@ -3,6 +3,7 @@ package membership
 import (
 	"fmt"
 	"math"
+	"reflect"
 
 	"github.com/dpaudit/dpaudit/privacy"
 	"github.com/dpaudit/dpaudit/spec"
@@ -19,16 +20,35 @@ type mechanismConfig struct {
 	Steps           int     `json:"steps"`
 	Clip            string  `json:"clip"`
 	Adjacency       string  `json:"adjacency"`
+	// Groups and Correlated: cyclic sampling and matrix-factorization
+	// noise, left out when absent (other configurations keep their keys).
+	Groups     int                `json:"groups,omitempty"`
+	Correlated *stages.Correlated `json:"correlated,omitempty"`
 }
 
 // accountedSigma is the noise multiplier of the sensitivity-C mechanism
 // the claim's clipping is equivalent to (stages.AccountedMechanism).
-func (m mechanismConfig) accountedSigma() float64 { return m.mechanism().NoiseMultiplier }
+func (m mechanismConfig) accountedSigma() float64 { return m.sampledGaussian().NoiseMultiplier }
 
-// mechanism is the configuration as the accountant takes it.
-func (m mechanismConfig) mechanism() privacy.SampledGaussian {
+// sampledGaussian is the configuration as DP-SGD's accountant takes it.
+func (m mechanismConfig) sampledGaussian() privacy.SampledGaussian {
 	return stages.AccountedMechanism(m.NoiseMultiplier, m.SamplingRate, m.Steps, m.Sampling, m.Adjacency, m.Clip)
 }
+
+// mechanism is the configuration as the accountant takes it: cyclic
+// sampling and matrix-factorization noise as the DP-SGD mechanism their
+// matrix mechanism is equivalent to (stages.Accounted).
+func (m mechanismConfig) mechanism() (privacy.SampledGaussian, error) {
+	eq, mf, err := stages.Accounted(m.accountedSigma(), m.SamplingRate, m.Steps, m.Sampling, m.Groups, m.Correlated)
+	if mf || err != nil {
+		return eq, err
+	}
+	return m.sampledGaussian(), nil
+}
+
+// matrix reports whether the configuration is a matrix mechanism
+// (cyclic sampling or correlated noise).
+func (m mechanismConfig) matrix() bool { return m.Correlated != nil || m.Sampling == "cyclic" }
 
 // accountant is the claim's accountant (best when none is named).
 func (m mechanismConfig) accountant() privacy.Accountant {
@@ -44,12 +64,26 @@ func (m mechanismConfig) String() string {
 	if m.Accountant != "" {
 		acc = m.Accountant + " accountant, "
 	}
-	return fmt.Sprintf("%sσ=%.4g, %s sampling q=%.4g, T=%d, %s clip, %s", acc, m.NoiseMultiplier, m.Sampling, m.SamplingRate, m.Steps, m.Clip, m.Adjacency)
+	s := fmt.Sprintf("%sσ=%.4g, %s sampling q=%.4g, T=%d, %s clip, %s", acc, m.NoiseMultiplier, m.Sampling, m.SamplingRate, m.Steps, m.Clip, m.Adjacency)
+	if m.Sampling == "cyclic" {
+		s += fmt.Sprintf(", %d groups", m.Groups)
+	}
+	if c := m.Correlated; c != nil {
+		s += fmt.Sprintf(", %s MF noise (%d bands, %s participation", c.Strategy, c.Bands(m.Steps), c.Participation)
+		if c.Participation == "min_sep" {
+			s += fmt.Sprintf(" %d", c.MinSep)
+		}
+		if c.MaxParticipations > 0 {
+			s += fmt.Sprintf(", at most %d", c.MaxParticipations)
+		}
+		s += ")"
+	}
+	return s
 }
 
 func (m mechanismConfig) sameMechanism(o mechanismConfig) bool {
 	m.Accountant, o.Accountant = "", ""
-	return m == o
+	return reflect.DeepEqual(m, o)
 }
 
 // claimOf resolves the audit's claim against the trained configuration:
@@ -82,6 +116,9 @@ func claimOf(a *spec.Audit, trained mechanismConfig) mechanismConfig {
 		if cl.Adjacency != "" {
 			c.Adjacency = cl.Adjacency
 		}
+		if cl.Correlated != nil {
+			c.Correlated = stages.CorrelatedOf(cl.Correlated)
+		}
 	}
 	return c
 }
@@ -92,7 +129,11 @@ func claimEpsilon(c mechanismConfig, delta float64) (float64, error) {
 	if c.NoiseMultiplier == 0 {
 		return math.Inf(1), nil
 	}
-	return privacy.Epsilon(c.accountant(), c.mechanism(), delta, privacy.Options{})
+	m, err := c.mechanism()
+	if err != nil {
+		return 0, err
+	}
+	return privacy.Epsilon(c.accountant(), m, delta, privacy.Options{})
 }
 
 // checkClaim refuses, before any trial runs, a claim the game cannot test
@@ -112,7 +153,11 @@ func checkClaim(claim, game mechanismConfig, adjPath, samplingPath string) error
 	if claim.NoiseMultiplier == 0 {
 		return nil
 	}
-	if err := privacy.CheckAccountable(claim.accountant(), claim.mechanism()); err != nil {
+	m, err := claim.mechanism()
+	if err == nil {
+		err = privacy.CheckAccountable(claim.accountant(), m)
+	}
+	if err != nil {
 		return &stages.PathError{Path: samplingPath, Err: fmt.Errorf("the claim (%s) cannot be accounted: %w", claim, err)}
 	}
 	return nil

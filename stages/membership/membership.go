@@ -76,6 +76,7 @@ func newGame(name string, compile func(*stages.Build) error) *stages.Game {
 		TrialColumns: TrialColumns,
 		Violations:   func(sum *pipeline.Table) ([]stages.Violation, error) { return violations(name, sum) },
 		Implements:   implements,
+		MatrixNoise:  true,
 	}
 }
 
@@ -96,7 +97,13 @@ func setup(b *stages.Build) (estimateParams, error) {
 	exp, a := b.Point.Exp, b.Point.Exp.Audit
 	d := exp.DPSGD
 	trained := mechanismConfig{NoiseMultiplier: d.NoiseMultiplier, Sampling: orDefault(d.Sampling, "poisson"), SamplingRate: d.SamplingRate,
-		Steps: d.Steps, Clip: d.Clip, Adjacency: gameAdjacency(exp)}
+		Steps: d.Steps, Clip: d.Clip, Adjacency: gameAdjacency(exp), Correlated: stages.CorrelatedOf(d.Correlated)}
+	if trained.Sampling == "cyclic" {
+		trained.Groups = d.Groups
+	}
+	if err := checkMatrixGame(exp, trained); err != nil {
+		return estimateParams{}, err
+	}
 	if exp.Model.Ideal != nil {
 		trained.Clip = "hard"
 		if err := checkIdeal(d, trained); err != nil {
@@ -110,6 +117,8 @@ func setup(b *stages.Build) (estimateParams, error) {
 		claim.Adjacency, adjPath = orDefault(d.Adjacency, string(attack.AddRemove)), "dpsgd.adjacency"
 	}
 	switch cl := a.Claim; {
+	case cl != nil && cl.Correlated != nil:
+		samplingPath = "audit.claim.correlated"
 	case cl != nil && cl.Sampling != "":
 		samplingPath = "audit.claim.sampling"
 	case cl != nil && cl.Accountant != "":
@@ -161,6 +170,34 @@ func gameAdjacency(exp *spec.Experiment) string {
 		return string(privacy.AdjacencyReplaceOne)
 	}
 	return string(attack.AddRemove)
+}
+
+// checkMatrixGame refuses cyclic sampling and matrix-factorization noise
+// in a game that cannot play them: the ideal mechanism and the per-step
+// game simulate or assume independent noise and Poisson steps, and the
+// external trainer protocol has no key for them.
+func checkMatrixGame(exp *spec.Experiment, trained mechanismConfig) error {
+	if !trained.matrix() {
+		return nil
+	}
+	path, what := "dpsgd.sampling", "cyclic sampling"
+	if exp.DPSGD.Correlated != nil {
+		path, what = "dpsgd.correlated", "matrix-factorization noise"
+	}
+	var why string
+	switch {
+	case exp.Model.Ideal != nil:
+		why = "the ideal mechanism simulates independent noise on Poisson steps; train a model (the classic or one-run game)"
+	case exp.Model.External != nil:
+		why = "the external trainer protocol has no key for it"
+	case exp.Audit.Estimator == "per_step":
+		why = "the per-step game composes independent per-step Gaussians; use the classic or one-run game"
+	case exp.Audit.WorstCaseInit != nil:
+		why = "the worst-case initialisation game is calibrated for DP-SGD; use the classic or one-run game"
+	default:
+		return nil
+	}
+	return &stages.PathError{Path: path, Err: fmt.Errorf("%w: %s cannot be audited by this game: %s", privacy.ErrInvalid, what, why)}
 }
 
 // checkIdeal refuses a sampler and adjacency the ideal mechanism does not

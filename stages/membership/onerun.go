@@ -129,7 +129,11 @@ func sourceName(s string) string {
 // bound, which tests the claim's Gaussian family (none without one: T > 1
 // steps with q < 1), and its ε lower bound (NaN without a family).
 func orderStatsOutputs(p estimateParams, scores []float64, worlds []bool) ([]stages.Output, float64, error) {
-	fam, claimMu, ok := audit.OSFamilyOfSGM(p.Claim.accountedSigma(), p.Claim.SamplingRate, p.Claim.Steps)
+	m, err := p.Claim.mechanism()
+	if err != nil {
+		return nil, 0, err
+	}
+	fam, claimMu, ok := audit.OSFamilyOfSGM(m.NoiseMultiplier, m.SamplingRate, m.Steps)
 	if !ok {
 		return []stages.Output{
 			stages.F64("one_run_os_epsilon_lb", math.NaN()),

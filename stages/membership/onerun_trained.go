@@ -98,12 +98,28 @@ func runOneRunTrain(ctx context.Context, p oneRunTrainParams, dataDir string, w 
 	inv2s2 := 1 / (2 * sigmaD * sigmaD)
 	llr := make([]float64, n)
 	proj := make([]float64, n)
+	// Under matrix-factorization noise every canary's stream is kept for
+	// the decorrelated score (decorrelate.go), and its group.
+	var ys [][]float64
+	var groups []int
+	if p.DPSGD.Correlated != nil {
+		ys = make([][]float64, n)
+		for j := range ys {
+			ys[j] = make([]float64, 0, cfg.Steps)
+		}
+	}
 	h := &learn.Hooks{Dirac: included, DiracValue: float32(C), OnStep: func(s *learn.Step) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if ys != nil && s.DiracGroups != nil && groups == nil {
+			groups = canaryGroups(s.DiracGroups, in, p.DPSGD.Groups, rng.New(seed, "onerun", p.Key, "groups"))
+		}
 		for j, c := range coords {
 			y := float64(s.NoisySum[c]) / C
+			if ys != nil {
+				ys[j] = append(ys[j], y)
+			}
 			proj[j] += y
 			z := (2*y - 1) * inv2s2
 			if z > 30 {
@@ -136,6 +152,17 @@ func runOneRunTrain(ctx context.Context, p oneRunTrainParams, dataDir string, w 
 	t.Add("llr", pipeline.Float64, cl)
 	t.Add("projection", pipeline.Float64, cp)
 	t.Add("canary_residual", pipeline.Float64, cr)
+	if ys != nil {
+		dec, err := decorrelatedScores(p.DPSGD.Correlated, ys, groups, p.DPSGD.Groups)
+		if err != nil {
+			return err
+		}
+		col := make([]any, n)
+		for j, v := range dec {
+			col[j] = v
+		}
+		t.Add("decorrelated", pipeline.Float64, col)
+	}
 	return pipeline.WriteParquet(filepath.Join(w.Dir, stages.TrialsFile), t)
 }
 

@@ -289,6 +289,11 @@ func claimProfile(p lookParams) (float64, []audit.ProfilePoint, error) {
 		return 0, nil, err
 	}
 	m := privacy.SampledGaussian{NoiseMultiplier: p.Claim.accountedSigma(), SamplingRate: p.Claim.SamplingRate, Steps: p.Claim.Steps}
+	if p.Claim.matrix() {
+		if m, err = p.Claim.mechanism(); err != nil {
+			return 0, nil, err
+		}
+	}
 	prof, err := audit.SequentialProfile(p.Seq.Test, privacy.Accountant(p.Claim.Accountant), m, eps, p.Delta)
 	return eps, prof, err
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/dpaudit/dpaudit/attack"
 	"github.com/dpaudit/dpaudit/pipeline"
 	"github.com/dpaudit/dpaudit/rng"
+	"github.com/dpaudit/dpaudit/spec"
 	"github.com/dpaudit/dpaudit/stages"
 )
 
@@ -136,10 +137,26 @@ func oneRunTrainedShards(b *stages.Build, ep *estimateParams) (audited, error) {
 	if err != nil {
 		return audited{}, err
 	}
-	ep.Key, ep.Score, ep.RepeatKeys = base, "llr", keys
+	ep.Key, ep.Score, ep.RepeatKeys = base, oneRunTrainedScore(exp.Distinguisher, ep.Trained), keys
 	ep.Canaries = "gradient (dirac)"
 	ep.TrainingRuns = repeats
 	return audited{shards: nodes, label: fmt.Sprintf("one run %s σ=%.4g q=%.4g T=%d", exp.Model.Arch, d.NoiseMultiplier, d.SamplingRate, d.Steps)}, nil
+}
+
+// oneRunTrainedScore is the score of the one-run game's Dirac canaries:
+// the watermark distinguisher's form when one is given, else the
+// log-likelihood ratio of independent per-step noise — or, under
+// matrix-factorization noise, whose steps' noise is correlated, the
+// projection (the canary's coordinate summed over every released update:
+// what the final model shows of it).
+func oneRunTrainedScore(d *spec.Distinguisher, trained mechanismConfig) string {
+	switch {
+	case d != nil && d.Watermark != nil:
+		return d.Watermark.Form
+	case trained.Correlated != nil:
+		return "projection"
+	}
+	return "llr"
 }
 
 // estimateNode is the estimate over a fixed-size audit's shards (inputs,

@@ -43,11 +43,12 @@ type trainRunParams struct {
 
 // Game is the training game.
 var Game = &stages.Game{
-	Name:       "training",
-	AppliesTo:  func(exp *spec.Experiment) bool { return exp.Train != nil },
-	Compile:    compile,
-	Kinds:      []string{"train_run", "train"},
-	Implements: map[string][]string{"train": {""}},
+	Name:        "training",
+	AppliesTo:   func(exp *spec.Experiment) bool { return exp.Train != nil },
+	Compile:     compile,
+	Kinds:       []string{"train_run", "train"},
+	Implements:  map[string][]string{"train": {""}},
+	MatrixNoise: true,
 }
 
 // compile makes the point's K run nodes and their aggregate.
@@ -89,7 +90,11 @@ func compile(b *stages.Build) error {
 		}
 		runs = append(runs, b.Add(n))
 	}
-	ap := trainAggParams{Runs: exp.Train.Runs, NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps, Delta: d.Delta, FIL: filParamsOf(exp.Train.FIL)}
+	ap := trainAggParams{Runs: exp.Train.Runs, NoiseMultiplier: d.NoiseMultiplier, SamplingRate: d.SamplingRate, Steps: d.Steps, Delta: d.Delta, FIL: filParamsOf(exp.Train.FIL),
+		Sampling: td.Sampling, Groups: td.Groups, Correlated: td.Correlated}
+	if ap.Sampling != "cyclic" {
+		ap.Sampling = "" // only cyclic sampling changes the ε computed here
+	}
 	agg := &pipeline.Node{
 		Kind:    "train",
 		Version: trainVersion,
@@ -188,6 +193,12 @@ type trainAggParams struct {
 	Steps           int        `json:"steps"`
 	Delta           float64    `json:"delta"`
 	FIL             *filParams `json:"fil,omitempty"`
+	// Cyclic sampling and matrix-factorization noise (left out when
+	// absent: other points keep their keys) are accounted as their
+	// matrix mechanism.
+	Sampling   string             `json:"sampling,omitempty"`
+	Groups     int                `json:"groups,omitempty"`
+	Correlated *stages.Correlated `json:"correlated,omitempty"`
 }
 
 var trainColumns = []string{
@@ -226,7 +237,10 @@ func aggregateTraining(p trainAggParams, dirs []string) ([]stages.Output, error)
 	eps := math.Inf(1)
 	if p.NoiseMultiplier > 0 {
 		var err error
-		eps, err = privacy.Epsilon(privacy.AccountantPLD, privacy.SampledGaussian{NoiseMultiplier: p.NoiseMultiplier, SamplingRate: p.SamplingRate, Steps: p.Steps}, p.Delta, privacy.Options{})
+		m, _, err := stages.Accounted(p.NoiseMultiplier, p.SamplingRate, p.Steps, p.Sampling, p.Groups, p.Correlated)
+		if err == nil {
+			eps, err = privacy.Epsilon(privacy.AccountantPLD, m, p.Delta, privacy.Options{})
+		}
 		if err != nil {
 			return nil, err
 		}
