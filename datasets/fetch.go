@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +29,18 @@ type FetchOptions struct {
 	// HTTPClient is used for downloads; nil = a client with a 30-minute
 	// overall timeout per request.
 	HTTPClient *http.Client
+	// Context stops the fetch when it is cancelled (Ctrl-C): the file
+	// being copied is abandoned and its temporary file removed, the files
+	// already verified stay. nil = never cancelled.
+	Context context.Context
+}
+
+// ctx is the fetch's context (Background when none was given).
+func (o FetchOptions) ctx() context.Context {
+	if o.Context == nil {
+		return context.Background()
+	}
+	return o.Context
 }
 
 // DefaultMirrors returns the base URLs Fetch downloads name from when
@@ -123,10 +136,13 @@ func fetchMirrors(ds *fetchable, dir string, need []pinnedFile, o FetchOptions) 
 	for _, f := range need {
 		var errs []error
 		for _, base := range mirrors {
-			err := downloadOne(client, base, dir, f, o.Progress, ds.Name)
+			err := downloadOne(o.ctx(), client, base, dir, f, o.Progress, ds.Name)
 			if err == nil {
 				errs = nil
 				break
+			}
+			if o.ctx().Err() != nil { // cancelled: no other mirror either
+				return fmt.Errorf("fetch %s: %s: %w", ds.Name, f.Name, o.ctx().Err())
 			}
 			progressf(o.Progress, "%s: %v", ds.Name, err)
 			errs = append(errs, err)

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -14,10 +15,14 @@ import (
 // decisive check of the uncompressed content (in install), it compares the
 // digest of the .gz itself with the known ones and reports a difference,
 // which only means a mirror recompressed the same content.
-func downloadOne(client *http.Client, base, dir string, f pinnedFile, progress io.Writer, dsName string) error {
+func downloadOne(ctx context.Context, client *http.Client, base, dir string, f pinnedFile, progress io.Writer, dsName string) error {
 	url := strings.TrimSuffix(base, "/") + "/" + f.Name + ".gz"
 	progressf(progress, "%s: downloading %s", dsName, url)
-	resp, err := client.Get(url)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", url, err)
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return fmt.Errorf("%s: %w", url, err)
 	}

@@ -61,7 +61,10 @@ func fetchFromTar(ds *fetchable, dir string, need []pinnedFile, o FetchOptions) 
 		}
 		origin := o.From + ":" + hdr.Name
 		progressf(o.Progress, "%s: extracting %s", ds.Name, origin)
-		if err := install(dir, f, tr, origin); err != nil {
+		if err := install(dir, f, cancellable(o.ctx(), tr), origin); err != nil {
+			if o.ctx().Err() != nil {
+				return fmt.Errorf("fetch %s --from %s: %w", ds.Name, o.From, o.ctx().Err())
+			}
 			progressf(o.Progress, "%s: %v", ds.Name, err)
 			errs = append(errs, err)
 			continue
@@ -100,7 +103,10 @@ func fetchFromDir(ds *fetchable, dir string, need []pinnedFile, o FetchOptions) 
 		}
 		defer in.Close()
 		progressf(o.Progress, "%s: copying %s", ds.Name, p)
-		if err := install(dir, f, in, p); err != nil {
+		if err := install(dir, f, cancellable(o.ctx(), in), p); err != nil {
+			if o.ctx().Err() != nil {
+				return fmt.Errorf("fetch %s --from %s: %w", ds.Name, o.From, o.ctx().Err())
+			}
 			progressf(o.Progress, "%s: %v", ds.Name, err)
 			errs = append(errs, err)
 			return nil

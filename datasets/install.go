@@ -3,6 +3,7 @@ package datasets
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -77,4 +78,23 @@ func maybeGunzip(r io.Reader) (io.Reader, func(), error) {
 		return zr, func() { zr.Close() }, nil
 	}
 	return br, func() {}, nil
+}
+
+// cancellable reads r until ctx is cancelled; then every Read fails with
+// ctx's error, so install stops and removes its temporary file. (A network
+// body stops by itself: its request carries the context.)
+func cancellable(ctx context.Context, r io.Reader) io.Reader {
+	return &ctxReader{ctx, r}
+}
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --long) mode=long ;;
     --all) mode=all ;;
-    -run) filter="/$2"; shift ;;
+    -run) filter="/($2)"; shift ;;  # parenthesised: go test splits a top-level | into separate patterns
     -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "check-examples: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac

@@ -20,7 +20,7 @@ func cliMarkdown(docs []commandDoc) string {
 	b.WriteString("<!-- Generated from the commands' flags; do not edit. Regenerate with:\n     go test ./cmd/dpaudit -run TestCLIReferenceIsCurrent -update -->\n\n")
 	b.WriteString("Every command of `dpaudit`, with its flags. `dpaudit COMMAND --help` prints the same.\n")
 	b.WriteString("Flags may come before or after the positional arguments; a one-letter flag\ntakes one dash (`-j 4`), the others two (`--store DIR`).\n\n")
-	b.WriteString("Exit codes: 0 ok; 1 failure (`dpaudit diff`: the results differ); 2 bad input\n(spec error, bad flag, unwritable folder); 3 a privacy violation found with\n`--fail-on-violation`; 130 interrupted (Ctrl-C: finished nodes are kept).\n\n")
+	b.WriteString("Exit codes: 0 ok; 1 failure (`dpaudit diff`: the results differ); 2 bad input\n(spec error, bad flag, unwritable folder); 3 a privacy violation found with\n`--fail-on-violation`; 130 interrupted (Ctrl-C or SIGTERM: one line says what\nwas kept, e.g. a run's finished nodes or a fetch's verified files).\n\n")
 	for _, d := range docs {
 		fmt.Fprintf(&b, "- [dpaudit %s](#%s)\n", d.name, anchor("dpaudit "+d.name))
 	}

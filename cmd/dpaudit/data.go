@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -55,7 +56,12 @@ func cmdDataFetch(args []string, stdout, stderr io.Writer) error {
 	if dir == "" {
 		dir = datasets.DefaultDataDir()
 	}
-	err = datasets.Fetch(pos[0], dir, datasets.FetchOptions{From: *from, Mirrors: mirrors, Progress: stderr})
+	kept := func() string {
+		return fmt.Sprintf("the files already verified are kept in %s, the one being copied is removed; run the same command again to fetch the rest", dir)
+	}
+	err = interruptibly(stopsAtCheck, kept, func(ctx context.Context) error {
+		return datasets.Fetch(pos[0], dir, datasets.FetchOptions{From: *from, Mirrors: mirrors, Progress: stderr, Context: ctx})
+	})
 	if err != nil {
 		if datasets.IsBadInput(err) {
 			return usagef("dpaudit data fetch: %v", err)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -35,6 +36,48 @@ func interruptible() (context.Context, context.CancelFunc) {
 	return ctx, stop
 }
 
+// How a command's work reacts to Ctrl-C.
+type stopping int
+
+const (
+	// stopsAtCheck: the work observes its context and returns soon after
+	// it is cancelled (a run, a worker, the self-test); it is waited for,
+	// so it can say what it kept (and cancel Slurm jobs).
+	stopsAtCheck stopping = iota
+	// stopsNever: the work cannot stop midway (reading a table, an
+	// accountant's composition, drawing figures); it is abandoned when the
+	// process exits, so it must write its files whole or not at all.
+	stopsNever
+)
+
+// interruptibly runs a long command's work until it returns or the first
+// SIGINT/SIGTERM. Interrupted, the command ends with one line — "dpaudit:
+// interrupted: " and what kept() says was kept — and exit code 130, instead
+// of a burst of "context canceled" errors; a work error that is already an
+// *interrupted (run's, which counts the nodes) is passed on as it is.
+func interruptibly(how stopping, kept func() string, work func(ctx context.Context) error) error {
+	ctx, stop := interruptible()
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- work(ctx) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		if how == stopsNever {
+			return &interrupted{kept()}
+		}
+		err = <-done
+	}
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	if already := (*interrupted)(nil); errors.As(err, &already) {
+		return err
+	}
+	return &interrupted{kept()}
+}
+
 // interruptReporter passes progress on, except the nodes that fail because
 // the run was interrupted: each would print "FAILED … context canceled",
 // which says nothing the final line does not. It counts the nodes that
@@ -59,4 +102,15 @@ func (r *interruptReporter) NodeFinished(n *pipeline.Node, d time.Duration, err 
 func cachedNodes(p *dpaudit.Plan) int {
 	_, cached := pipeline.Counts(p.Steps)
 	return cached
+}
+
+// abandonable makes a command that writes files whole or not at all (or
+// none) end on Ctrl-C with the interrupted line (kept says what is left)
+// and exit code 130, abandoning its work.
+func abandonable(kept string, run func(args []string, stdout, stderr io.Writer) error) func(args []string, stdout, stderr io.Writer) error {
+	return func(args []string, stdout, stderr io.Writer) error {
+		return interruptibly(stopsNever, func() string { return kept }, func(context.Context) error {
+			return run(args, stdout, stderr)
+		})
+	}
 }

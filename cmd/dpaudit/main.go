@@ -38,6 +38,9 @@ var subcommands = map[string][]string{
 
 var commands []command
 
+// writesNothing is what Ctrl-C keeps of a command that only prints.
+const writesNothing = "nothing to keep (the command writes no file)"
+
 func init() {
 	commands = []command{
 		{"run", "run a spec: compute what is not cached, write results/<name>/", cmdRun},
@@ -45,17 +48,17 @@ func init() {
 		{"plan", "list every node of a spec with cached/run and the reason", cmdPlan},
 		{"validate", "check specs and report every problem with its position", cmdValidate},
 		{"schema", "print the JSON Schema of the spec language", cmdSchema},
-		{"account", "ε (or δ) of DP-SGD with the RDP, PLD and GDP accountants, and what it means for an attacker (--risk)", cmdAccount},
-		{"calibrate", "the noise multiplier that reaches a target (ε, δ) or attack risk", cmdCalibrate},
-		{"bound", "theoretical bounds: reconstruction (rero), MSE (mse_rdp, minimax_mse), belief", cmdBound},
+		{"account", "ε (or δ) of DP-SGD with the RDP, PLD and GDP accountants, and what it means for an attacker (--risk)", abandonable(writesNothing, cmdAccount)},
+		{"calibrate", "the noise multiplier that reaches a target (ε, δ) or attack risk", abandonable(writesNothing, cmdCalibrate)},
+		{"bound", "theoretical bounds: reconstruction (rero), MSE (mse_rdp, minimax_mse), belief", abandonable(writesNothing, cmdBound)},
 		{"data", "fetch and list real data sets (MNIST, Fashion-MNIST)", cmdData},
 		{"store", "verify, garbage-collect (gc) and measure (du) the node store", cmdStore},
 		{"selftest", "null coverage of the audit estimators on the ideal mechanism at its exact ε", cmdSelftest},
-		{"estimate", "empirical ε from a table of attack scores (Parquet or CSV): every valid estimator", cmdEstimate},
+		{"estimate", "empirical ε from a table of attack scores (Parquet or CSV): every valid estimator", abandonable("nothing to keep (estimate prints; --results publishes its folder whole, at the end)", cmdEstimate)},
 		{"canaries", "canary plans for training done elsewhere (make), scored back with estimate --plan", cmdCanaries},
-		{"show", "print a result table (summary.parquet) in the terminal", cmdShow},
-		{"diff", "compare two results folders point by point (old → new)", cmdDiff},
-		{"report", "redraw a results folder's figures from its tables and write report.html", cmdReport},
+		{"show", "print a result table (summary.parquet) in the terminal", abandonable(writesNothing, cmdShow)},
+		{"diff", "compare two results folders point by point (old → new)", abandonable(writesNothing, cmdDiff)},
+		{"report", "redraw a results folder's figures from its tables and write report.html", abandonable("each figure and report.html is replaced whole or left as it was", cmdReport)},
 		{"version", "print the version and build information", cmdVersion},
 		{"completion", "print a bash or zsh completion script (source <(dpaudit completion bash))", cmdCompletion},
 	}
@@ -66,7 +69,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintf(w, "\nRun \"dpaudit COMMAND --help\" for a command's flags.\nExit codes: 0 ok, 1 failure (dpaudit diff: the results differ), 2 bad input\n(spec error, bad flag, unwritable folder), 3 a privacy violation found with\n--fail-on-violation, 130 interrupted (Ctrl-C; finished nodes are kept).\n")
+	fmt.Fprintf(w, "\nRun \"dpaudit COMMAND --help\" for a command's flags.\nExit codes: 0 ok, 1 failure (dpaudit diff: the results differ), 2 bad input\n(spec error, bad flag, unwritable folder), 3 a privacy violation found with\n--fail-on-violation, 130 interrupted (Ctrl-C; one line says what was kept).\n")
 }
 
 func main() {

@@ -6,11 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/dpaudit/dpaudit/audit"
 	"github.com/dpaudit/dpaudit/selftest"
@@ -48,9 +45,6 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 		return usagef("dpaudit selftest: unexpected argument %q", pos[0])
 	}
 	d.Seed = *seed
-	// Ctrl-C stops the audits between repeats.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if *sequential && len(trials) > 1 {
 		return usagef("dpaudit selftest --sequential: give one --trials (the budget)")
 	}
@@ -68,13 +62,23 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 		if len(counts) == 1 {
 			sc.Budget = counts[0]
 		}
-		return runSequentialSelftest(ctx, sc, *asJSON, stdout)
+		return interruptibly(stopsAtCheck, keptBySelftest, func(ctx context.Context) error {
+			return runSequentialSelftest(ctx, sc, *asJSON, stdout)
+		})
 	}
 	if len(counts) > 0 {
 		d.Trials = counts
 	}
 	d.Methods = methods
-	return runSelftest(ctx, d, *asJSON, stdout)
+	// Ctrl-C stops the audits between repeats.
+	return interruptibly(stopsAtCheck, keptBySelftest, func(ctx context.Context) error {
+		return runSelftest(ctx, d, *asJSON, stdout)
+	})
+}
+
+// keptBySelftest: a self-test writes no file and reports only at its end.
+func keptBySelftest() string {
+	return "nothing to keep (the self-test writes no file and reports when every audit has finished)"
 }
 
 // trialCounts reads the --trials values.

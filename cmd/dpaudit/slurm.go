@@ -9,11 +9,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/dpaudit/dpaudit"
@@ -271,12 +269,17 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	plan.Store.Notify = func(msg string) { fmt.Fprintf(stderr, "store: %s\n", msg) }
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	start := time.Now()
-	if err := plan.RunKeys(ctx, keys, pipeline.NewReporter(stderr)); err != nil {
-		return err
+	rep := &interruptReporter{Reporter: pipeline.NewReporter(stderr)}
+	kept := func() string {
+		return fmt.Sprintf("%d of the task's %d node(s) finished and are kept in %s; run the task again to finish it", rep.finished.Load(), len(keys), plan.Store.Root)
 	}
-	fmt.Fprintf(stdout, "worker: %d node(s) of %s done in %s\n", len(keys), plan.Spec.Name, time.Since(start).Round(time.Millisecond))
-	return nil
+	return interruptibly(stopsAtCheck, kept, func(ctx context.Context) error {
+		rep.ctx = ctx
+		start := time.Now()
+		if err := plan.RunKeys(ctx, keys, rep); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "worker: %d node(s) of %s done in %s\n", len(keys), plan.Spec.Name, time.Since(start).Round(time.Millisecond))
+		return nil
+	})
 }

@@ -120,19 +120,31 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	for _, n := range plan.Notes {
 		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
-	ctx, stop := interruptible()
-	defer stop()
-	if sf.detach {
-		ctx = context.Background() // a detached run's jobs outlive the driver
+	rep := &interruptReporter{Reporter: pipeline.NewReporter(stderr)}
+	kept := func() string { return keptByRun(rep, plan, ex) }
+	return interruptibly(stopsAtCheck, kept, func(ctx context.Context) error {
+		if sf.detach {
+			ctx = context.Background() // a detached run's jobs outlive the driver
+		}
+		rep.ctx = ctx
+		res, err := plan.Execute(ctx, rep)
+		if err != nil {
+			return runError(ctx, err, ex, plan, rep, stdout, stderr)
+		}
+		fmt.Fprintf(stdout, "%d point(s): %d node(s) computed here, %d computed by another process, %d cached\nresults: %s\n",
+			len(plan.Points), res.ComputedHere, res.ComputedElsewhere, res.Cached, res.Dir)
+		return reportViolations(plan, res, rf.failOnViolation, stderr)
+	})
+}
+
+// keptByRun says what an interrupted run kept: the nodes that finished
+// (in the store), and the Slurm jobs it cancelled.
+func keptByRun(rep *interruptReporter, plan *dpaudit.Plan, ex *slurm.Executor) string {
+	kept := fmt.Sprintf("%d node(s) finished in this run and %d cached are kept in %s; run the same command again to resume", rep.finished.Load(), cachedNodes(plan), plan.Store.Root)
+	if ex != nil && len(ex.Submitted) > 0 {
+		kept = fmt.Sprintf("cancelled Slurm job(s) %s; %s", strings.Join(ex.Submitted, " "), kept)
 	}
-	rep := &interruptReporter{Reporter: pipeline.NewReporter(stderr), ctx: ctx}
-	res, err := plan.Execute(ctx, rep)
-	if err != nil {
-		return runError(ctx, err, ex, plan, rep, stdout, stderr)
-	}
-	fmt.Fprintf(stdout, "%d point(s): %d node(s) computed here, %d computed by another process, %d cached\nresults: %s\n",
-		len(plan.Points), res.ComputedHere, res.ComputedElsewhere, res.Cached, res.Dir)
-	return reportViolations(plan, res, rf.failOnViolation, stderr)
+	return kept
 }
 
 // useSlurm sets opts up for --executor slurm (checking sbatch and the
@@ -188,11 +200,7 @@ func runError(ctx context.Context, err error, ex *slurm.Executor, plan *dpaudit.
 	case errors.As(err, &re):
 		return &usageError{re.Error()}
 	case ctx.Err() != nil:
-		kept := fmt.Sprintf("%d node(s) finished in this run and %d cached are kept in %s; run the same command again to resume", rep.finished.Load(), cachedNodes(plan), plan.Store.Root)
-		if ex != nil && len(ex.Submitted) > 0 {
-			kept = fmt.Sprintf("cancelled Slurm job(s) %s; %s", strings.Join(ex.Submitted, " "), kept)
-		}
-		return &interrupted{kept}
+		return &interrupted{keptByRun(rep, plan, ex)}
 	}
 	return err
 }
