@@ -148,7 +148,7 @@ func (d *drawing) bars(pl *plot.Plot, fr *Frame, b *spec.FigureBar) error {
 	}
 	pl.NominalX(cats...)
 	pl.X.Min, pl.X.Max = -0.5, float64(len(cats))-0.5
-	if err := d.references(pl, fr, labels, groups); err != nil {
+	if err := d.references(pl, fr, groups); err != nil {
 		return err
 	}
 	d.noteDropped()

@@ -52,7 +52,7 @@ func (d *drawing) histogram(pl *plot.Plot, fr *Frame, h *spec.FigureHist) error 
 	if outside > 0 {
 		d.note("%d value(s) outside x_range not counted", outside)
 	}
-	if err := d.references(pl, fr, labels, groups); err != nil {
+	if err := d.references(pl, fr, groups); err != nil {
 		return err
 	}
 	d.noteDropped()

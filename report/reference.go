@@ -12,10 +12,10 @@ import (
 )
 
 // references draws the spec's reference lines over the data.
-func (d *drawing) references(pl *plot.Plot, fr *Frame, labels []string, groups [][]int) error {
+func (d *drawing) references(pl *plot.Plot, fr *Frame, groups [][]int) error {
 	c := d.c
-	for _, r := range d.c.Reference {
-		st := refStyle
+	for k, r := range d.c.Reference {
+		st := refStyleAt(k)
 		switch r.Kind {
 		case "identity":
 			pl.Add(&refLine{kind: "identity", style: st})
@@ -32,46 +32,72 @@ func (d *drawing) references(pl *plot.Plot, fr *Frame, labels []string, groups [
 			}
 			pl.Legend.Add(firstNonEmpty(r.Label, fmt.Sprintf("%s = %g", axis, r.Value)), &refLine{style: st})
 		case "column":
-			xc, rc := fr.Col(c.X), fr.Col(r.Column)
-			for g, rows := range groups {
-				var xys plotter.XYs
-				for _, i := range rows {
-					x, y := xc.Num[i], rc.Num[i]
-					if !d.usable(x, c.XScale == "log", "x") || !d.usable(y, c.YScale == "log", "y") {
-						continue
-					}
-					xys = append(xys, plotter.XY{X: x, Y: y})
-				}
-				if len(xys) == 0 {
-					continue
-				}
-				sort.SliceStable(xys, func(a, b int) bool { return xys[a].X < xys[b].X })
-				ln, err := plotter.NewLine(xys)
-				if err != nil {
-					return err
-				}
-				ln.LineStyle = st
-				if len(groups) > 1 {
-					ln.Color = seriesColor(g)
-				}
-				pl.Add(ln)
-				if g == 0 {
-					name := r.Label
-					if name == "" {
-						name = Human(r.Column)
-						if len(groups) > 1 {
-							name += " (dashed, per " + colorOfName(labels) + ")"
-						}
-					}
-					pl.Legend.Add(name, &refLine{style: refStyle})
-				}
+			if err := d.columnReference(pl, fr, r.Column, r.Label, st, groups); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
 }
 
-func colorOfName(labels []string) string { return "series" }
+// columnReference draws a reference column as one dashed line per series
+// group (in the group's colour when there are several) and gives it one
+// legend entry, from the first group that has a point to draw: a column
+// that only some groups fill (a bound of one noise kind) is still named.
+func (d *drawing) columnReference(pl *plot.Plot, fr *Frame, column, label string, st draw.LineStyle, groups [][]int) error {
+	c := d.c
+	xc, rc := fr.Col(c.X), fr.Col(column)
+	named := false
+	for g, rows := range groups {
+		var xys plotter.XYs
+		for _, i := range rows {
+			x, y := xc.Num[i], rc.Num[i]
+			if !d.usable(x, c.XScale == "log", "x") || !d.usable(y, c.YScale == "log", "y") {
+				continue
+			}
+			xys = append(xys, plotter.XY{X: x, Y: y})
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		sort.SliceStable(xys, func(a, b int) bool { return xys[a].X < xys[b].X })
+		ln, err := plotter.NewLine(xys)
+		if err != nil {
+			return err
+		}
+		ln.LineStyle = st
+		if len(groups) > 1 {
+			ln.Color = seriesColor(g)
+		}
+		pl.Add(ln)
+		if !named {
+			named = true
+			name := label
+			if name == "" {
+				name = Human(column)
+				if len(groups) > 1 {
+					name += " (dashed, per series)"
+				}
+			}
+			pl.Legend.Add(name, &refLine{style: st})
+		}
+	}
+	return nil
+}
+
+// refStyleAt is the k-th reference line's style: the same grey, each with
+// its own dash pattern, so that two references stay apart in the legend.
+func refStyleAt(k int) draw.LineStyle {
+	st := refStyle
+	dashes := [][]vg.Length{
+		{vg.Points(5), vg.Points(3)},
+		{vg.Points(1.5), vg.Points(2.5)},
+		{vg.Points(8), vg.Points(3), vg.Points(1.5), vg.Points(3)},
+		{vg.Points(10), vg.Points(5)},
+	}
+	st.Dashes = dashes[k%len(dashes)]
+	return st
+}
 
 // refLine is a line across the whole plot area: y = x, y = c or x = c.
 // It has no data range of its own, so it never stretches the axes.

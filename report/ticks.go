@@ -7,27 +7,29 @@ import (
 	"gonum.org/v1/plot"
 )
 
-// logTicks are gonum's log ticks without those outside the range, whose
-// labels would otherwise take room at the ends of the axis; a range
-// within one decade gets its ends labelled.
+// logTicks mark every m·10^k (m = 1…9) inside the range, labelling the
+// decades; a range within one decade gets its ends labelled. (gonum's
+// LogTicks drops the decades below 1 of a range such as [0.1, 4.9].)
 var logTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 0) {
+		return nil
+	}
 	var out []plot.Tick
 	labelled := 0
-	seen := map[float64]bool{} // gonum repeats a decade as a minor tick
-	for _, t := range (plot.LogTicks{Prec: -1}).Ticks(lo, hi) {
-		if t.Value < lo*(1-1e-9) || t.Value > hi*(1+1e-9) {
-			continue
+	for e := int(math.Floor(math.Log10(lo))) - 1; e <= int(math.Ceil(math.Log10(hi))); e++ {
+		for m := 1; m <= 9; m++ {
+			// Parsed from its decimal form: the nearest float to m·10^e.
+			v, _ := strconv.ParseFloat(strconv.Itoa(m)+"e"+strconv.Itoa(e), 64)
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 {
+				t.Label = strconv.FormatFloat(v, 'g', 3, 64)
+				labelled++
+			}
+			out = append(out, t)
 		}
-		key := math.Round(math.Log10(t.Value) * 1e6)
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		if t.Label != "" {
-			labelled++
-			t.Label = strconv.FormatFloat(t.Value, 'g', 3, 64) // 10^k is inexact
-		}
-		out = append(out, t)
 	}
 	if labelled > 8 {
 		// Many decades: label every k-th, and drop the minor ticks.
@@ -44,8 +46,8 @@ var logTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 		}
 		out = thin
 	}
-	if labelled < 2 {
-		// Within a decade or two: label 1, 2 and 5 × 10^k as well.
+	if labelled < 3 {
+		// Within two decades: label 1, 2 and 5 × 10^k as well.
 		n := 0
 		for i, t := range out {
 			m := t.Value / math.Pow(10, math.Floor(math.Log10(t.Value)+1e-9))

@@ -103,7 +103,7 @@ func (d *drawing) xy(pl *plot.Plot, fr *Frame, s *spec.FigureXY, kind string) er
 			}
 		}
 	}
-	if err := d.references(pl, fr, labels, groups); err != nil {
+	if err := d.references(pl, fr, groups); err != nil {
 		return err
 	}
 	d.noteDropped()
