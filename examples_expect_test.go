@@ -41,7 +41,6 @@ var longExamples = map[string]bool{
 	"examples/mukherjee2023/fig2-pnsgd.yaml":         true,
 	"examples/nasr2021/fig1-adversaries.yaml":        true,
 	"examples/nasr2021/fig8-malicious-dataset.yaml":  true,
-	"examples/own-data/digits-cnn.yaml":              true,
 	"examples/audit/replace-one-label.yaml":          true,
 	"examples/audit/bandmf.yaml":                     true,
 	"examples/audit/bandmf-white-box.yaml":           true,
