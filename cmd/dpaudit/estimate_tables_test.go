@@ -114,6 +114,11 @@ func TestEstimateFromTablesAlone(t *testing.T) {
 		}
 		spec = strings.Replace(spec, old, first, 1)
 	}
+	// The example's expect block names points of the full sweep; the
+	// shrunk sweep has only the first.
+	if i := strings.Index(spec, "\nexpect:\n"); i >= 0 {
+		spec = spec[:i+1]
+	}
 	path := filepath.Join(t.TempDir(), "one-run-ideal.yaml")
 	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
