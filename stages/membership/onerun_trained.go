@@ -133,6 +133,18 @@ func runOneRunTrain(ctx context.Context, p oneRunTrainParams, dataDir string, w 
 	if _, err := learn.Train(m, tr.X, tr.Y, cfg, rng.New(seed, "onerun", p.Key, "train"), h); err != nil {
 		return fmt.Errorf("one-run training: %w", err)
 	}
+	t, err := oneRunTrials(p, in, coords, llr, proj, ys, groups)
+	if err != nil {
+		return err
+	}
+	return pipeline.WriteParquet(filepath.Join(w.Dir, stages.TrialsFile), t)
+}
+
+// oneRunTrials is the one-run training's trials table: one row per canary
+// with its inclusion bit, its likelihood-ratio and projection scores and,
+// under matrix-factorization noise, its decorrelated score.
+func oneRunTrials(p oneRunTrainParams, in []bool, coords []int, llr, proj []float64, ys [][]float64, groups []int) (*pipeline.Table, error) {
+	n := len(in)
 	trial, world, rep, cl, cp, cr := make([]any, n), make([]any, n), make([]any, n), make([]any, n), make([]any, n), make([]any, n)
 	param := make([]any, n)
 	for j := range n {
@@ -155,7 +167,7 @@ func runOneRunTrain(ctx context.Context, p oneRunTrainParams, dataDir string, w 
 	if ys != nil {
 		dec, err := decorrelatedScores(p.DPSGD.Correlated, ys, groups, p.DPSGD.Groups)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		col := make([]any, n)
 		for j, v := range dec {
@@ -163,7 +175,7 @@ func runOneRunTrain(ctx context.Context, p oneRunTrainParams, dataDir string, w 
 		}
 		t.Add("decorrelated", pipeline.Float64, col)
 	}
-	return pipeline.WriteParquet(filepath.Join(w.Dir, stages.TrialsFile), t)
+	return t, nil
 }
 
 // checkGradientCanaries refuses, at compile time, more Dirac gradient
