@@ -68,6 +68,11 @@ func TestTightnessTable(t *testing.T) {
 		t.Fatal("the example's zip has no audit.trials: update this test with the example")
 	}
 	s = strings.Join(lines, "\n")
+	// The example's expect block names points of the full sweep, which
+	// this shrunk copy no longer has.
+	if i := strings.Index(s, "\nexpect:\n"); i >= 0 {
+		s = s[:i+1]
+	}
 	dir := t.TempDir()
 	_, res := runSpec(t, writeSpec(t, dir, "tightness.yaml", s), Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results"), Jobs: 2})
 	tb, err := pipeline.ReadParquet(res.Summary)
