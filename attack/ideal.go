@@ -418,8 +418,7 @@ func SimulateIdeal(run IdealRun) (IdealTrials, error) {
 // simulateChunk simulates trials [lo, hi) of run into out, idealLanes at a
 // time (the shuffled, balls-in-bins and replace-one games one at a time).
 func (run IdealRun) simulateChunk(sc *idealScorer, sigmaD float64, lo, hi int, out *IdealTrials) {
-	path := append(make([]any, 0, len(run.Path)+1), run.Path...)
-	path = append(path, 0)
+	prefix := rng.NewPrefix(run.Seed, run.Path...)
 	// The games that are not laned (shuffled, balls-in-bins, replace-one)
 	// read their streams through rand.Rand (one ChaCha8,
 	// reseeded for each trial: a fresh one per trial was a kilobyte of
@@ -434,8 +433,7 @@ func (run IdealRun) simulateChunk(sc *idealScorer, sigmaD float64, lo, hi int, o
 		n := min(idealLanes, hi-k0)
 		for j := range n {
 			i := run.First + k0 + j
-			path[len(path)-1] = i
-			keys[j] = rng.Key(run.Seed, path...)
+			keys[j] = prefix.Key(i)
 			worlds[j] = i%2 == 1
 		}
 		if !run.Mechanism.laned() {
