@@ -1,0 +1,35 @@
+#!/bin/sh
+# Instruction counts (valgrind --tool=callgrind) of the ideal-mechanism
+# simulator on one worker (BenchmarkIdealSimulate/workers=1 at
+# DPAUDIT_IDEAL_TRIALS trials, default 400 × T = 1000), at REV (default
+# main) and in this checkout: unlike wall-clock times they repeat exactly
+# on a loaded machine. Each side runs with 2 and 6 iterations; the
+# difference of the totals over the 4 × trials × 1000 trial-steps between
+# them is the instructions per trial-step, free of the start-up.
+#
+#   sh scripts/callgrind-ideal.sh             # REV=main
+set -eu
+rev="${REV:-main}"
+trials="${DPAUDIT_IDEAL_TRIALS:-400}"
+dir="${BENCH_DIR:-/tmp/dpaudit-callgrind-ideal}"
+rm -rf "$dir/a" && mkdir -p "$dir/a"
+git archive "$rev" | tar -x -C "$dir/a"
+(cd "$dir/a" && go test -c -o "$dir/attack-a.test" ./attack)
+go test -c -o "$dir/attack-b.test" ./attack
+count() { # side iterations
+	# Go's asynchronous preemption signals crash callgrind 3.19.
+	(cd attack && GODEBUG=asyncpreemptoff=1 DPAUDIT_IDEAL_TRIALS=$trials valgrind --tool=callgrind \
+		--callgrind-out-file="$dir/cg-$1-$2.out" "$dir/attack-$1.test" -test.run '^$' \
+		-test.bench 'IdealSimulate/workers=1$' -test.benchtime "$2" 2>&1 >/dev/null) |
+		awk '/Collected :/ { print $NF }'
+}
+per() { # side: instructions per trial-step
+	c1=$(count "$1" 2x)
+	c2=$(count "$1" 6x)
+	echo "$c1 $c2 $trials" | awk '{ printf "%.2f", ($2 - $1) / (4 * $3 * 1000) }'
+}
+a=$(per a)
+b=$(per b)
+echo "REV=$rev ($(git rev-parse --short "$rev")): $a instructions per trial-step"
+echo "this checkout ($(git rev-parse --short HEAD)$(git diff --quiet || echo ', modified')): $b instructions per trial-step"
+echo "$a $b" | awk '{ printf "ratio after/before: %.4f\n", $2 / $1 }'
