@@ -9,7 +9,7 @@ import (
 )
 
 //go:noescape
-func idealZiggurat(w *uint64, groups int, kn *uint32, wn *float32, sigma float64, cand *float64, slow *uint64)
+func idealZiggurat(w *uint64, groups int, knwn *uint64, sigma float64, cand *float64, slow *uint64)
 
 //go:noescape
 func idealExp4(ys *float64, n int, c float64, e *float64, ok *uint8)
@@ -40,7 +40,7 @@ func zigguratCandidates(z *zigguratTables, buf *chacha8.Buffer, sigma float64, c
 		zigguratCandidatesGo(z, buf, sigma, cand, slow)
 		return
 	}
-	idealZiggurat(&buf[0], len(buf)/8, &z.kn[0], &z.wn[0], sigma, &cand[0], &slow[0])
+	idealZiggurat(&buf[0], len(buf)/8, &z.knwn[0], sigma, &cand[0], &slow[0])
 	slow[1] &= 1<<(chacha8.Words-64) - 1
 }
 

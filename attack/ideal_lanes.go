@@ -2,7 +2,6 @@ package attack
 
 import (
 	"math/bits"
-	"math/rand/v2"
 
 	"github.com/dpaudit/dpaudit/internal/chacha8"
 )
@@ -44,20 +43,11 @@ type idealLane struct {
 	slowBits [2]uint64
 	sigma    float64
 	zig      *zigguratTables
-	slow     *rand.Rand // NormFloat64 on the lane's words, for the slow draws
-	nextIn   int        // the next step whose batch includes the canary
+	nextIn   int // the next step whose batch includes the canary
 }
-
-// laneSource hands rand.Rand the lane's words.
-type laneSource struct{ l *idealLane }
-
-func (s laneSource) Uint64() uint64 { return s.l.word() }
 
 // seed restarts the lane on the stream of key, releasing σ·Z.
 func (l *idealLane) seed(key [32]byte, sigma float64, z *zigguratTables) {
-	if l.slow == nil {
-		l.slow = rand.New(laneSource{l})
-	}
 	l.sigma, l.zig = sigma, z
 	l.stream.Seed(key)
 	l.pos = chacha8.Words
@@ -81,8 +71,8 @@ func (l *idealLane) word() uint64 {
 }
 
 // noise is σ·rand.Rand.NormFloat64() on the lane's stream: the ziggurat's
-// fast path (taken by about 98.8% of draws) from the candidates, the rest
-// by math/rand/v2 itself, which re-reads the word.
+// fast path (taken by about 97.3% of draws) from the candidates, the rest
+// by normalSlow, which re-reads the word.
 func (l *idealLane) noise() float64 {
 	if l.pos == chacha8.Words {
 		l.refill()
@@ -92,7 +82,7 @@ func (l *idealLane) noise() float64 {
 		l.pos = p + 1
 		return l.cand[p]
 	}
-	return l.sigma * l.slow.NormFloat64()
+	return l.sigma * l.normalSlow()
 }
 
 // fastRun is the number of words from pos on, in this iteration, that

@@ -74,3 +74,81 @@ func TestIdealNormalMatchesStdlib(t *testing.T) {
 		t.Fatal("the streams are at different words after the draws")
 	}
 }
+
+// forcedSource is a ChaCha8 stream whose first words are replaced,
+// counting the words read.
+type forcedSource struct {
+	c      *rand.ChaCha8
+	forced []uint64
+	n      int
+}
+
+func (s *forcedSource) Uint64() uint64 {
+	s.n++
+	u := s.c.Uint64()
+	if s.n <= len(s.forced) {
+		return s.forced[s.n-1]
+	}
+	return u
+}
+
+// TestIdealNormalSlowPath: the lane's own slow path (normalSlow) returns
+// rand.Rand.NormFloat64's bits and reads the same words, for first words
+// off the fast path in every strip — the base strip's tail (strip 0),
+// strip 1 (always slow) and every wedge, with j at kn[i], at MinInt32 and
+// in between, of both signs — followed by random words (wedge
+// rejections retry on them), or, in a quarter of the wedge cases, by a
+// uniform draw within a few float32 steps of the wedge's acceptance
+// boundary, where one ulp of a strip's density decides.
+func TestIdealNormalSlowPath(t *testing.T) {
+	z := ziggurat()
+	r := rand.New(rand.NewPCG(3, 4))
+	var l idealLane
+	for it := range 300000 {
+		key := rng.Key(11, "slow", it)
+		i := uint64(it % 128)
+		span := uint64(1)<<31 - uint64(z.kn[i]) // |j| ∈ [kn[i], 2³¹)
+		a := uint64(z.kn[i]) + r.Uint64N(span)
+		switch it / 128 % 4 {
+		case 0:
+			a = uint64(z.kn[i])
+		case 1:
+			a = 1 << 31 // j = MinInt32
+		}
+		j := uint32(a)
+		if r.IntN(2) == 0 {
+			j = -j
+		}
+		forced := []uint64{r.Uint64()&^(0x7F<<32|0xFFFFFFFF) | i<<32 | uint64(j)}
+		if it/128%4 == 3 && i > 0 {
+			forced = append(forced, wedgeBoundaryWord(z, forced[0], it/512%7-3))
+		}
+		src := &forcedSource{c: rand.NewChaCha8(key), forced: forced}
+		want := rand.New(src).NormFloat64()
+		l.seed(key, 1, z)
+		l.refill()
+		copy(l.buf[:], forced)
+		got := l.normalSlow()
+		if math.Float64bits(got) != math.Float64bits(want) || l.pos != src.n {
+			t.Fatalf("words %#x (strip %d): %v after %d words, NormFloat64 %v after %d", forced, i, got, l.pos, want, src.n)
+		}
+	}
+}
+
+// wedgeBoundaryWord is a word whose uniform draw f puts the wedge test of
+// the slow word u, fn[i] + float32(f)·(fn[i−1] − fn[i]) < e^{−x²/2}, k
+// float32 steps from its boundary.
+func wedgeBoundaryWord(z *zigguratTables, u uint64, k int) uint64 {
+	i := u >> 32 & 0x7F
+	x := float64(int32(u)) * float64(z.wn[i])
+	e := float64(float32(math.Exp(-.5 * x * x)))
+	f := float32((e - float64(zigguratFn[i])) / float64(zigguratFn[i-1]-zigguratFn[i]))
+	for ; k > 0; k-- {
+		f = math.Nextafter32(f, 2)
+	}
+	for ; k < 0; k++ {
+		f = math.Nextafter32(f, -1)
+	}
+	f = min(max(f, 0), math.Nextafter32(1, 0))
+	return uint64(float64(f) * (1 << 53))
+}
