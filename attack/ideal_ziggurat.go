@@ -107,10 +107,46 @@ func (l *idealLane) normalSlow() float64 {
 			}
 			return -zigguratR - x
 		}
-		if zigguratFn[i]+float32(l.unit())*(zigguratFn[i-1]-zigguratFn[i]) < float32(math.Exp(-.5*x*x)) {
+		if wedgeBelow(zigguratFn[i]+float32(l.unit())*(zigguratFn[i-1]-zigguratFn[i]), -.5*x*x) {
 			return x
 		}
 	}
+}
+
+// wedgeBelow is the wedge test lhs < float32(math.Exp(v)) for v ≤ 0.
+// math.Exp is a chain of some 70 cycles of dependent operations that
+// nothing overlaps here (the branch waits for it), so the test first
+// brackets e^v with expApprox, half as long, and calls math.Exp only when
+// lhs falls inside the bracket (about one wedge test in 10⁴). Rounding to
+// float32 is monotone, so a bracket [a, b] ∋ math.Exp(v) decides
+// exactly: float32(a) > lhs implies float32(math.Exp(v)) > lhs, and
+// float32(b) ≤ lhs the contrary.
+func wedgeBelow(lhs float32, v float64) bool {
+	if v >= -20 {
+		e := expApprox(v)
+		if lhs < float32(e*(1-expApproxErr)) {
+			return true
+		}
+		if lhs >= float32(e*(1+expApproxErr)) {
+			return false
+		}
+	}
+	return lhs < float32(math.Exp(v))
+}
+
+// expApproxErr bounds |expApprox(v)/math.Exp(v) − 1| on [−20, 0] with a
+// wide margin: the Taylor remainder of degree 7 at |r| ≤ 0.36 is below
+// 0.36⁸/8!·e^0.36 ≈ 1e-8, the roundings below 1e-14
+// (TestExpApproxBracket checks 1e-8 on a dense grid).
+const expApproxErr = 1e-7
+
+// expApprox is e^v for v ∈ [−20, 0] to about 1e-8: v = k·ln 2 + r with
+// |r| ≤ 0.36, e^r by its Taylor polynomial of degree 7, 2^k exactly.
+func expApprox(v float64) float64 {
+	k := float64(int64(v*math.Log2E - 0.5)) // rounds v/ln 2, to within 0.5 + 1e-15
+	r := v - k*math.Ln2
+	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040)))))))
+	return p * math.Float64frombits(uint64(1023+int64(k))<<52)
 }
 
 // zigguratR is the start of the base strip's tail and zigguratFn the
