@@ -44,12 +44,19 @@ func zigguratCandidates(z *zigguratTables, buf *chacha8.Buffer, sigma float64, c
 	slow[1] &= 1<<(chacha8.Words-64) - 1
 }
 
-// copyStrided sets dst[i·stride] = src[i].
+// copyStrided sets dst[i·stride] = src[i] for i < len(src), and may set
+// it for up to 3 more i, to the next multiple of 4, from src's capacity:
+// the caller either writes those steps of its lane afterwards or never
+// reads them (the block's padding). Whole groups of four spare the
+// kernel a tail loop whose exit, at a random run length, the branch
+// predictor misses.
 func copyStrided(dst []float64, stride int, src []float64) {
 	if stride != idealLanes || !haveIdealKernels {
 		copyStridedGo(dst, stride, src)
 		return
 	}
-	_ = dst[idealLanes*(len(src)-1)]
+	n4 := (len(src) + 3) &^ 3
+	_ = dst[idealLanes*(n4-1)]
+	_ = src[:n4]
 	idealScatter4(&dst[0], &src[0], len(src))
 }

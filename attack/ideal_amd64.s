@@ -272,14 +272,13 @@ wdone:
 
 // func idealScatter4(dst *float64, src *float64, n int)
 //
-// dst[4i] = src[i] for i < n: a run of one lane's values into the
-// interleaved block, four at a time.
+// dst[4i] = src[i] for i < n rounded up to a multiple of 4 (n ≥ 1): a run
+// of one lane's values into the interleaved block, four at a time, up to
+// 3 past the run (see copyStrided).
 TEXT ·idealScatter4(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
-	CMPQ CX, $4
-	JLT  ctail
 
 cloop:
 	VMOVUPD (SI), Y0
@@ -291,20 +290,7 @@ cloop:
 	ADDQ $32, SI
 	ADDQ $128, DI
 	SUBQ $4, CX
-	CMPQ CX, $4
-	JGE  cloop
-
-ctail:
-	TESTQ CX, CX
-	JZ    cdone
-	MOVQ (SI), AX
-	MOVQ AX, (DI)
-	ADDQ $8, SI
-	ADDQ $32, DI
-	DECQ CX
-	JMP  ctail
-
-cdone:
+	JG   cloop
 	VZEROUPPER
 	RET
 

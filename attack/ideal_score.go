@@ -29,8 +29,10 @@ type idealScorer struct {
 	// of lane j at ys[idealLanes·k + j]); e4 are their LLR exps and ok4
 	// whether the kernel may use them (idealExp4); zs and es are one
 	// lane's LLR exponents (2y − 1)/(2σ_d²) and their exps, for the
-	// portable path.
-	ys, e4 [idealLanes * idealBlock]float64
+	// portable path. ys has 3 steps of padding past the block, which
+	// copyStrided may write (never read).
+	ys     [idealLanes * (idealBlock + 3)]float64
+	e4     [idealLanes * idealBlock]float64
 	ok4    [idealBlock]uint8
 	zs, es [idealBlock]float64
 }
