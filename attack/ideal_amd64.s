@@ -109,7 +109,10 @@ zvalues:
 // step k of lane l at ys[4k+l]): e[4k+l] = exp(z) of z = (2y − 1)·c, with
 // math.Exp's FMA path (as internal/numeric's expFMA), and ok[k] = 15 when
 // every lane's z is in [−700, 30] (bit l for lane l; NaN is not). The
-// steps are independent: the out-of-order core overlaps their exps.
+// steps are independent: the out-of-order core overlaps their exps, and
+// two steps per iteration with their instructions interleaved let it
+// overlap more (the kernel alone 0.83–0.85 of one step per iteration's
+// thread CPU, 41 alternations in one process, AMD Zen 3 under load).
 TEXT ·idealExp4(SB), NOSPLIT, $0-40
 	MOVQ ys+0(FP), DI
 	MOVQ n+8(FP), SI
@@ -120,7 +123,97 @@ TEXT ·idealExp4(SB), NOSPLIT, $0-40
 	TESTQ SI, SI
 	JLE  edone
 
-eloop:
+	CMPQ SI, $2
+	JLT  eone
+
+	// Two steps per iteration, their instructions interleaved: each exp
+	// is a chain of some 25 dependent operations, and two chains side by
+	// side give the scheduler independent work within its window.
+epair:
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VADDPD Y0, Y0, Y3
+	VADDPD Y1, Y1, Y7
+	VSUBPD Y9, Y3, Y3
+	VSUBPD Y9, Y7, Y7
+	VMULPD Y12, Y3, Y3
+	VMULPD Y12, Y7, Y7
+	VCMPPD $0x1D, idealLo<>(SB), Y3, Y4
+	VCMPPD $0x1D, idealLo<>(SB), Y7, Y8
+	VCMPPD $0x12, idealHi<>(SB), Y3, Y5
+	VCMPPD $0x12, idealHi<>(SB), Y7, Y10
+	VANDPD Y5, Y4, Y4
+	VANDPD Y10, Y8, Y8
+	VMOVMSKPD Y4, AX
+	VMOVMSKPD Y8, BX
+	MOVB AX, (R9)
+	MOVB BX, 1(R9)
+	VMULPD idealLog2e<>(SB), Y3, Y4
+	VMULPD idealLog2e<>(SB), Y7, Y8
+	VCVTPD2DQY Y4, X6
+	VCVTPD2DQY Y8, X11
+	VCVTDQ2PD X6, Y4
+	VCVTDQ2PD X11, Y8
+	VFNMADD231PD idealLn2u<>(SB), Y4, Y3
+	VFNMADD231PD idealLn2u<>(SB), Y8, Y7
+	VFNMADD231PD idealLn2l<>(SB), Y4, Y3
+	VFNMADD231PD idealLn2l<>(SB), Y8, Y7
+	VMULPD idealC<>+288(SB), Y3, Y3
+	VMULPD idealC<>+288(SB), Y7, Y7
+	VMOVUPD idealC<>+256(SB), Y5
+	VMOVUPD idealC<>+256(SB), Y10
+	VFMADD213PD idealC<>+224(SB), Y3, Y5
+	VFMADD213PD idealC<>+224(SB), Y7, Y10
+	VFMADD213PD idealC<>+192(SB), Y3, Y5
+	VFMADD213PD idealC<>+192(SB), Y7, Y10
+	VFMADD213PD idealC<>+160(SB), Y3, Y5
+	VFMADD213PD idealC<>+160(SB), Y7, Y10
+	VFMADD213PD idealC<>+128(SB), Y3, Y5
+	VFMADD213PD idealC<>+128(SB), Y7, Y10
+	VFMADD213PD idealC<>+96(SB), Y3, Y5
+	VFMADD213PD idealC<>+96(SB), Y7, Y10
+	VFMADD213PD idealC<>+0(SB), Y3, Y5
+	VFMADD213PD idealC<>+0(SB), Y7, Y10
+	VFMADD213PD Y9, Y3, Y5
+	VFMADD213PD Y9, Y7, Y10
+	VMULPD Y5, Y3, Y3
+	VMULPD Y10, Y7, Y7
+	VADDPD idealC<>+64(SB), Y3, Y5
+	VADDPD idealC<>+64(SB), Y7, Y10
+	VMULPD Y5, Y3, Y3
+	VMULPD Y10, Y7, Y7
+	VADDPD idealC<>+64(SB), Y3, Y5
+	VADDPD idealC<>+64(SB), Y7, Y10
+	VMULPD Y5, Y3, Y3
+	VMULPD Y10, Y7, Y7
+	VADDPD idealC<>+64(SB), Y3, Y5
+	VADDPD idealC<>+64(SB), Y7, Y10
+	VMULPD Y5, Y3, Y3
+	VMULPD Y10, Y7, Y7
+	VADDPD idealC<>+64(SB), Y3, Y5
+	VADDPD idealC<>+64(SB), Y7, Y10
+	VFMADD213PD Y9, Y5, Y3
+	VFMADD213PD Y9, Y10, Y7
+	VPMOVSXDQ X6, Y4
+	VPMOVSXDQ X11, Y8
+	VPADDQ idealBias<>(SB), Y4, Y4
+	VPADDQ idealBias<>(SB), Y8, Y8
+	VPSLLQ $52, Y4, Y4
+	VPSLLQ $52, Y8, Y8
+	VMULPD Y4, Y3, Y5
+	VMULPD Y8, Y7, Y10
+	VMOVUPD Y5, (R8)
+	VMOVUPD Y10, 32(R8)
+	ADDQ $64, DI
+	ADDQ $64, R8
+	ADDQ $2, R9
+	SUBQ $2, SI
+	CMPQ SI, $2
+	JGE  epair
+	TESTQ SI, SI
+	JZ   edone
+
+eone:
 	VMOVUPD (DI), Y0          // y
 	VADDPD Y0, Y0, Y3         // 2y
 	VSUBPD Y9, Y3, Y3
@@ -165,7 +258,7 @@ eloop:
 	ADDQ $32, R8
 	INCQ R9
 	DECQ SI
-	JNZ  eloop
+	JNZ  eone
 
 edone:
 	VZEROUPPER
