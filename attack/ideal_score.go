@@ -53,7 +53,12 @@ func (s *idealScorer) gap(l *idealLane) int {
 		return 0
 	}
 	g := math.Floor(math.Log(1-l.unit()) / s.log1mQ)
-	return int(math.Min(g, float64(s.m.Steps)))
+	// trial's int(math.Min(g, T)) without the call: g is never NaN (the
+	// log is finite and ≤ 0, log1mQ < 0), and a −0 converts to 0 alike.
+	if g < float64(s.m.Steps) {
+		return int(g)
+	}
+	return s.m.Steps
 }
 
 // run scores n ≤ idealLanes trials (Poisson sampling) whose streams are
