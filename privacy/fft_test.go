@@ -68,9 +68,10 @@ func BenchmarkFFT(b *testing.B) {
 	})
 }
 
-// TestGatherBitReversed: the tiled gather of transformMixed puts every
-// value where the plain loop y[rev[i]] = x[i·r+j] puts it, for lengths
-// below and above the tiles' minimum and both radices.
+// TestGatherBitReversed: the tiled gathers of transformMixed, one j at a
+// time and all r at once (on one and on three workers), put every value
+// where the plain loop y[rev[i]] = x[i·r+j] puts it, for lengths below and
+// above the tiles' minimum and both radices.
 func TestGatherBitReversed(t *testing.T) {
 	for _, n := range []int{8, 64, 512, 1 << 10, 1 << 12, 1 << 15} {
 		rev := newPlan(n).rev
@@ -79,15 +80,26 @@ func TestGatherBitReversed(t *testing.T) {
 			for i := range x {
 				x[i] = complex(float64(i), -float64(i))
 			}
+			all := make([]complex128, n*r)
 			for j := 0; j < r; j++ {
 				want, got := make([]complex128, n), make([]complex128, n)
 				for i, ri := range rev[:n] {
 					want[ri] = x[i*r+j]
 				}
+				copy(all[j*n:], want)
 				gatherBitReversed(got, x, r, j, rev)
 				for i := range want {
 					if got[i] != want[i] {
 						t.Fatalf("n=%d r=%d j=%d: y[%d] = %v, want %v", n, r, j, i, got[i], want[i])
+					}
+				}
+			}
+			for _, workers := range []int{1, 3} {
+				got := make([]complex128, n*r)
+				gatherAllBitReversed(got, x, r, rev, workers)
+				for i := range all {
+					if got[i] != all[i] {
+						t.Fatalf("all at once, n=%d r=%d, %d workers: y[%d] = %v, want %v", n, r, workers, i, got[i], all[i])
 					}
 				}
 			}
