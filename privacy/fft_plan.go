@@ -195,22 +195,18 @@ func newMixedPlan(m, r int) *fftPlan {
 	return p
 }
 
-// transform computes the DFT of x in place (inverse: the unnormalised
-// inverse DFT, via conj(DFT(conj x))). Power-of-two lengths: iterative
-// radix-2 decimation in time after a bit-reversal permutation, the first two
-// stages (twiddles 1 and −i) fused into one radix-4 pass. Lengths r·2^k:
-// r interleaved power-of-two transforms and one radix-r pass.
-func (p *fftPlan) transform(x []complex128, inverse bool) {
-	if inverse {
-		conjInPlace(x)
-	}
+// transform computes the DFT of x in place. Power-of-two lengths:
+// iterative radix-2 decimation in time after a bit-reversal permutation,
+// the first two stages (twiddles 1 and −i) fused into one radix-4 pass.
+// Lengths r·2^k: r interleaved power-of-two transforms and one radix-r
+// pass. (The inverse, conj(DFT(conj x)), is realMerge's: it conjugates
+// its input as it writes it and its readers conjugate the output as they
+// read it, instead of two more passes over the array.)
+func (p *fftPlan) transform(x []complex128) {
 	if p.radix > 1 {
 		p.transformMixed(x)
 	} else {
 		p.transform2(x)
-	}
-	if inverse {
-		conjInPlace(x)
 	}
 }
 
@@ -499,12 +495,6 @@ func radix4BlockGo(x0, x1, x2, x3, w1s, w2s []complex128) {
 	}
 }
 
-func conjInPlace(x []complex128) {
-	for i, v := range x {
-		x[i] = complex(real(v), -imag(v))
-	}
-}
-
 // realForward computes the m+1 non-redundant DFT coefficients of the real
 // sequence x (length 2m) into z (length m+1) and returns z.
 func (p *fftPlan) realForward(x []float64, z []complex128) []complex128 {
@@ -513,15 +503,15 @@ func (p *fftPlan) realForward(x []float64, z []complex128) []complex128 {
 	for k := 0; k < m; k++ {
 		z[k] = complex(x[2*k], x[2*k+1])
 	}
+	p.transform(z[:m])
 	return p.realSplit(z)
 }
 
-// realSplit finishes realForward once z[:m] holds the packed input: the
-// complex transform, then the split into the transforms of even and odd
-// samples, E and O, combined as X[k] = E[k] + e^{−2πik/2m}·O[k].
+// realSplit finishes realForward once z[:m] holds the complex transform of
+// the packed input: the split into the transforms of even and odd samples,
+// E and O, combined as X[k] = E[k] + e^{−2πik/2m}·O[k].
 func (p *fftPlan) realSplit(z []complex128) []complex128 {
 	m := p.m
-	p.transform(z[:m], false)
 	z0 := z[0]
 	z[m] = complex(real(z0)-imag(z0), 0)
 	z[0] = complex(real(z0)+imag(z0), 0)
@@ -537,12 +527,22 @@ func (p *fftPlan) realSplit(z []complex128) []complex128 {
 	return z
 }
 
-// realForwardPadded is realForward of p zero-padded to length 2m, read
-// from p directly (no padded copy: at T = 10⁶ that copy and its clearing
-// were two extra passes over 21 MB).
+// realForwardPadded is realForward of x zero-padded to length 2m, read
+// from x directly (no padded copy: at T = 10⁶ that copy and its clearing
+// were two extra passes over 21 MB). A mixed-radix plan deals x's points
+// straight into the sub-transforms' bit-reversed inputs: x is a few
+// percent of 2m there, and packing it into z first cost a pass that
+// cleared z and one that gathered it.
 func (p *fftPlan) realForwardPadded(x []float64, z []complex128) []complex128 {
 	m := p.m
 	z = z[:m+1]
+	if p.radix > 1 {
+		y := p.scratch()
+		defer p.putScratch(y)
+		p.scatterPadded(y[:m], x)
+		p.mixedFinish(y[:m], z[:m])
+		return p.realSplit(z)
+	}
 	n := len(x) / 2
 	for k := 0; k < n; k++ {
 		z[k] = complex(x[2*k], x[2*k+1])
@@ -552,7 +552,29 @@ func (p *fftPlan) realForwardPadded(x []float64, z []complex128) []complex128 {
 		n++
 	}
 	clear(z[n:m])
+	p.transform(z[:m])
 	return p.realSplit(z)
+}
+
+// scatterPadded sets y to what gatherAllBitReversed makes of the packed,
+// zero-padded input z[k] = x[2k] + i·x[2k+1] (a mixed-radix plan): point k
+// = i·r + j goes to y[j·n2 + rev[i]], and every other point is zero.
+func (p *fftPlan) scatterPadded(y []complex128, x []float64) {
+	r, n2, rev := p.radix, p.m/p.radix, p.sub.rev
+	clear(y)
+	point := func(k int) complex128 {
+		if 2*k+1 < len(x) {
+			return complex(x[2*k], x[2*k+1])
+		}
+		return complex(x[2*k], 0)
+	}
+	points := (len(x) + 1) / 2
+	for i := 0; i*r < points; i++ {
+		ri := int(rev[i])
+		for j := 0; j < r && i*r+j < points; j++ {
+			y[j*n2+ri] = point(i*r + j)
+		}
+	}
 }
 
 // realInverse writes into out (length 2m) the real sequence whose DFT has
@@ -561,47 +583,59 @@ func (p *fftPlan) realForwardPadded(x []float64, z []complex128) []complex128 {
 func (p *fftPlan) realInverse(c []complex128, out []float64) {
 	m := p.m
 	p.realMerge(c)
-	z := c[:m]
-	for k, v := range z {
-		out[2*k], out[2*k+1] = 2*real(v), 2*imag(v)
+	for k, v := range c[:m] {
+		out[2*k], out[2*k+1] = 2*real(v), 2*-imag(v)
 	}
 }
 
 // realMerge is realInverse up to the unzipping: it leaves in c[:m] the
-// inverse complex transform whose real and imaginary parts are the even
-// and odd samples (halved).
+// conjugate of the inverse complex transform whose real and imaginary
+// parts are the even and odd samples (halved); the reader conjugates.
 func (p *fftPlan) realMerge(c []complex128) {
 	m := p.m
 	// E[k] = (X[k] + conj X[m−k])/2, O[k] = (X[k] − conj X[m−k])/(2·e^{−2πik/2m}),
 	// Z[k] = E[k] + i·O[k]; computed for the pair (k, m−k) at once so that c
-	// can be overwritten in place. Then inverse-transform Z and unzip.
+	// can be overwritten in place. Then inverse-transform Z (as the DFT of
+	// conj Z, conjugated) and unzip.
 	for k := 0; k <= m/2; k++ {
 		a, b := c[k], c[m-k]
 		ca, cb := complex(real(a), -imag(a)), complex(real(b), -imag(b))
 		wk, wmk := p.twReal(k), p.twReal(m-k)
 		zk := 0.5*(a+cb) + complex(0, 0.5)*(a-cb)*complex(real(wk), -imag(wk))
 		zmk := 0.5*(b+ca) + complex(0, 0.5)*(b-ca)*complex(real(wmk), -imag(wmk))
-		c[k], c[m-k] = zk, zmk
+		c[k], c[m-k] = complex(real(zk), -imag(zk)), complex(real(zmk), -imag(zmk))
 	}
-	p.transform(c[:m], true)
+	p.transform(c[:m])
 }
 
 // realInverseWindow is realInverse followed by out[j] = x[(start+j) mod 2m]·scale
 // for j < len(out), without the full-length intermediate (the same
 // products, so the same bits).
 func (p *fftPlan) realInverseWindow(c []complex128, out []float64, start int, scale float64) {
-	m := p.m
 	p.realMerge(c)
-	z := c[:m]
-	L := 2 * m
-	for j := range out {
-		i := (start + j) % L
-		v := z[i/2]
-		x := 2 * real(v)
-		if i%2 == 1 {
-			x = 2 * imag(v)
-		}
-		out[j] = x * scale
+	z := c[:p.m]
+	L := 2 * p.m
+	i := start % L
+	for len(out) > 0 {
+		n := min(len(out), L-i) // up to the end of the circle, then from 0
+		unzipConj(out[:n], z, i, scale)
+		out, i = out[n:], 0
+	}
+}
+
+// unzipConj sets out[t] = x[i+t]·scale, where x[2k] = 2·Re z[k] and
+// x[2k+1] = −2·Im z[k] (z conjugated, as realMerge leaves it).
+func unzipConj(out []float64, z []complex128, i int, scale float64) {
+	if len(out) > 0 && i%2 == 1 {
+		out[0] = 2 * -imag(z[i/2]) * scale
+		out, i = out[1:], i+1
+	}
+	pairs := z[i/2 : i/2+len(out)/2]
+	for k, v := range pairs {
+		out[2*k], out[2*k+1] = 2*real(v)*scale, 2*-imag(v)*scale
+	}
+	if len(out)%2 == 1 {
+		out[len(out)-1] = 2 * real(z[i/2+len(pairs)]) * scale
 	}
 }
 

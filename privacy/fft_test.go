@@ -135,3 +135,41 @@ func BenchmarkGatherBitReversed(b *testing.B) {
 		})
 	})
 }
+
+// TestFFTPaddedAndWindowBits: the padded forward transform (which a
+// mixed-radix plan scatters straight into its sub-transforms) gives
+// realForward's bits on the zero-padded copy, and the windowed inverse
+// gives realInverse's bits times the scale at every index of windows that
+// start at even and odd points, wrap around the end and are of odd and
+// even lengths.
+func TestFFTPaddedAndWindowBits(t *testing.T) {
+	r := rng.New(5, "fft-window")
+	for _, n := range []int{16, 24, 40, 1 << 12, 3 << 11, 5 << 11, 5 << 17} {
+		for _, used := range []int{1, 7, n / 8, n/2 + 1, n} {
+			x := make([]float64, n)
+			for i := range x[:used] {
+				x[i] = r.Float64()
+			}
+			p := getPlan(n / 2)
+			want := p.realForward(append([]float64(nil), x...), make([]complex128, n/2+1))
+			got := p.realForwardPadded(x[:used], make([]complex128, n/2+1))
+			for k := range want {
+				if got[k] != want[k] {
+					t.Fatalf("n=%d, %d points: coefficient %d = %v, unpadded %v", n, used, k, got[k], want[k])
+				}
+			}
+			full := make([]float64, n)
+			p.realInverse(append([]complex128(nil), want...), full)
+			const scale = 0.3
+			for _, w := range [][2]int{{0, n}, {1, n - 1}, {3, 6}, {n - 3, 7}, {n - 2, 5}, {n/2 + 1, n}} {
+				out := make([]float64, w[1])
+				p.realInverseWindow(append([]complex128(nil), want...), out, w[0], scale)
+				for j, v := range out {
+					if e := full[(w[0]+j)%n] * scale; math.Float64bits(v) != math.Float64bits(e) {
+						t.Fatalf("n=%d window %v: out[%d] = %v, want %v", n, w, j, v, e)
+					}
+				}
+			}
+		}
+	}
+}
