@@ -25,7 +25,7 @@ import (
 type fftPlan struct {
 	m   int
 	tw  []complex128 // stage twiddles: tw[span+k] = e^{−πik/span}, k < span, span = 4, 8, …, m/2
-	rtw []complex128 // rtw[k] = e^{−2πik/(2m)}, k ≤ m/2 (real-transform post-processing)
+	rtw []complex128 // rtw[k] = e^{−2πik/(2m)}, k ≤ m/2 (real-transform post-processing; see realTwiddles)
 	rev []uint32     // bit-reversal permutation
 
 	// For m = r·2^k with r > 1: the power-of-two plan of length 2^k, and the
@@ -33,6 +33,8 @@ type fftPlan struct {
 	radix int
 	sub   *fftPlan
 	rtwR  []complex128
+
+	rtwOnce sync.Once
 
 	// spare holds scratch buffers of m+1 points for a plan above
 	// maxCachedPlan (see scratch).
@@ -156,7 +158,7 @@ func newPlan(m int) *fftPlan {
 		return newMixedPlan(m, r)
 	}
 	logM := bits.TrailingZeros(uint(m))
-	p := &fftPlan{m: m, tw: make([]complex128, max(m, 1)), rtw: make([]complex128, m/2+1), rev: make([]uint32, m)}
+	p := &fftPlan{m: m, tw: make([]complex128, max(m, 1)), rev: make([]uint32, m)}
 	// Each stage reads its twiddles contiguously (better for the cache than
 	// strided reads of one table).
 	for span := 4; span < m; span <<= 1 {
@@ -164,10 +166,6 @@ func newPlan(m int) *fftPlan {
 			s, c := math.Sincos(-math.Pi * float64(k) / float64(span))
 			p.tw[span+k] = complex(c, s)
 		}
-	}
-	for k := range p.rtw {
-		s, c := math.Sincos(-math.Pi * float64(k) / float64(m))
-		p.rtw[k] = complex(c, s)
 	}
 	for i := range p.rev {
 		p.rev[i] = uint32(bits.Reverse(uint(i)) >> (bits.UintSize - logM))
@@ -178,16 +176,35 @@ func newPlan(m int) *fftPlan {
 	return p
 }
 
+// realTwiddles returns rtw, built on first use: a power-of-two plan that
+// only serves as a mixed-radix plan's sub-transform never needs it (at
+// T = 10⁶ that saved 2^17 sines and cosines and 2 MB).
+func (p *fftPlan) realTwiddles() []complex128 {
+	p.rtwOnce.Do(func() {
+		p.rtw = make([]complex128, p.m/2+1)
+		for k := range p.rtw {
+			s, c := math.Sincos(-math.Pi * float64(k) / float64(p.m))
+			p.rtw[k] = complex(c, s)
+		}
+	})
+	return p.rtw
+}
+
 // newMixedPlan builds the plan for m = r·2^k (r = 3 or 5).
 func newMixedPlan(m, r int) *fftPlan {
 	n2 := m / r
-	p := &fftPlan{m: m, radix: r, sub: getPlan(n2), rtw: make([]complex128, m/2+1), rtwR: make([]complex128, (r-1)*n2)}
-	for k := range p.rtw {
-		s, c := math.Sincos(-math.Pi * float64(k) / float64(m))
-		p.rtw[k] = complex(c, s)
-	}
+	p := &fftPlan{m: m, radix: r, sub: getPlan(n2), rtwR: make([]complex128, (r-1)*n2)}
+	rtw := p.realTwiddles()
 	for j := 1; j < r; j++ {
 		for k1 := 0; k1 < n2; k1++ {
+			// e^{−2πi·j·k1/m} is rtw[2·j·k1] where the real table reaches:
+			// −2π·x/m and −π·(2x)/m round to the same double (doubling is
+			// exact), so only the rest needs sines and cosines
+			// (TestMixedTwiddlesBits checks every entry).
+			if 2*j*k1 < len(rtw) {
+				p.rtwR[(j-1)*n2+k1] = rtw[2*j*k1]
+				continue
+			}
 			s, c := math.Sincos(-2 * math.Pi * float64(j*k1) / float64(m))
 			p.rtwR[(j-1)*n2+k1] = complex(c, s)
 		}
@@ -511,7 +528,7 @@ func (p *fftPlan) realForward(x []float64, z []complex128) []complex128 {
 // the packed input: the split into the transforms of even and odd samples,
 // E and O, combined as X[k] = E[k] + e^{−2πik/2m}·O[k].
 func (p *fftPlan) realSplit(z []complex128) []complex128 {
-	m := p.m
+	m, rtw := p.m, p.realTwiddles()
 	z0 := z[0]
 	z[m] = complex(real(z0)-imag(z0), 0)
 	z[0] = complex(real(z0)+imag(z0), 0)
@@ -521,8 +538,8 @@ func (p *fftPlan) realSplit(z []complex128) []complex128 {
 		ca := complex(real(a), -imag(a))
 		e1, o1 := 0.5*(a+cb), complex(0, -0.5)*(a-cb) // E[k], O[k]
 		e2, o2 := 0.5*(b+ca), complex(0, -0.5)*(b-ca) // E[m−k], O[m−k]
-		z[k] = e1 + p.rtw[k]*o1
-		z[m-k] = e2 - complex(real(p.rtw[k]), -imag(p.rtw[k]))*o2 // e^{−2πi(m−k)/2m} = −conj(rtw[k])
+		z[k] = e1 + rtw[k]*o1
+		z[m-k] = e2 - complex(real(rtw[k]), -imag(rtw[k]))*o2 // e^{−2πi(m−k)/2m} = −conj(rtw[k])
 	}
 	return z
 }
@@ -593,6 +610,7 @@ func (p *fftPlan) realInverse(c []complex128, out []float64) {
 // parts are the even and odd samples (halved); the reader conjugates.
 func (p *fftPlan) realMerge(c []complex128) {
 	m := p.m
+	p.realTwiddles() // for twReal
 	// E[k] = (X[k] + conj X[m−k])/2, O[k] = (X[k] − conj X[m−k])/(2·e^{−2πik/2m}),
 	// Z[k] = E[k] + i·O[k]; computed for the pair (k, m−k) at once so that c
 	// can be overwritten in place. Then inverse-transform Z (as the DFT of
@@ -639,7 +657,8 @@ func unzipConj(out []float64, z []complex128, i int, scale float64) {
 	}
 }
 
-// twReal returns e^{−2πik/2m} for 0 ≤ k ≤ m from the half table.
+// twReal returns e^{−2πik/2m} for 0 ≤ k ≤ m from the half table (built
+// by realTwiddles before).
 func (p *fftPlan) twReal(k int) complex128 {
 	if k <= p.m/2 {
 		return p.rtw[k]

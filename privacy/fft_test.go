@@ -173,3 +173,27 @@ func TestFFTPaddedAndWindowBits(t *testing.T) {
 		}
 	}
 }
+
+// TestMixedTwiddlesBits: every twiddle of a mixed-radix plan's radix-r
+// pass, part of them copied from the real-transform table, is the double
+// the formula e^{−2πi·j·k1/m} gives, and so is every entry of that table.
+func TestMixedTwiddlesBits(t *testing.T) {
+	for _, m := range []int{12, 20, 3 << 10, 5 << 10, 5 << 14} {
+		p := newPlan(m)
+		n2 := m / p.radix
+		for j := 1; j < p.radix; j++ {
+			for k1 := 0; k1 < n2; k1++ {
+				s, c := math.Sincos(-2 * math.Pi * float64(j*k1) / float64(m))
+				if got := p.rtwR[(j-1)*n2+k1]; got != complex(c, s) {
+					t.Fatalf("m=%d j=%d k1=%d: %v, formula %v", m, j, k1, got, complex(c, s))
+				}
+			}
+		}
+		for k, w := range p.realTwiddles() {
+			s, c := math.Sincos(-math.Pi * float64(k) / float64(m))
+			if w != complex(c, s) {
+				t.Fatalf("m=%d: rtw[%d] = %v, formula %v", m, k, w, complex(c, s))
+			}
+		}
+	}
+}
