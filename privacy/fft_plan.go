@@ -253,29 +253,43 @@ func (p *fftPlan) workers() int {
 // in bit-reversed order (y_j = y[j·n2:(j+1)·n2]): their butterflies, then
 // the radix-r pass from y into x.
 func (p *fftPlan) mixedFinish(y, x []complex128) {
-	r, n2 := p.radix, p.m/p.radix
+	p.subButterflies(y)
+	p.radixPass(y, x, 0, p.m/p.radix, p.m/p.radix)
+}
+
+// subButterflies runs the butterflies of the r sub-transforms in y. They
+// are independent: on several cores they run side by side (the same
+// operations on the same data, so the same bits).
+func (p *fftPlan) subButterflies(y []complex128) {
+	n2 := p.m / p.radix
 	sub := func(j int) error {
 		p.sub.butterflies(y[j*n2 : (j+1)*n2])
 		return nil
 	}
-	// The r sub-transforms are independent: on several cores they run side
-	// by side (the same operations on the same data, so the same bits).
-	if err := parallel.For(context.Background(), r, p.workers(), sub); err != nil {
+	if err := parallel.For(context.Background(), p.radix, p.workers(), sub); err != nil {
 		panic(err) // sub never fails; a panic inside it is re-raised here
 	}
-	switch r {
+}
+
+// radixPass is the radix-r pass for k1 in [lo, hi): X[k1 + l·n2] goes to
+// x[k1 − lo + l·stride] (the whole pass into the transform: lo = 0,
+// stride = n2; a block of it into a small buffer: stride = its rows).
+func (p *fftPlan) radixPass(y, x []complex128, lo, hi, stride int) {
+	n2 := p.m / p.radix
+	switch p.radix {
 	case 3:
 		// e^{−2πi/3} = −1/2 − i√3/2.
 		const c = -0.5
 		const s = -0.86602540378443864676372317075294
-		for k1 := 0; k1 < n2; k1++ {
+		for k1 := lo; k1 < hi; k1++ {
 			a := y[k1]
 			b := y[n2+k1] * p.rtwR[k1]
 			d := y[2*n2+k1] * p.rtwR[n2+k1]
 			sum, diff := b+d, b-d
 			t := a + complex(c, 0)*sum
 			u := complex(0, s) * diff
-			x[k1], x[k1+n2], x[k1+2*n2] = a+sum, t+u, t-u
+			o := k1 - lo
+			x[o], x[o+stride], x[o+2*stride] = a+sum, t+u, t-u
 		}
 	case 5:
 		// Radix-5 butterfly with cos/sin of 2π/5 and 4π/5 (Winograd-style
@@ -284,7 +298,7 @@ func (p *fftPlan) mixedFinish(y, x []complex128) {
 		const c2 = -0.80901699437494742410229341718282 // cos 4π/5
 		const s1 = 0.95105651629515357211643933337938  // sin 2π/5
 		const s2 = 0.58778525229247312916870595463907  // sin 4π/5
-		for k1 := 0; k1 < n2; k1++ {
+		for k1 := lo; k1 < hi; k1++ {
 			a := y[k1]
 			b1 := y[n2+k1] * p.rtwR[k1]
 			b2 := y[2*n2+k1] * p.rtwR[n2+k1]
@@ -299,11 +313,12 @@ func (p *fftPlan) mixedFinish(y, x []complex128) {
 			i2 := complex(s2, 0)*m14 - complex(s1, 0)*m23
 			j1 := complex(imag(i1), -real(i1))
 			j2 := complex(imag(i2), -real(i2))
-			x[k1] = a + p14 + p23
-			x[k1+n2] = r1 + j1
-			x[k1+4*n2] = r1 - j1
-			x[k1+2*n2] = r2 + j2
-			x[k1+3*n2] = r2 - j2
+			o := k1 - lo
+			x[o] = a + p14 + p23
+			x[o+stride] = r1 + j1
+			x[o+4*stride] = r1 - j1
+			x[o+2*stride] = r2 + j2
+			x[o+3*stride] = r2 - j2
 		}
 	}
 }
@@ -609,12 +624,17 @@ func (p *fftPlan) realInverse(c []complex128, out []float64) {
 // conjugate of the inverse complex transform whose real and imaginary
 // parts are the even and odd samples (halved); the reader conjugates.
 func (p *fftPlan) realMerge(c []complex128) {
+	p.mergePass(c)
+	p.transform(c[:p.m])
+}
+
+// mergePass is realMerge before its transform: E[k] = (X[k] + conj X[m−k])/2,
+// O[k] = (X[k] − conj X[m−k])/(2·e^{−2πik/2m}), Z[k] = E[k] + i·O[k],
+// computed for the pair (k, m−k) at once so that c can be overwritten in
+// place; conj Z is stored, whose DFT, conjugated, is the inverse of Z.
+func (p *fftPlan) mergePass(c []complex128) {
 	m := p.m
 	p.realTwiddles() // for twReal
-	// E[k] = (X[k] + conj X[m−k])/2, O[k] = (X[k] − conj X[m−k])/(2·e^{−2πik/2m}),
-	// Z[k] = E[k] + i·O[k]; computed for the pair (k, m−k) at once so that c
-	// can be overwritten in place. Then inverse-transform Z (as the DFT of
-	// conj Z, conjugated) and unzip.
 	for k := 0; k <= m/2; k++ {
 		a, b := c[k], c[m-k]
 		ca, cb := complex(real(a), -imag(a)), complex(real(b), -imag(b))
@@ -623,21 +643,54 @@ func (p *fftPlan) realMerge(c []complex128) {
 		zmk := 0.5*(b+ca) + complex(0, 0.5)*(b-ca)*complex(real(wmk), -imag(wmk))
 		c[k], c[m-k] = complex(real(zk), -imag(zk)), complex(real(zmk), -imag(zmk))
 	}
-	p.transform(c[:m])
 }
 
 // realInverseWindow is realInverse followed by out[j] = x[(start+j) mod 2m]·scale
 // for j < len(out), without the full-length intermediate (the same
-// products, so the same bits).
+// products, so the same bits). A mixed-radix plan unzips its radix pass a
+// block at a time from a small buffer instead of writing the whole
+// transform back into c and reading it again.
 func (p *fftPlan) realInverseWindow(c []complex128, out []float64, start int, scale float64) {
-	p.realMerge(c)
-	z := c[:p.m]
 	L := 2 * p.m
-	i := start % L
-	for len(out) > 0 {
-		n := min(len(out), L-i) // up to the end of the circle, then from 0
-		unzipConj(out[:n], z, i, scale)
-		out, i = out[n:], 0
+	start %= L
+	if p.radix <= 1 { // a power of two
+		p.realMerge(c)
+		unzipWindow(out, c[:p.m], 0, start, L, scale)
+		return
+	}
+	p.mergePass(c)
+	y := p.scratch()
+	defer p.putScratch(y)
+	y = y[:p.m]
+	gatherAllBitReversed(y, c[:p.m], p.radix, p.sub.rev, p.workers())
+	p.subButterflies(y)
+	n2 := p.m / p.radix
+	const B = windowBlock
+	block := make([]complex128, p.radix*B)
+	for lo := 0; lo < n2; lo += B {
+		hi := min(lo+B, n2)
+		p.radixPass(y, block, lo, hi, B)
+		for l := 0; l < p.radix; l++ {
+			unzipWindow(out, block[l*B:l*B+hi-lo], 2*(lo+l*n2), start, L, scale)
+		}
+	}
+}
+
+// windowBlock is how many points of each of the r rows realInverseWindow
+// takes from its radix pass at a time (r·16 KiB).
+const windowBlock = 1 << 10
+
+// unzipWindow writes the points x[a], …, x[a+2·len(z)−1] that z holds
+// conjugated (as unzipConj reads them; a + 2·len(z) ≤ L) into the window
+// out[j] = x[(start+j) mod L]·scale, wherever they fall in it.
+func unzipWindow(out []float64, z []complex128, a, start, L int, scale float64) {
+	n := 2 * len(z)
+	d := ((a-start)%L + L) % L // the window position of x[a]
+	if d < len(out) {
+		unzipConj(out[d:d+min(n, L-d, len(out)-d)], z, 0, scale)
+	}
+	if n > L-d { // the rest wraps around to the window's start
+		unzipConj(out[:min(n-(L-d), len(out))], z, L-d, scale)
 	}
 }
 
