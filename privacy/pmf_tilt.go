@@ -87,10 +87,10 @@ func (p *PMF) tiltedSelfCompose(T, L, lo int, at float64, probs []float64) []flo
 				continue
 			}
 			if p.pessimistic {
-				if b := (math.Max(tilted, 0) + eta) * f * (1 + rel); b < plain {
+				if b := (maxZero(tilted) + eta) * f * (1 + rel); b < plain {
 					out[k] = b
 				}
-			} else if b := math.Max(tilted-eta, 0) * f * (1 - rel); b > plain {
+			} else if b := maxZero(tilted-eta) * f * (1 - rel); b > plain {
 				out[k] = b
 			}
 		}
