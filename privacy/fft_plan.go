@@ -548,15 +548,63 @@ func (p *fftPlan) realSplit(z []complex128) []complex128 {
 	z[m] = complex(real(z0)-imag(z0), 0)
 	z[0] = complex(real(z0)+imag(z0), 0)
 	for k := 1; k <= m/2; k++ {
-		a, b := z[k], z[m-k]
-		cb := complex(real(b), -imag(b))
-		ca := complex(real(a), -imag(a))
-		e1, o1 := 0.5*(a+cb), complex(0, -0.5)*(a-cb) // E[k], O[k]
-		e2, o2 := 0.5*(b+ca), complex(0, -0.5)*(b-ca) // E[m−k], O[m−k]
-		z[k] = e1 + rtw[k]*o1
-		z[m-k] = e2 - complex(real(rtw[k]), -imag(rtw[k]))*o2 // e^{−2πi(m−k)/2m} = −conj(rtw[k])
+		z[k], z[m-k] = splitPair(z[k], z[m-k], rtw[k]) // at k = m/2 the second write is the one that stays
 	}
 	return z
+}
+
+// splitPair is realSplit's step for the pair (k, m−k), k ≤ m/2: from
+// a = Z[k], b = Z[m−k] and w = rtw[k], the coefficients X[k] and X[m−k].
+func splitPair(a, b, w complex128) (xk, xmk complex128) {
+	cb := complex(real(b), -imag(b))
+	ca := complex(real(a), -imag(a))
+	e1, o1 := 0.5*(a+cb), complex(0, -0.5)*(a-cb)        // E[k], O[k]
+	e2, o2 := 0.5*(b+ca), complex(0, -0.5)*(b-ca)        // E[m−k], O[m−k]
+	return e1 + w*o1, e2 - complex(real(w), -imag(w))*o2 // e^{−2πi(m−k)/2m} = −conj(rtw[k])
+}
+
+// radixSplit is mixedFinish's radix pass into z followed by realSplit,
+// without writing the transform into z and reading it back: the radix
+// pass runs a block of residues k1 (index mod n2) and the block of their
+// mirror images n2 − k1 at a time into small buffers, and every pair
+// (k, m−k) of the split has one member in each (residues 0 and n2/2 are
+// their own mirrors and go first). The same pairs, operations and
+// twiddles as the two passes, so the same bits.
+func (p *fftPlan) radixSplit(y, z []complex128) {
+	r, n2, m := p.radix, p.m/p.radix, p.m
+	rtw := p.realTwiddles()
+	var self [2 * 5]complex128
+	p.radixPass(y, self[:r], 0, 1, 1)            // X[l·n2]
+	p.radixPass(y, self[r:2*r], n2/2, n2/2+1, 1) // X[n2/2 + l·n2]
+	z0 := self[0]
+	z[m] = complex(real(z0)-imag(z0), 0)
+	z[0] = complex(real(z0)+imag(z0), 0)
+	for l := 1; 2*l <= r-1; l++ { // the pairs (l·n2, (r−l)·n2)
+		z[l*n2], z[(r-l)*n2] = splitPair(self[l], self[r-l], rtw[l*n2])
+	}
+	half := self[r : 2*r]
+	for l := 0; 2*l <= r-1; l++ { // (n2/2 + l·n2, n2/2 + (r−1−l)·n2), the last one k = m/2
+		k := n2/2 + l*n2
+		z[k], z[m-k] = splitPair(half[l], half[r-1-l], rtw[k])
+	}
+	const B = windowBlock
+	bufs := make([]complex128, 2*r*B)
+	low, mirror := bufs[:r*B], bufs[r*B:]
+	for lo := 1; lo < n2/2; lo += B {
+		hi := min(lo+B, n2/2)
+		p.radixPass(y, low, lo, hi, B)
+		p.radixPass(y, mirror, n2-hi+1, n2-lo+1, B) // residue n2 − k1 at hi − 1 − k1
+		for l := 0; l < r; l++ {
+			for k1 := lo; k1 < hi; k1++ {
+				k, xk, xm := k1+l*n2, low[k1-lo+l*B], mirror[hi-1-k1+(r-1-l)*B]
+				if km := m - k; k < km {
+					z[k], z[km] = splitPair(xk, xm, rtw[k])
+				} else {
+					z[km], z[k] = splitPair(xm, xk, rtw[km])
+				}
+			}
+		}
+	}
 }
 
 // realForwardPadded is realForward of x zero-padded to length 2m, read
@@ -572,8 +620,13 @@ func (p *fftPlan) realForwardPadded(x []float64, z []complex128) []complex128 {
 		y := p.scratch()
 		defer p.putScratch(y)
 		p.scatterPadded(y[:m], x)
-		p.mixedFinish(y[:m], z[:m])
-		return p.realSplit(z)
+		if m/p.radix < 2*windowBlock {
+			p.mixedFinish(y[:m], z[:m])
+			return p.realSplit(z)
+		}
+		p.subButterflies(y[:m])
+		p.radixSplit(y[:m], z)
+		return z
 	}
 	n := len(x) / 2
 	for k := 0; k < n; k++ {

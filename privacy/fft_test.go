@@ -144,7 +144,7 @@ func BenchmarkGatherBitReversed(b *testing.B) {
 // even lengths.
 func TestFFTPaddedAndWindowBits(t *testing.T) {
 	r := rng.New(5, "fft-window")
-	for _, n := range []int{16, 24, 40, 1 << 12, 3 << 11, 5 << 11, 5 << 17} {
+	for _, n := range []int{16, 24, 40, 1 << 12, 3 << 11, 5 << 11, 3 << 14, 5 << 17} {
 		for _, used := range []int{1, 7, n / 8, n/2 + 1, n} {
 			x := make([]float64, n)
 			for i := range x[:used] {
