@@ -35,7 +35,7 @@ func mechanismPLD(m SampledGaussian, h float64, pessimistic bool, limit int, mem
 // or δ(ε), so that its tilted recompositions reuse the step the plain
 // composition started from instead of building it again: the same
 // arguments give the same PMFs, and at T = 10⁶ building the step three
-// times was a tenth of a whole `dpaudit account`. A nil *stepMemo
+// times took 7.5% of a whole `dpaudit account`. A nil *stepMemo
 // remembers nothing.
 type stepMemo struct {
 	m           SampledGaussian
