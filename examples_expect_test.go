@@ -89,6 +89,15 @@ func TestExampleNumbers(t *testing.T) {
 
 func checkExampleNumbers(t *testing.T, path string) {
 	dir := t.TempDir()
+	// DPAUDIT_EXAMPLES_KEEP keeps each example's store and results under
+	// that folder (one subfolder per example), e.g. to draw the gallery
+	// from the checked runs.
+	if keep := os.Getenv("DPAUDIT_EXAMPLES_KEEP"); keep != "" {
+		dir = filepath.Join(keep, strings.ReplaceAll(strings.TrimSuffix(filepath.ToSlash(path), ".yaml"), "/", "_"))
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
 	p, err := Load(path, Options{Store: filepath.Join(dir, "store"), Results: filepath.Join(dir, "results"), Jobs: 2})
 	if errors.Is(err, datasets.ErrNotFetched) && os.Getenv("DPAUDIT_REQUIRE_DATA") == "" {
 		t.Skipf("its data set is not fetched (CI sets DPAUDIT_REQUIRE_DATA=1): %v", err)

@@ -271,7 +271,8 @@ func best(ms []SampledGaussian, o Options, f func(Accountant) (Result, error)) (
 // tilt to the new ε), which keeps the bound valid and tight down to δ ≈
 // 1e-14 (below the 1e-15 truncation allowance it is +Inf).
 func pldEpsilon(ms []SampledGaussian, delta float64, o Options) (Result, error) {
-	d, h, err := pldOf(ms, o)
+	memo := &stepMemo{}
+	d, h, err := pldOfMemo(ms, o, memo)
 	res := Result{Accountant: AccountantPLD, PLDInterval: h}
 	if errors.Is(err, ErrTooLarge) {
 		res.Value = math.Inf(1)
@@ -287,7 +288,7 @@ func pldEpsilon(ms []SampledGaussian, delta float64, o Options) (Result, error) 
 		if math.IsInf(eps, 1) || len(ms) != 1 || ms[0].compositions() == 1 || d.roundingShare(eps) <= 1e-3*delta {
 			break
 		}
-		t, err := pldTilted(ms[0], h, o, plain, eps, delta, value)
+		t, err := pldTilted(ms[0], h, o, plain, eps, delta, value, memo)
 		if err != nil {
 			return Result{}, err
 		}
@@ -333,7 +334,8 @@ func pldValue(d *PLD, value func(*PMF) float64) float64 {
 // pldDelta is δ(ε) by PLD, tilted at ε when the rounding bound is more
 // than 1e-3 of δ (see pldEpsilon).
 func pldDelta(ms []SampledGaussian, epsilon float64, o Options) (Result, error) {
-	d, h, err := pldOf(ms, o)
+	memo := &stepMemo{}
+	d, h, err := pldOfMemo(ms, o, memo)
 	res := Result{Accountant: AccountantPLD, PLDInterval: h}
 	if errors.Is(err, ErrTooLarge) {
 		res.Value = 1
@@ -345,7 +347,7 @@ func pldDelta(ms []SampledGaussian, epsilon float64, o Options) (Result, error) 
 	value := memoValue(func(p *PMF) float64 { return p.DeltaForEpsilon(epsilon) })
 	res.Value = pldValue(d, value)
 	if len(ms) == 1 && ms[0].compositions() > 1 && d.roundingShare(epsilon) > 1e-3*res.Value {
-		t, err := pldTilted(ms[0], h, o, d, epsilon, res.Value, value)
+		t, err := pldTilted(ms[0], h, o, d, epsilon, res.Value, value, memo)
 		if err != nil {
 			return Result{}, err
 		}
@@ -369,8 +371,8 @@ func pldDelta(ms []SampledGaussian, epsilon float64, o Options) (Result, error) 
 // larger direction is tilted, the other is left as it is when its untilted
 // value is already no larger than that: the maximum is the same number.
 // At T = 10⁶ this halves the transforms per tilt twice over.
-func pldTilted(m SampledGaussian, h float64, o Options, plain *PLD, at, delta float64, value func(*PMF) float64) (*PLD, error) {
-	step, count, err := mechanismStep(m, h, !o.Optimistic, pldLimit(o.PLDMemory))
+func pldTilted(m SampledGaussian, h float64, o Options, plain *PLD, at, delta float64, value func(*PMF) float64, memo *stepMemo) (*PLD, error) {
+	step, count, err := memo.step(m, h, !o.Optimistic, pldLimit(o.PLDMemory))
 	if err != nil {
 		return nil, err
 	}
@@ -467,11 +469,16 @@ const MaxPLDInterval = 0.1
 // requested interval is kept however long it takes: the caller asked for
 // that accuracy.
 func pldOf(ms []SampledGaussian, o Options) (*PLD, float64, error) {
+	return pldOfMemo(ms, o, nil)
+}
+
+// pldOfMemo is pldOf with the unit PLDs kept in memo (nil: not kept).
+func pldOfMemo(ms []SampledGaussian, o Options, memo *stepMemo) (*PLD, float64, error) {
 	h := o.interval()
 	limit := pldLimit(o.PLDMemory)
 	target := float64(max(1, min(limit, MaxPMFLen)/8))
 	for {
-		d, err := pldAt(ms, o, h, limit)
+		d, err := pldAt(ms, o, h, limit, memo)
 		if !errors.Is(err, ErrTooLarge) || 2*h > MaxPLDInterval {
 			return d, h, err
 		}
@@ -484,10 +491,10 @@ func pldOf(ms []SampledGaussian, o Options) (*PLD, float64, error) {
 	}
 }
 
-func pldAt(ms []SampledGaussian, o Options, h float64, limit int) (*PLD, error) {
+func pldAt(ms []SampledGaussian, o Options, h float64, limit int, memo *stepMemo) (*PLD, error) {
 	var total *PLD
 	for _, m := range ms {
-		d, err := mechanismPLD(m, h, !o.Optimistic, limit)
+		d, err := mechanismPLD(m, h, !o.Optimistic, limit, memo)
 		if err != nil {
 			return nil, err
 		}

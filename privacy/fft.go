@@ -1,9 +1,6 @@
 package privacy
 
-import (
-	"math"
-	"sync"
-)
+import "math"
 
 // FFT-based convolution for PMF composition, on the transforms of
 // fft_plan.go.
@@ -73,26 +70,6 @@ func convolve(a, b []float64) ([]float64, float64) {
 	return out, 4 * fftUnitError(L) * na * nb
 }
 
-// fftWork is scratch space for one self-convolution, pooled because the
-// buffers are megabytes and a calibration run makes dozens of them.
-type fftWork struct {
-	z []complex128
-}
-
-var fftWorkPool sync.Pool
-
-func getWork(L int) *fftWork {
-	w, _ := fftWorkPool.Get().(*fftWork)
-	if w == nil {
-		w = &fftWork{}
-	}
-	if cap(w.z) < L/2+1 {
-		w.z = make([]complex128, L/2+1)
-	}
-	w.z = w.z[:L/2+1]
-	return w
-}
-
 // selfConvolveCircular writes into out (length ≤ L) the entries
 // start, start+1, … (mod L) of the T-fold circular self-convolution of p
 // zero-padded to length L (a power of two ≥ len(p)): entry k holds the mass
@@ -104,14 +81,14 @@ func getWork(L int) *fftWork {
 // entry of out (see fftErrorBound for how it is formed).
 func selfConvolveCircular(p []float64, L, T, start int, out []float64) float64 {
 	plan := getPlan(L / 2)
-	w := getWork(L)
-	defer fftWorkPool.Put(w)
+	z := plan.scratch()
+	defer plan.putScratch(z)
 	norm1 := 0.0
 	for _, x := range p {
 		norm1 += math.Abs(x)
 	}
 	a := fftUnitError(L) * norm1 // componentwise error of each forward coefficient
-	c := plan.realForwardPadded(p, w.z)
+	c := plan.realForwardPadded(p, z)
 	t := float64(T)
 	var errSum, absSum float64 // Σ over the full spectrum of the power's error bound, and of |Z|
 	negligible := negligiblePower(a, t)

@@ -68,9 +68,10 @@ func BenchmarkFFT(b *testing.B) {
 	})
 }
 
-// TestGatherBitReversed: the tiled gather of transformMixed puts every
-// value where the plain loop y[rev[i]] = x[i·r+j] puts it, for lengths
-// below and above the tiles' minimum and both radices.
+// TestGatherBitReversed: the tiled gathers of transformMixed, one j at a
+// time and all r at once (on one and on three workers), put every value
+// where the plain loop y[rev[i]] = x[i·r+j] puts it, for lengths below and
+// above the tiles' minimum and both radices.
 func TestGatherBitReversed(t *testing.T) {
 	for _, n := range []int{8, 64, 512, 1 << 10, 1 << 12, 1 << 15} {
 		rev := newPlan(n).rev
@@ -79,15 +80,26 @@ func TestGatherBitReversed(t *testing.T) {
 			for i := range x {
 				x[i] = complex(float64(i), -float64(i))
 			}
+			all := make([]complex128, n*r)
 			for j := 0; j < r; j++ {
 				want, got := make([]complex128, n), make([]complex128, n)
 				for i, ri := range rev[:n] {
 					want[ri] = x[i*r+j]
 				}
+				copy(all[j*n:], want)
 				gatherBitReversed(got, x, r, j, rev)
 				for i := range want {
 					if got[i] != want[i] {
 						t.Fatalf("n=%d r=%d j=%d: y[%d] = %v, want %v", n, r, j, i, got[i], want[i])
+					}
+				}
+			}
+			for _, workers := range []int{1, 3} {
+				got := make([]complex128, n*r)
+				gatherAllBitReversed(got, x, r, rev, workers)
+				for i := range all {
+					if got[i] != all[i] {
+						t.Fatalf("all at once, n=%d r=%d, %d workers: y[%d] = %v, want %v", n, r, workers, i, got[i], all[i])
 					}
 				}
 			}
@@ -122,4 +134,66 @@ func BenchmarkGatherBitReversed(b *testing.B) {
 			}
 		})
 	})
+}
+
+// TestFFTPaddedAndWindowBits: the padded forward transform (which a
+// mixed-radix plan scatters straight into its sub-transforms) gives
+// realForward's bits on the zero-padded copy, and the windowed inverse
+// gives realInverse's bits times the scale at every index of windows that
+// start at even and odd points, wrap around the end and are of odd and
+// even lengths.
+func TestFFTPaddedAndWindowBits(t *testing.T) {
+	r := rng.New(5, "fft-window")
+	for _, n := range []int{16, 24, 40, 1 << 12, 3 << 11, 5 << 11, 3 << 14, 5 << 17} {
+		for _, used := range []int{1, 7, n / 8, n/2 + 1, n} {
+			x := make([]float64, n)
+			for i := range x[:used] {
+				x[i] = r.Float64()
+			}
+			p := getPlan(n / 2)
+			want := p.realForward(append([]float64(nil), x...), make([]complex128, n/2+1))
+			got := p.realForwardPadded(x[:used], make([]complex128, n/2+1))
+			for k := range want {
+				if got[k] != want[k] {
+					t.Fatalf("n=%d, %d points: coefficient %d = %v, unpadded %v", n, used, k, got[k], want[k])
+				}
+			}
+			full := make([]float64, n)
+			p.realInverse(append([]complex128(nil), want...), full)
+			const scale = 0.3
+			for _, w := range [][2]int{{0, n}, {1, n - 1}, {3, 6}, {n - 3, 7}, {n - 2, 5}, {n/2 + 1, n}} {
+				out := make([]float64, w[1])
+				p.realInverseWindow(append([]complex128(nil), want...), out, w[0], scale)
+				for j, v := range out {
+					if e := full[(w[0]+j)%n] * scale; math.Float64bits(v) != math.Float64bits(e) {
+						t.Fatalf("n=%d window %v: out[%d] = %v, want %v", n, w, j, v, e)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMixedTwiddlesBits: every twiddle of a mixed-radix plan's radix-r
+// pass, part of them copied from the real-transform table, is the double
+// the formula e^{−2πi·j·k1/m} gives, and so is every entry of that table.
+func TestMixedTwiddlesBits(t *testing.T) {
+	for _, m := range []int{12, 20, 3 << 10, 5 << 10, 5 << 14} {
+		p := newPlan(m)
+		n2 := m / p.radix
+		for j := 1; j < p.radix; j++ {
+			for k1 := 0; k1 < n2; k1++ {
+				s, c := math.Sincos(-2 * math.Pi * float64(j*k1) / float64(m))
+				if got := p.rtwR[(j-1)*n2+k1]; got != complex(c, s) {
+					t.Fatalf("m=%d j=%d k1=%d: %v, formula %v", m, j, k1, got, complex(c, s))
+				}
+			}
+		}
+		for k, w := range p.realTwiddles() {
+			s, c := math.Sincos(-math.Pi * float64(k) / float64(m))
+			if w != complex(c, s) {
+				t.Fatalf("m=%d: rtw[%d] = %v, formula %v", m, k, w, complex(c, s))
+			}
+		}
+	}
 }

@@ -17,9 +17,10 @@ func (m SampledGaussian) compositions() int {
 	return m.Steps
 }
 
-// mechanismPLD is the PLD of all of m's steps at interval h.
-func mechanismPLD(m SampledGaussian, h float64, pessimistic bool, limit int) (*PLD, error) {
-	step, count, err := mechanismStep(m, h, pessimistic, limit)
+// mechanismPLD is the PLD of all of m's steps at interval h (its unit PLD
+// from memo, which may be nil).
+func mechanismPLD(m SampledGaussian, h float64, pessimistic bool, limit int, memo *stepMemo) (*PLD, error) {
+	step, count, err := memo.step(m, h, pessimistic, limit)
 	if err != nil || count == 1 {
 		return step, err
 	}
@@ -28,6 +29,34 @@ func mechanismPLD(m SampledGaussian, h float64, pessimistic bool, limit int) (*P
 		return nil, fmt.Errorf("%s PLD (q=%v, σ=%v): %w", m.describe(), m.SamplingRate, m.NoiseMultiplier, err)
 	}
 	return d, nil
+}
+
+// stepMemo keeps the last unit PLD that mechanismStep built for one ε(δ)
+// or δ(ε), so that its tilted recompositions reuse the step the plain
+// composition started from instead of building it again: the same
+// arguments give the same PMFs, and at T = 10⁶ building the step three
+// times took 7.5% of a whole `dpaudit account`. A nil *stepMemo
+// remembers nothing.
+type stepMemo struct {
+	m           SampledGaussian
+	h           float64
+	pessimistic bool
+	limit       int
+	pld         *PLD
+	count       int
+}
+
+// step is mechanismStep(m, h, pessimistic, limit), built once per memo.
+// The PLD it returns is shared: no caller modifies a PMF it did not build.
+func (s *stepMemo) step(m SampledGaussian, h float64, pessimistic bool, limit int) (*PLD, int, error) {
+	if s != nil && s.pld != nil && s.m == m && s.h == h && s.pessimistic == pessimistic && s.limit == limit {
+		return s.pld, s.count, nil
+	}
+	step, count, err := mechanismStep(m, h, pessimistic, limit)
+	if s != nil && err == nil {
+		*s = stepMemo{m: m, h: h, pessimistic: pessimistic, limit: limit, pld: step, count: count}
+	}
+	return step, count, err
 }
 
 // mechanismStep returns the PLD of one unit of m (a step, or an epoch of

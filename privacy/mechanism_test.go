@@ -88,7 +88,7 @@ func TestReplaceOneOrdering(t *testing.T) {
 			t.Errorf("%s replace-one at q = 1: ε = %.6f, exact %.6f", acc, e, exact)
 		}
 	}
-	d, err := mechanismPLD(SampledGaussian{NoiseMultiplier: 1, SamplingRate: 0.05, Steps: 1, Adjacency: AdjacencyReplaceOne}, 1e-3, true, MaxPMFLen)
+	d, err := mechanismPLD(SampledGaussian{NoiseMultiplier: 1, SamplingRate: 0.05, Steps: 1, Adjacency: AdjacencyReplaceOne}, 1e-3, true, MaxPMFLen, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

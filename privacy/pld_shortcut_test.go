@@ -80,7 +80,7 @@ func TestPLDTiltedSkipsOnlyWhatCannotMatter(t *testing.T) {
 		const h = 1e-3
 		for _, opt := range []bool{false, true} {
 			o := Options{Optimistic: opt}
-			plain, err := pldAt([]SampledGaussian{m}, o, h, pldLimit(o.PLDMemory))
+			plain, err := pldAt([]SampledGaussian{m}, o, h, pldLimit(o.PLDMemory), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +97,7 @@ func TestPLDTiltedSkipsOnlyWhatCannotMatter(t *testing.T) {
 				"eps":   func(p *PMF) float64 { return p.EpsilonForDelta(c.delta) },
 				"delta": func(p *PMF) float64 { return p.DeltaForEpsilon(at - 0.5) },
 			} {
-				got, err := pldTilted(m, h, o, plain, at, c.delta, memoValue(value))
+				got, err := pldTilted(m, h, o, plain, at, c.delta, memoValue(value), nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -93,11 +93,24 @@ func applyErrorBound(x []float64, eta float64, pessimistic bool) {
 	}
 	for i, v := range x {
 		if pessimistic {
-			x[i] = math.Max(v, 0) + eta
+			x[i] = maxZero(v) + eta
 		} else {
-			x[i] = math.Max(v-eta, 0)
+			x[i] = maxZero(v - eta)
 		}
 	}
+}
+
+// maxZero is math.Max(v, 0), bit for bit (−0 and negatives give +0, NaN
+// gives NaN), in a form the compiler inlines: the loops over millions of
+// masses at T = 10⁶ spent a twentieth of their time calling math.Max.
+func maxZero(v float64) float64 {
+	if v > 0 {
+		return v
+	}
+	if v != v {
+		return math.NaN()
+	}
+	return 0
 }
 
 // clipNegative zeroes the tiny negative values (~1e-18) that FFT rounding

@@ -280,3 +280,13 @@ func TestConnectDotsDualIdentity(t *testing.T) {
 		near(t, "dual add infinity mass", dual.InfinityMass(), direct.InfinityMass(), 1e-15)
 	}
 }
+
+// TestMaxZeroIsMathMax: maxZero gives math.Max(v, 0)'s bits for every
+// kind of value.
+func TestMaxZeroIsMathMax(t *testing.T) {
+	for _, v := range []float64{0, math.Copysign(0, -1), 1e-300, -1e-300, 5e-324, -5e-324, 0.5, -0.5, math.MaxFloat64, -math.MaxFloat64, math.Inf(1), math.Inf(-1), math.NaN()} {
+		if got, want := maxZero(v), math.Max(v, 0); math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("maxZero(%v) = %x, math.Max gives %x", v, math.Float64bits(got), math.Float64bits(want))
+		}
+	}
+}

@@ -87,10 +87,10 @@ func (p *PMF) tiltedSelfCompose(T, L, lo int, at float64, probs []float64) []flo
 				continue
 			}
 			if p.pessimistic {
-				if b := (math.Max(tilted, 0) + eta) * f * (1 + rel); b < plain {
+				if b := (maxZero(tilted) + eta) * f * (1 + rel); b < plain {
 					out[k] = b
 				}
-			} else if b := math.Max(tilted-eta, 0) * f * (1 - rel); b > plain {
+			} else if b := maxZero(tilted-eta) * f * (1 - rel); b > plain {
 				out[k] = b
 			}
 		}
@@ -141,12 +141,26 @@ func tiltFor(probs []float64, target float64) (theta, logZ float64, ok bool) {
 		for i, l := range lp {
 			mx = math.Max(mx, l+th*float64(i))
 		}
+		// The weights a block at a time by numeric.ExpBlock (math.Exp's
+		// bits), summed in index order as one at a time.
 		var s, si, sii float64
-		for i, l := range lp {
-			w := math.Exp(l + th*float64(i) - mx)
-			s += w
-			si += w * float64(i)
-			sii += w * float64(i) * float64(i)
+		var es, ws [untiltBlock]float64
+		for b := 0; b < len(lp); b += untiltBlock {
+			n := min(untiltBlock, len(lp)-b)
+			n4 := (n + 3) &^ 3
+			for k := range n4 {
+				es[k] = 0
+				if k < n {
+					es[k] = lp[b+k] + th*float64(b+k) - mx
+				}
+			}
+			numeric.ExpBlock(ws[:n4], es[:n4])
+			for k, w := range ws[:n] {
+				i := b + k
+				s += w
+				si += w * float64(i)
+				sii += w * float64(i) * float64(i)
+			}
 		}
 		m = si / s
 		return m, math.Max(sii/s-m*m, 1e-12), mx + math.Log(s)

@@ -14,7 +14,9 @@
 #
 # The quick examples are checked by `go test .` (TestExampleNumbers; not
 # with -short). Environment: DPAUDIT_DATA (data dir), TIMEOUT (go test
-# -timeout, default 6h).
+# -timeout, default 6h), DPAUDIT_EXAMPLES_KEEP (a folder that keeps each
+# example's fresh store and results, one subfolder per example, instead of
+# deleting them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +27,7 @@ while [ $# -gt 0 ]; do
     --long) mode=long ;;
     --all) mode=all ;;
     -run) filter="/($2)"; shift ;;  # parenthesised: go test splits a top-level | into separate patterns
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "check-examples: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
