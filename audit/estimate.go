@@ -1,6 +1,11 @@
 package audit
 
-import "math"
+import (
+	"context"
+	"math"
+
+	"github.com/dpaudit/dpaudit/internal/parallel"
+)
 
 // Options configure Estimate. DefaultOptions gives the recommended ones;
 // in the zero value, Method, SplitFraction and GridSize take their
@@ -219,10 +224,36 @@ func Estimate(scores []float64, worlds []bool, o Options) (Result, error) {
 		Trials0:    len(all.w0),
 		Trials1:    len(all.w1),
 	}
-	// Split with Splits = k > 1 draws k seeded splits, bounds each at
-	// α/k and keeps the largest: a union bound over the k splits keeps it
-	// valid at 1 − α, and the luck of one split no longer decides the
-	// result.
+	// The threshold search and the ROC summaries read the same sorted
+	// scores and nothing of each other: they run side by side.
+	var maxAcc, auc float64
+	var tpr []float64
+	err := parallel.For(context.Background(), 2, 2, func(i int) error {
+		if i == 1 {
+			maxAcc, auc, tpr = all.maxAccuracy(), all.auc(), all.tprAtFPR([]float64{1e-3, 1e-2})
+			return nil
+		}
+		var err error
+		r, err = bestOverSplits(r, scores, worlds, all, o)
+		return err
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	r.MaxAccuracy, r.AUC = maxAcc, auc
+	r.TPRAtFPR1e3, r.TPRAtFPR1e2 = tpr[0], tpr[1]
+	if o.LowerMeansWorld1 {
+		r.Threshold, r.GDP.Threshold = -r.Threshold, -r.GDP.Threshold
+		r.Rule = "score <= threshold"
+	}
+	return r, nil
+}
+
+// bestOverSplits runs the threshold search of o.Method on r's trials: with
+// Split and Splits = k > 1 it draws k seeded splits, bounds each at α/k
+// and keeps the largest (a union bound over the k splits keeps it valid
+// at 1 − α, and the luck of one split no longer decides the result).
+func bestOverSplits(r Result, scores []float64, worlds []bool, all sortedScores, o Options) (Result, error) {
 	k := 1
 	if o.Method == Split {
 		k = max(o.Splits, 1)
@@ -245,15 +276,6 @@ func Estimate(scores []float64, worlds []bool, o Options) (Result, error) {
 		if !r.Valid {
 			r.tests = nil
 		}
-	}
-
-	r.MaxAccuracy = all.maxAccuracy()
-	r.AUC = all.auc()
-	tpr := all.tprAtFPR([]float64{1e-3, 1e-2})
-	r.TPRAtFPR1e3, r.TPRAtFPR1e2 = tpr[0], tpr[1]
-	if o.LowerMeansWorld1 {
-		r.Threshold, r.GDP.Threshold = -r.Threshold, -r.GDP.Threshold
-		r.Rule = "score <= threshold"
 	}
 	return r, nil
 }

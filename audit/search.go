@@ -1,9 +1,12 @@
 package audit
 
 import (
+	"context"
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/dpaudit/dpaudit/internal/parallel"
 )
 
 // Maximising the Eq. 5 bound over every threshold of 10⁶ trials would take
@@ -55,6 +58,51 @@ func (g *cpGrid) value(j int) float64 {
 	return g.val[j]
 }
 
+// prefillGrids computes, on every core, the grid values that bracketing
+// the candidates' counts reads: the same values bracket would compute
+// lazily one after another (thousands of Beta quantiles at 10⁶ trials),
+// each the same pure function of its count, so the search's result does
+// not depend on the number of cores.
+func prefillGrids(cands []candidate, g0, g1 *cpGrid) {
+	type slot struct {
+		g *cpGrid
+		j int
+	}
+	var todo []slot
+	need := map[*cpGrid][]bool{}
+	mark := func(g *cpGrid, x int) {
+		if need[g] == nil {
+			need[g] = make([]bool, len(g.at))
+		}
+		j := sort.SearchInts(g.at, x)
+		for _, k := range []int{j - 1, j} {
+			if k < j && g.at[j] == x {
+				continue // x is a grid count: only its own value is read
+			}
+			if !need[g][k] && math.IsNaN(g.val[k]) {
+				need[g][k] = true
+				todo = append(todo, slot{g, k})
+			}
+		}
+	}
+	for _, c := range cands {
+		mark(g0, c.fp)
+		mark(g1, c.fn)
+	}
+	if len(todo) < 256 {
+		return // few enough to compute lazily
+	}
+	err := parallel.Chunks(context.Background(), len(todo), 64, 0, func(_, lo, hi int) error {
+		for _, t := range todo[lo:hi] {
+			t.g.val[t.j] = t.g.upper(float64(t.g.at[t.j]))
+		}
+		return nil
+	})
+	if err != nil {
+		panic(err) // only a panic inside a bound gets here
+	}
+}
+
 // bracket returns lo ≤ cpUpper(x) ≤ hi.
 func (g *cpGrid) bracket(x int) (lo, hi float64) {
 	j := sort.SearchInts(g.at, x) // first grid count ≥ x
@@ -102,6 +150,7 @@ func bestCandidateOn(cands []candidate, g0, g1 *cpGrid, f objective) (best int, 
 	upper := make([]float64, len(cands))
 	point := make([]float64, len(cands))
 	floor := 0.0 // the best lower bracket: the maximum is at least this
+	prefillGrids(cands, g0, g1)
 	for i, c := range cands {
 		fpLo, fpHiB := g0.bracket(c.fp)
 		fnLo, fnHiB := g1.bracket(c.fn)
