@@ -38,7 +38,7 @@ trap 'rm -f "$log"' EXIT
 rc=0
 DPAUDIT_EXAMPLES="$mode" go test -count=1 -timeout "${TIMEOUT:-6h}" \
   -run "TestExampleNumbers${filter}" -v . >"$log" 2>&1 || rc=$?
-grep -E '^(=== RUN|--- |\s+examples_expect_test|ok|FAIL|PASS|panic)' "$log" || true
+grep -E '^(=== RUN|\s*--- |\s+examples_expect_test|ok|FAIL|PASS|panic)' "$log" || true
 if ! grep -q '^=== RUN   TestExampleNumbers/' "$log"; then
   echo "check-examples: no example was run (check -run)" >&2
   [ $rc -ne 0 ] && tail -20 "$log" >&2
