@@ -25,24 +25,24 @@ func (s sortedScores) auc() float64 {
 // [0, 1] are clamped.
 func (s sortedScores) tprAtFPR(targets []float64) []float64 {
 	n0, n1 := float64(len(s.w0)), float64(len(s.w1))
-	// Distinct scores in descending order: walk ascending, then reverse.
-	var steps []distinctStep
-	s.walk(func(st distinctStep) { steps = append(steps, st) })
 	out := make([]float64, len(targets))
 	for ti, f := range targets {
 		f = min(max(f, 0), 1)
 		fp, tp := 0, 0
 		res := -1.0
-		for k := len(steps) - 1; k >= 0; k-- {
-			nfp, ntp := fp+steps[k].c0, tp+steps[k].c1
+		// Distinct scores from the top down, only as far as the target
+		// FPR: a low-FPR point reads the top of the sorted scores.
+		s.walkDown(func(c0, c1 int) bool {
+			nfp, ntp := fp+c0, tp+c1
 			if float64(nfp)/n0 > f {
 				x0, x1 := float64(fp)/n0, float64(nfp)/n0
 				y0, y1 := float64(tp)/n1, float64(ntp)/n1
 				res = y0 + (f-x0)/(x1-x0)*(y1-y0)
-				break
+				return false
 			}
 			fp, tp = nfp, ntp
-		}
+			return true
+		})
 		if res < 0 { // f reached the end of the curve
 			res = float64(tp) / n1
 		}

@@ -45,6 +45,14 @@ func newSortedScores(scores []float64, worlds []bool, keep []int) sortedScores {
 			add(i)
 		}
 	} else {
+		n1 := 0
+		for _, i := range keep {
+			if worlds[i] {
+				n1++
+			}
+		}
+		s.w0 = make([]float64, 0, len(keep)-n1)
+		s.w1 = make([]float64, 0, n1)
 		for _, i := range keep {
 			add(i)
 		}
@@ -117,6 +125,35 @@ func (s sortedScores) walk(f func(distinctStep)) {
 			st.c1++
 		}
 		f(st)
+	}
+}
+
+// walkDown calls f with the multiplicities in each world of every distinct
+// score in descending order, until f returns false.
+func (s sortedScores) walkDown(f func(c0, c1 int) bool) {
+	i, j := len(s.w0)-1, len(s.w1)-1
+	for i >= 0 || j >= 0 {
+		var u float64
+		switch {
+		case i < 0:
+			u = s.w1[j]
+		case j < 0:
+			u = s.w0[i]
+		default:
+			u = math.Max(s.w0[i], s.w1[j])
+		}
+		c0, c1 := 0, 0
+		for i >= 0 && s.w0[i] == u {
+			i--
+			c0++
+		}
+		for j >= 0 && s.w1[j] == u {
+			j--
+			c1++
+		}
+		if !f(c0, c1) {
+			return
+		}
 	}
 }
 

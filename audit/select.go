@@ -16,6 +16,11 @@ type selector struct {
 	selectionTrials int
 	hypotheses      int
 	splits          int // Bonferroni over this many seeded splits (Split only)
+	// The choosing trials' candidate thresholds and the grids of their
+	// predicted bounds, built by the first pick and read by the next (the
+	// ε and the Gaussian-DP searches run over the same ones).
+	cands  []candidate
+	g0, g1 *cpGrid
 }
 
 // newSelector builds split j of k (k = 1 but for Split with Options.Splits).
@@ -108,11 +113,13 @@ func (s *selector) pick(f objective) (tau float64, c Counts, fpHi, fnHi float64)
 		}
 		return tau, c, fpHi, fnHi
 	}
-	cands := s.choose.candidates()
-	g0 := predictedGrid(len(s.choose.w0), len(s.eval.w0), s.tail)
-	g1 := predictedGrid(len(s.choose.w1), len(s.eval.w1), s.tail)
-	i, _, _, _ := bestCandidateOn(cands, g0, g1, f)
-	tau = cands[i].tau
+	if s.cands == nil {
+		s.cands = s.choose.candidates()
+		s.g0 = predictedGrid(len(s.choose.w0), len(s.eval.w0), s.tail)
+		s.g1 = predictedGrid(len(s.choose.w1), len(s.eval.w1), s.tail)
+	}
+	i, _, _, _ := bestCandidateOn(s.cands, s.g0, s.g1, f)
+	tau = s.cands[i].tau
 	c = s.eval.countsAt(tau)
 	fpHi, fnHi = upper(c)
 	return tau, c, fpHi, fnHi
