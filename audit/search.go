@@ -58,43 +58,29 @@ func (g *cpGrid) value(j int) float64 {
 	return g.val[j]
 }
 
-// prefillGrids computes, on every core, the grid values that bracketing
-// the candidates' counts reads: the same values bracket would compute
-// lazily one after another (thousands of Beta quantiles at 10⁶ trials),
-// each the same pure function of its count, so the search's result does
-// not depend on the number of cores.
-func prefillGrids(cands []candidate, g0, g1 *cpGrid) {
-	type slot struct {
-		g *cpGrid
-		j int
-	}
-	var todo []slot
-	need := map[*cpGrid][]bool{}
-	mark := func(g *cpGrid, x int) {
-		if need[g] == nil {
-			need[g] = make([]bool, len(g.at))
-		}
-		j := sort.SearchInts(g.at, x)
-		for _, k := range []int{j - 1, j} {
-			if k < j && g.at[j] == x {
-				continue // x is a grid count: only its own value is read
-			}
-			if !need[g][k] && math.IsNaN(g.val[k]) {
-				need[g][k] = true
-				todo = append(todo, slot{g, k})
+// prefill computes, on every core, the grid values that bracketing the
+// counts x(0), …, x(n−1) reads: the values bracket would compute lazily
+// one after another (thousands of Beta quantiles at 10⁶ trials), each the
+// same pure function of its count, so the search's result does not
+// depend on the number of cores.
+func (g *cpGrid) prefill(n int, x func(i int) int) {
+	need := make([]bool, len(g.at))
+	var todo []int
+	for i := range n {
+		lo, hi := g.bracketIndices(x(i))
+		for _, j := range []int{lo, hi} {
+			if !need[j] && math.IsNaN(g.val[j]) {
+				need[j] = true
+				todo = append(todo, j)
 			}
 		}
 	}
-	for _, c := range cands {
-		mark(g0, c.fp)
-		mark(g1, c.fn)
-	}
-	if len(todo) < 256 {
+	if len(todo) < 128 {
 		return // few enough to compute lazily
 	}
 	err := parallel.Chunks(context.Background(), len(todo), 64, 0, func(_, lo, hi int) error {
-		for _, t := range todo[lo:hi] {
-			t.g.val[t.j] = t.g.upper(float64(t.g.at[t.j]))
+		for _, j := range todo[lo:hi] {
+			g.val[j] = g.upper(float64(g.at[j]))
 		}
 		return nil
 	})
@@ -103,21 +89,27 @@ func prefillGrids(cands []candidate, g0, g1 *cpGrid) {
 	}
 }
 
-// bracket returns lo ≤ cpUpper(x) ≤ hi.
-func (g *cpGrid) bracket(x int) (lo, hi float64) {
+// bracketIndices returns the grid indices whose values bracket the bound
+// at count x: j and j for a grid count, else its neighbours below and
+// above.
+func (g *cpGrid) bracketIndices(x int) (lo, hi int) {
 	j := sort.SearchInts(g.at, x) // first grid count ≥ x
 	if g.at[j] == x {
-		v := g.value(j)
-		return v, v
+		return j, j
 	}
-	return g.value(j - 1), g.value(j)
+	return j - 1, j
+}
+
+// bracket returns lo ≤ cpUpper(x) ≤ hi.
+func (g *cpGrid) bracket(x int) (lo, hi float64) {
+	jlo, jhi := g.bracketIndices(x)
+	return g.value(jlo), g.value(jhi)
 }
 
 // exact returns cpUpper(x).
 func (g *cpGrid) exact(x int) float64 {
-	j := sort.SearchInts(g.at, x)
-	if g.at[j] == x {
-		return g.value(j)
+	if lo, hi := g.bracketIndices(x); lo == hi {
+		return g.value(lo)
 	}
 	return g.upper(float64(x))
 }
@@ -150,7 +142,8 @@ func bestCandidateOn(cands []candidate, g0, g1 *cpGrid, f objective) (best int, 
 	upper := make([]float64, len(cands))
 	point := make([]float64, len(cands))
 	floor := 0.0 // the best lower bracket: the maximum is at least this
-	prefillGrids(cands, g0, g1)
+	g0.prefill(len(cands), func(i int) int { return cands[i].fp })
+	g1.prefill(len(cands), func(i int) int { return cands[i].fn })
 	for i, c := range cands {
 		fpLo, fpHiB := g0.bracket(c.fp)
 		fnLo, fnHiB := g1.bracket(c.fn)

@@ -16,7 +16,8 @@ func TestPrefilledGridsBracketAsLazy(t *testing.T) {
 	tail := 0.025
 	lazy0, lazy1 := newCPGrid(len(s.w0), tail), newCPGrid(len(s.w1), tail)
 	pre0, pre1 := newCPGrid(len(s.w0), tail), newCPGrid(len(s.w1), tail)
-	prefillGrids(cands, pre0, pre1)
+	pre0.prefill(len(cands), func(i int) int { return cands[i].fp })
+	pre1.prefill(len(cands), func(i int) int { return cands[i].fn })
 	filled := 0
 	for _, v := range pre0.val {
 		if !math.IsNaN(v) {
