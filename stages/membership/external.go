@@ -383,10 +383,9 @@ func externalSegmenter(b *stages.Build, ep *estimateParams) (*segmenter, error) 
 			return &pipeline.Node{Kind: "external_call", Version: externalCallVersion, Params: p, Inputs: []*pipeline.Node{s.node, canaries},
 				Run: func(ctx context.Context, w *pipeline.Work) error {
 					q := p
-					if stopped, err := gateStopped(w); err != nil {
+					var err error
+					if q.Count, err = gatedCount(w, q.Count); err != nil {
 						return err
-					} else if stopped {
-						q.Count = 0
 					}
 					return runExternalCall(ctx, q, w)
 				}}

@@ -175,10 +175,9 @@ func idealSegmenter(b *stages.Build, ep *estimateParams) *segmenter {
 			return &pipeline.Node{Kind: "trials", Version: trialsVersion, Params: p,
 				Run: func(ctx context.Context, w *pipeline.Work) error {
 					q := p
-					if stopped, err := gateStopped(w); err != nil {
+					var err error
+					if q.Count, err = gatedCount(w, q.Count); err != nil {
 						return err
-					} else if stopped {
-						q.Count = 0
 					}
 					return runIdealShard(ctx, q, w)
 				}}
@@ -214,10 +213,9 @@ func trainedSegmenter(b *stages.Build, ep *estimateParams) (*segmenter, error) {
 			return &pipeline.Node{Kind: "trials", Version: trialsVersion, Params: p, Inputs: []*pipeline.Node{craft},
 				Run: func(ctx context.Context, w *pipeline.Work) error {
 					q := p
-					if stopped, err := gateStopped(w); err != nil {
+					var err error
+					if q.Count, err = gatedCount(w, q.Count); err != nil {
 						return err
-					} else if stopped {
-						q.Count = 0
 					}
 					return runTrialShard(ctx, q, dataDir, w)
 				}}
@@ -264,17 +262,18 @@ func looks(b *stages.Build, ep estimateParams, seq seqParams, sg *segmenter) ([]
 	return shards, prev
 }
 
-// gateStopped reports whether a gated shard's previous look (its last
-// input, a look node) has stopped the audit.
-func gateStopped(w *pipeline.Work) (bool, error) {
+// gatedCount is the number of trials a gated shard runs: none when its
+// previous look (its last input, a look node) has stopped the audit,
+// else count.
+func gatedCount(w *pipeline.Work, count int) (int, error) {
 	if len(w.Inputs) == 0 || w.Node.Inputs[len(w.Inputs)-1].Kind != "look" {
-		return false, nil
+		return count, nil
 	}
 	st, err := readLook(w.Inputs[len(w.Inputs)-1])
-	if err != nil {
-		return false, err
+	if err != nil || st.Stopped {
+		return 0, err
 	}
-	return st.Stopped, nil
+	return count, nil
 }
 
 func readLook(dir string) (seqState, error) {
