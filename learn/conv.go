@@ -73,6 +73,14 @@ func (l *conv) forward(s *scratch, in, out []float32, b int) {
 }
 
 func (l *conv) backward(s *scratch, in, out, dOut, dIn []float32, b int, sq []float64, norms bool) {
+	if l.sparseBackwardOK() && l.backwardSparse(s, in, dOut, dIn, b, sq, norms) {
+		return
+	}
+	l.backwardDense(s, dOut, dIn, b, sq, norms)
+}
+
+// backwardDense is backward by GEMMs over the im2col matrix of forward.
+func (l *conv) backwardDense(s *scratch, dOut, dIn []float32, b int, sq []float64, norms bool) {
 	P, K := l.positions(), l.kdim()
 	if dIn != nil {
 		s.dcols = grow(s.dcols, len(s.cols))

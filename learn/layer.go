@@ -61,6 +61,8 @@ type scratch struct {
 	// inSq, when set by the trainer for the first layer, holds the inputs'
 	// squared norms, precomputed once per run instead of once per step.
 	inSq []float64
+	// sparse: conv: one example's non-zero output deltas (conv_sparse.go).
+	sparse sparseDeltas
 	// materialised records that backward filled pex for this chunk.
 	materialised bool
 	// threads is how many goroutines the layer's GEMMs may use (≤ 1: the

@@ -99,6 +99,13 @@ func (ar *arch) plan(transA, transB bool, m, n, k, lda, ldb int) plan {
 	return p
 }
 
+// ChunkLength is the length of the chunks Sgemm cuts a sum over k terms
+// into on its broadcast path (see the package comment): each
+// chunk is one FMA chain from +0, added onto the previous chunks' result.
+// Code that reproduces Sgemm's bits restarts its chains at the same
+// boundaries.
+func ChunkLength(k int) int { return chunkLength(k) }
+
 // chunkLength splits k into the fewest chunks of at most kcBlock, of equal
 // length rounded up to a multiple of 8, so that no chunk is a short
 // remainder (784 = 264+264+256, not 256+256+256+16). It depends on k alone:

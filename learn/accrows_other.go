@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package learn
+
+// haveAccRows is false: the portable GEMM rounds every product apart, and
+// the convolution's dense backward pass is the one that matches it.
+const haveAccRows = false
+
+func accRows(dst, base []float32, off []int32, coef []float32, w int, add bool) {
+	panic("learn: accRows without AVX2")
+}

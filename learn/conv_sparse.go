@@ -1,0 +1,180 @@
+package learn
+
+import (
+	"math/bits"
+
+	"github.com/dpaudit/dpaudit/learn/gemm"
+)
+
+// The convolution's backward pass skips zero output deltas where they are
+// most of them: behind max pooling only each window's maximum receives a
+// gradient, and behind a ReLU only its active outputs, so in Bernau et
+// al.'s CNN four in five of the second layer's deltas are exact zeros.
+// The GEMMs of the dense pass multiply every one of them. Each sum here is
+// the GEMM's FMA chain with the zero terms left out: a chain starts at +0
+// and is never −0, so a term 0·u adds nothing and the result has the
+// GEMM's bits (u is finite: non-finite inputs are refused before
+// training). The sparse pass needs accRows's kernels, no padding, and
+// kernel rows of whole vectors (k·inC a multiple of 8).
+
+// sparseMaxDensity is the largest fraction of non-zero deltas for which
+// the sparse pass is taken: per non-zero delta it does the dense pass's
+// multiply-adds for that delta at about half the GEMM's speed per
+// multiply-add.
+const sparseMaxDensity = 0.4
+
+// sparseDeltas lists one example's non-zero output deltas two ways: by
+// position p (for the input gradient: entries rowStart[p]..rowStart[p+1]
+// of rowOff, the delta's channel c as the weight row's offset c·K, and
+// rowCoef) and by channel c (for the weight gradient: entries
+// c·P..c·P+chanLen[c] of chanPos, the position, chanOff, its input
+// offset, and chanCoef), both in ascending order.
+type sparseDeltas struct {
+	rowStart []int32
+	rowOff   []int32
+	rowCoef  []float32
+	chanLen  []int32
+	chanPos  []int32
+	chanOff  []int32
+	chanCoef []float32
+}
+
+// sparseBackwardOK reports whether the layer's shape allows the sparse
+// pass.
+func (l *conv) sparseBackwardOK() bool {
+	return haveAccRows && gemm.Path() != "purego" && l.pad == 0 && (l.k*l.inC)%8 == 0
+}
+
+// list fills sd with the non-zero deltas of one example's dOut (P×outC)
+// and returns how many there are. Each position's deltas are first
+// reduced to a bit mask without branches (a delta's zero test is a coin
+// flip the branch predictor cannot learn), then only the set bits are
+// visited.
+func (l *conv) list(sd *sparseDeltas, dOut []float32) int {
+	P, O, K, C := l.positions(), l.outC, l.kdim(), l.inC
+	sd.rowStart = growInt32(sd.rowStart, P+1)
+	sd.rowOff = growInt32(sd.rowOff, P*O)
+	sd.rowCoef = grow(sd.rowCoef, P*O)
+	sd.chanLen = growInt32(sd.chanLen, O)
+	sd.chanPos = growInt32(sd.chanPos, P*O)
+	sd.chanOff = growInt32(sd.chanOff, P*O)
+	sd.chanCoef = grow(sd.chanCoef, P*O)
+	clear(sd.chanLen)
+	n := 0
+	for oy := 0; oy < l.outH; oy++ {
+		for ox := 0; ox < l.outW; ox++ {
+			p := oy*l.outW + ox
+			at := int32((oy*l.st*l.inW + ox*l.st) * C)
+			sd.rowStart[p] = int32(n)
+			row := dOut[p*O : (p+1)*O]
+			for c0 := 0; c0 < O; c0 += 64 {
+				var mask uint64
+				for c, d := range row[c0:min(c0+64, O)] {
+					mask |= uint64(b2i(d != 0)) << c
+				}
+				for ; mask != 0; mask &= mask - 1 {
+					c := c0 + bits.TrailingZeros64(mask)
+					d := row[c]
+					sd.rowOff[n], sd.rowCoef[n] = int32(c*K), d
+					n++
+					j := c*P + int(sd.chanLen[c])
+					sd.chanPos[j], sd.chanOff[j], sd.chanCoef[j] = int32(p), at, d
+					sd.chanLen[c]++
+				}
+			}
+		}
+	}
+	sd.rowStart[P] = int32(n)
+	return n
+}
+
+// b2i is 1 for true and 0 for false, without a branch.
+func b2i(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
+}
+
+// backwardSparse is backward on the sparse pass, and reports whether it
+// took it: it declines (having written nothing) when the first example's
+// deltas are denser than sparseMaxDensity.
+func (l *conv) backwardSparse(s *scratch, in, dOut, dIn []float32, b int, sq []float64, norms bool) bool {
+	P, O, n := l.positions(), l.outC, l.numParams()
+	if norms {
+		s.pex = grow(s.pex, b*n)
+	}
+	for i := 0; i < b; i++ {
+		d := dOut[i*P*O : (i+1)*P*O]
+		nnz := l.list(&s.sparse, d)
+		if i == 0 && float64(nnz) > sparseMaxDensity*float64(P*O) {
+			return false
+		}
+		if dIn != nil {
+			l.inputGradSparse(&s.sparse, dIn[i*l.inSize():(i+1)*l.inSize()])
+		}
+		if norms {
+			g := s.pex[i*n : (i+1)*n]
+			l.weightGradSparse(&s.sparse, in[i*l.inSize():(i+1)*l.inSize()], g)
+			colSums(d, P, O, g[l.numWeights():])
+			sq[i] += sumSq(g)
+		}
+	}
+	s.materialised = norms
+	return true
+}
+
+// inputGradSparse sets dx to one example's input gradient: what the dense
+// pass's GEMM dOut·W and col2im compute, patch by patch in the same order
+// (each input element receives its patches' sums p ascending).
+func (l *conv) inputGradSparse(sd *sparseDeltas, dx []float32) {
+	C, rowLen := l.inC, l.k*l.inC
+	clear(dx)
+	for oy := 0; oy < l.outH; oy++ {
+		for ox := 0; ox < l.outW; ox++ {
+			p := oy*l.outW + ox
+			lo, hi := sd.rowStart[p], sd.rowStart[p+1]
+			if lo == hi {
+				continue // the dense pass adds +0 here
+			}
+			for ky := 0; ky < l.k; ky++ {
+				at := ((oy*l.st+ky)*l.inW + ox*l.st) * C
+				accRows(dx[at:at+rowLen], l.w[ky*rowLen:], sd.rowOff[lo:hi], sd.rowCoef[lo:hi], rowLen, true)
+			}
+		}
+	}
+}
+
+// weightGradSparse sets g's weights to one example's weight gradient Δᵀ·U
+// (outC×K) from its input image x, the sums over positions cut into the
+// dense GEMM's k-chunks.
+func (l *conv) weightGradSparse(sd *sparseDeltas, x, g []float32) {
+	P, K, rowLen := l.positions(), l.kdim(), l.k*l.inC
+	kc := gemm.ChunkLength(P)
+	for c := 0; c < l.outC; c++ {
+		pos := sd.chanPos[c*P : c*P+int(sd.chanLen[c])]
+		off := sd.chanOff[c*P : c*P+len(pos)]
+		coef := sd.chanCoef[c*P : c*P+len(pos)]
+		lo := 0
+		for q := 0; q < P; q += kc {
+			hi := lo
+			for hi < len(pos) && int(pos[hi]) < q+kc {
+				hi++
+			}
+			for ky := 0; ky < l.k; ky++ {
+				dst := g[c*K+ky*rowLen : c*K+(ky+1)*rowLen]
+				accRows(dst, x[ky*l.inW*l.inC:], off[lo:hi], coef[lo:hi], rowLen, q > 0)
+			}
+			lo = hi
+		}
+	}
+}
+
+// growInt32 is grow for int32 buffers.
+func growInt32(buf []int32, n int) []int32 {
+	if cap(buf) >= n {
+		return buf[:n]
+	}
+	return make([]int32, n)
+}

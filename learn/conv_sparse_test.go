@@ -1,0 +1,99 @@
+package learn
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestConvSparseBackwardBits: the sparse backward pass (input gradient,
+// per-example weight gradients, their squared norms) has the dense
+// pass's bits for deltas as sparse as max pooling leaves them, on shapes
+// that cut the weight gradient's sum over positions into several GEMM
+// k-chunks (P > 256), stride 2, and more than 64 channels.
+func TestConvSparseBackwardBits(t *testing.T) {
+	for _, c := range []struct{ h, w, inC, outC, k, st int }{
+		{13, 13, 16, 16, 3, 1}, // Bernau et al.'s second layer
+		{30, 30, 8, 16, 3, 1},  // P = 784: four k-chunks
+		{21, 17, 8, 24, 3, 2},
+		{9, 9, 8, 72, 2, 1}, // channels beyond one 64-bit mask
+	} {
+		l, err := newConv(c.h, c.w, c.inC, c.outC, c.k, c.st, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !l.sparseBackwardOK() {
+			t.Skipf("no sparse pass here (%s)", l.describe())
+		}
+		r := rand.New(rand.NewPCG(uint64(c.outC), uint64(c.h)))
+		params := make([]float32, l.numParams())
+		l.bind(params)
+		l.initParams(r, "he")
+		const b = 3
+		in := make([]float32, b*l.inSize())
+		for i := range in {
+			in[i] = float32(r.NormFloat64())
+		}
+		dOut := make([]float32, b*l.outSize())
+		for i := range dOut {
+			if r.IntN(5) == 0 {
+				dOut[i] = float32(r.NormFloat64())
+			}
+		}
+		dOut[1] = float32(math.Copysign(0, -1)) // a −0 delta adds nothing either
+		run := func(sparse bool) ([]float32, []float32, []float64) {
+			s := l.newScratch(b)
+			l.im2col(s, in, s.cols, b)
+			dIn, sq := make([]float32, b*l.inSize()), make([]float64, b)
+			if sparse {
+				if !l.backwardSparse(s, in, dOut, dIn, b, sq, true) {
+					t.Fatalf("%s: sparse pass declined", l.describe())
+				}
+			} else {
+				l.backwardDense(s, dOut, dIn, b, sq, true)
+			}
+			return dIn, s.pex[:b*l.numParams()], sq
+		}
+		dIn0, g0, sq0 := run(false)
+		dIn1, g1, sq1 := run(true)
+		sameBits32(t, l.describe()+" input gradient", dIn1, dIn0)
+		sameBits32(t, l.describe()+" weight gradients", g1, g0)
+		for i := range sq0 {
+			if math.Float64bits(sq0[i]) != math.Float64bits(sq1[i]) {
+				t.Errorf("%s: example %d squared norm %v, dense %v", l.describe(), i, sq1[i], sq0[i])
+			}
+		}
+	}
+}
+
+func sameBits32(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Errorf("%s: element %d is %v (%#x), dense %v (%#x)", what, i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+			return
+		}
+	}
+}
+
+// TestConvSparseBackwardDeclinesDense: deltas denser than the threshold
+// go to the dense pass, and nothing is written by the sparse one.
+func TestConvSparseBackwardDeclinesDense(t *testing.T) {
+	l, err := newConv(13, 13, 16, 16, 3, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.sparseBackwardOK() {
+		t.Skip("no sparse pass here")
+	}
+	l.bind(make([]float32, l.numParams()))
+	s := l.newScratch(1)
+	dOut := make([]float32, l.outSize())
+	for i := range dOut {
+		dOut[i] = 1
+	}
+	dIn := make([]float32, l.inSize())
+	if l.backwardSparse(s, make([]float32, l.inSize()), dOut, dIn, 1, make([]float64, 1), true) {
+		t.Fatal("sparse pass taken for all-non-zero deltas")
+	}
+}
