@@ -10,6 +10,9 @@ func accRows6AVX2(dst, base *float32, off *int32, coef *float32, n int, add bool
 //go:noescape
 func accRows1AVX2(dst, base *float32, off *int32, coef *float32, n int, add bool)
 
+//go:noescape
+func convTilesAVX2(out *float32, ldc int, x *float32, off *int32, w *float32, bias *float32, nseg, segLen, segStride, ntiles int)
+
 // haveAccRows reports whether accRows runs: it must perform the FMA chains
 // of the GEMM kernels (gemm's AVX2 and AVX-512 paths, which agree bit for
 // bit), so it exists only where they do.
@@ -39,4 +42,20 @@ func accRows(dst, base []float32, off []int32, coef []float32, w int, add bool) 
 	for ; c < w; c += 8 {
 		accRows1AVX2(&dst[c], &base[c], &off[0], &coef[0], n, add)
 	}
+}
+
+// convTiles computes len(off)/6 tiles of six rows of a convolution's
+// output, 16 channels wide (see convTilesAVX2): out[r·ldc : r·ldc+16] for
+// the patch whose top-left input element is x[off[r]], from w (K×16, the
+// transposed weights of the 16 channels) and bias (16). The caller checks
+// that every patch lies inside x.
+func convTiles(out []float32, ldc int, x []float32, off []int32, w, bias []float32, nseg, segLen, segStride int) {
+	n := len(off) / 6
+	if n == 0 {
+		return
+	}
+	_ = out[(6*n-1)*ldc+15]
+	_ = w[nseg*segLen*16-1]
+	_ = bias[15]
+	convTilesAVX2(&out[0], ldc, &x[0], &off[0], &w[0], &bias[0], nseg, segLen, segStride, n)
 }

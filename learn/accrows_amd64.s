@@ -96,3 +96,139 @@ one_store:
 	VMOVUPS Y0, (DI)
 	VZEROUPPER
 	RET
+
+// Direct convolution, six output positions by 16 channels at a time,
+// ntiles tiles: for tile t and rows i < 6 starting at x + 4·off[6t+i]
+// bytes,
+//
+//	acc[i][c] = Σ_{s<nseg} Σ_{j<segLen} x[off[6t+i] + s·segStride + j] · w[(s·segLen + j)·16 + c]
+//
+// (one FMA chain per element, the patch index s·segLen+j ascending, from
+// +0: the GEMM kernels' chain over im2col's row of the patch), then
+// out[(6t+i)·ldc + c] = acc[i][c] + bias[c], as addBiasRows adds the
+// bias. w is one 16-column panel of the transposed weights, K×16.
+
+// func convTilesAVX2(out *float32, ldc int, x *float32, off *int32, w *float32, bias *float32, nseg, segLen, segStride, ntiles int)
+TEXT ·convTilesAVX2(SB), NOSPLIT, $0-80
+
+ct_tile:
+	MOVQ x+16(FP), DX
+	MOVQ off+24(FP), AX
+	MOVLQSX 0(AX), R8
+	LEAQ (DX)(R8*4), R8
+	MOVLQSX 4(AX), R9
+	LEAQ (DX)(R9*4), R9
+	MOVLQSX 8(AX), R10
+	LEAQ (DX)(R10*4), R10
+	MOVLQSX 12(AX), R11
+	LEAQ (DX)(R11*4), R11
+	MOVLQSX 16(AX), R12
+	LEAQ (DX)(R12*4), R12
+	MOVLQSX 20(AX), R13
+	LEAQ (DX)(R13*4), R13
+	ADDQ $24, AX
+	MOVQ AX, off+24(FP)
+	MOVQ w+32(FP), SI
+	MOVQ nseg+48(FP), R14
+	MOVQ segLen+56(FP), DX
+	MOVQ segStride+64(FP), AX
+	SUBQ DX, AX
+	SHLQ $2, AX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+
+ct_seg:
+	MOVQ DX, CX
+
+ct_step:
+	VMOVUPS (SI), Y12
+	VMOVUPS 32(SI), Y13
+	VBROADCASTSS (R8), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS (R9), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y3
+	VBROADCASTSS (R10), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS (R11), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VFMADD231PS Y13, Y14, Y7
+	VBROADCASTSS (R12), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS (R13), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VFMADD231PS Y13, Y14, Y11
+	ADDQ $64, SI
+	ADDQ $4, R8
+	ADDQ $4, R9
+	ADDQ $4, R10
+	ADDQ $4, R11
+	ADDQ $4, R12
+	ADDQ $4, R13
+	DECQ CX
+	JNZ ct_step
+	ADDQ AX, R8
+	ADDQ AX, R9
+	ADDQ AX, R10
+	ADDQ AX, R11
+	ADDQ AX, R12
+	ADDQ AX, R13
+	DECQ R14
+	JNZ ct_seg
+
+	MOVQ out+0(FP), DI
+	MOVQ ldc+8(FP), R8
+	SHLQ $2, R8
+	MOVQ bias+40(FP), BX
+	VMOVUPS (BX), Y12
+	VMOVUPS 32(BX), Y13
+	VADDPS Y12, Y0, Y0
+	VADDPS Y13, Y1, Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ R8, DI
+	VADDPS Y12, Y2, Y2
+	VADDPS Y13, Y3, Y3
+	VMOVUPS Y2, (DI)
+	VMOVUPS Y3, 32(DI)
+	ADDQ R8, DI
+	VADDPS Y12, Y4, Y4
+	VADDPS Y13, Y5, Y5
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	ADDQ R8, DI
+	VADDPS Y12, Y6, Y6
+	VADDPS Y13, Y7, Y7
+	VMOVUPS Y6, (DI)
+	VMOVUPS Y7, 32(DI)
+	ADDQ R8, DI
+	VADDPS Y12, Y8, Y8
+	VADDPS Y13, Y9, Y9
+	VMOVUPS Y8, (DI)
+	VMOVUPS Y9, 32(DI)
+	ADDQ R8, DI
+	VADDPS Y12, Y10, Y10
+	VADDPS Y13, Y11, Y11
+	VMOVUPS Y10, (DI)
+	VMOVUPS Y11, 32(DI)
+	ADDQ R8, DI
+	MOVQ DI, out+0(FP)
+	MOVQ ntiles+72(FP), CX
+	DECQ CX
+	MOVQ CX, ntiles+72(FP)
+	JNZ ct_tile
+	VZEROUPPER
+	RET

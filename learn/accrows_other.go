@@ -9,3 +9,7 @@ const haveAccRows = false
 func accRows(dst, base []float32, off []int32, coef []float32, w int, add bool) {
 	panic("learn: accRows without AVX2")
 }
+
+func convTiles(out []float32, ldc int, x []float32, off []int32, w, bias []float32, nseg, segLen, segStride int) {
+	panic("learn: convTiles without AVX2")
+}

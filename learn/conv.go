@@ -31,6 +31,9 @@ type conv struct {
 	outC, k, st, pad int
 	outH, outW       int
 	w, b             []float32
+	// posOff[p] is the input offset of output position p's patch
+	// (top-left element) in one image, for the direct forward pass.
+	posOff []int32
 }
 
 func newConv(inH, inW, inC, outC, k, stride, pad int) (*conv, error) {
@@ -39,7 +42,14 @@ func newConv(inH, inW, inC, outC, k, stride, pad int) (*conv, error) {
 	if inH+2*pad < k || inW+2*pad < k || outH <= 0 || outW <= 0 {
 		return nil, fmt.Errorf("conv k%d s%d p%d does not fit a %d×%d input", k, stride, pad, inH, inW)
 	}
-	return &conv{inH: inH, inW: inW, inC: inC, outC: outC, k: k, st: stride, pad: pad, outH: outH, outW: outW}, nil
+	l := &conv{inH: inH, inW: inW, inC: inC, outC: outC, k: k, st: stride, pad: pad, outH: outH, outW: outW}
+	l.posOff = make([]int32, outH*outW)
+	for oy := 0; oy < outH; oy++ {
+		for ox := 0; ox < outW; ox++ {
+			l.posOff[oy*outW+ox] = int32((oy*stride*inW + ox*stride) * inC)
+		}
+	}
+	return l, nil
 }
 
 func (l *conv) describe() string {
@@ -66,7 +76,13 @@ func (l *conv) newScratch(maxB int) *scratch {
 }
 
 func (l *conv) forward(s *scratch, in, out []float32, b int) {
+	if l.directForwardOK() {
+		l.forwardDirect(s, in, out, b)
+		s.colsFor = -1
+		return
+	}
 	l.im2col(s, in, s.cols, b)
+	s.colsFor = b
 	P, K := l.positions(), l.kdim()
 	gemm.Sgemm(false, true, b*P, l.outC, K, 1, s.cols, K, l.w, K, 0, out, l.outC)
 	addBiasRows(out, b*P, l.b, nil)
@@ -76,12 +92,24 @@ func (l *conv) backward(s *scratch, in, out, dOut, dIn []float32, b int, sq []fl
 	if l.sparseBackwardOK() && l.backwardSparse(s, in, dOut, dIn, b, sq, norms) {
 		return
 	}
-	l.backwardDense(s, dOut, dIn, b, sq, norms)
+	l.backwardDense(s, in, dOut, dIn, b, sq, norms)
+}
+
+// needCols runs im2col for the chunk in unless forward left its patch
+// matrix in s.cols (the direct forward pass does not build one).
+func (l *conv) needCols(s *scratch, in []float32, b int) {
+	if s.colsFor != b {
+		l.im2col(s, in, s.cols, b)
+		s.colsFor = b
+	}
 }
 
 // backwardDense is backward by GEMMs over the im2col matrix of forward.
-func (l *conv) backwardDense(s *scratch, dOut, dIn []float32, b int, sq []float64, norms bool) {
+func (l *conv) backwardDense(s *scratch, in, dOut, dIn []float32, b int, sq []float64, norms bool) {
 	P, K := l.positions(), l.kdim()
+	if norms {
+		l.needCols(s, in, b)
+	}
 	if dIn != nil {
 		s.dcols = grow(s.dcols, len(s.cols))
 		gemm.Sgemm(false, false, b*P, K, l.outC, 1, dOut, l.outC, l.w, K, 0, s.dcols, K)
@@ -149,6 +177,7 @@ func (l *conv) clippedSum(s *scratch, in, dOut, c []float32, b int, grad []float
 		return
 	}
 	P, K := l.positions(), l.kdim()
+	l.needCols(s, in, b)
 	s.scaled = grow(s.scaled, len(s.cols)/K*l.outC)
 	m := P * l.outC
 	for i := 0; i < b; i++ {
@@ -169,6 +198,7 @@ func (l *conv) perExample(s *scratch, in, dOut, c []float32, b int, dst []float3
 		if s.materialised {
 			copy(row, s.pex[i*n:(i+1)*n])
 		} else {
+			l.needCols(s, in, b)
 			l.exampleGrad(s, s.cols[i*P*K:(i+1)*P*K], dOut[i*P*l.outC:(i+1)*P*l.outC], row)
 		}
 		gemm.Scal(c[i], row)

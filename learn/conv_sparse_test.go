@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/dpaudit/dpaudit/learn/gemm"
 )
 
 // TestConvSparseBackwardBits: the sparse backward pass (input gradient,
@@ -43,14 +45,13 @@ func TestConvSparseBackwardBits(t *testing.T) {
 		dOut[1] = float32(math.Copysign(0, -1)) // a −0 delta adds nothing either
 		run := func(sparse bool) ([]float32, []float32, []float64) {
 			s := l.newScratch(b)
-			l.im2col(s, in, s.cols, b)
 			dIn, sq := make([]float32, b*l.inSize()), make([]float64, b)
 			if sparse {
 				if !l.backwardSparse(s, in, dOut, dIn, b, sq, true) {
 					t.Fatalf("%s: sparse pass declined", l.describe())
 				}
 			} else {
-				l.backwardDense(s, dOut, dIn, b, sq, true)
+				l.backwardDense(s, in, dOut, dIn, b, sq, true)
 			}
 			return dIn, s.pex[:b*l.numParams()], sq
 		}
@@ -95,5 +96,44 @@ func TestConvSparseBackwardDeclinesDense(t *testing.T) {
 	dIn := make([]float32, l.inSize())
 	if l.backwardSparse(s, make([]float32, l.inSize()), dOut, dIn, 1, make([]float64, 1), true) {
 		t.Fatal("sparse pass taken for all-non-zero deltas")
+	}
+}
+
+// TestConvDirectForwardBits: the direct forward pass has the im2col
+// GEMM's bits, on shapes with partial tiles, stride 2, two 16-channel
+// panels and one input channel.
+func TestConvDirectForwardBits(t *testing.T) {
+	for _, c := range []struct{ h, w, inC, outC, k, st, b int }{
+		{28, 28, 1, 16, 3, 1, 3}, // Bernau et al.'s first layer
+		{13, 13, 16, 16, 3, 1, 2},
+		{15, 11, 3, 32, 4, 2, 1},
+		{7, 9, 8, 16, 1, 1, 5},
+	} {
+		l, err := newConv(c.h, c.w, c.inC, c.outC, c.k, c.st, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !l.directForwardOK() {
+			t.Skipf("no direct pass here (%s)", l.describe())
+		}
+		r := rand.New(rand.NewPCG(uint64(c.outC), uint64(c.h)))
+		l.bind(make([]float32, l.numParams()))
+		l.initParams(r, InitPyTorch)
+		for i := range l.b {
+			l.b[i] = float32(r.NormFloat64())
+		}
+		in := make([]float32, c.b*l.inSize())
+		for i := range in {
+			in[i] = float32(r.NormFloat64())
+		}
+		s := l.newScratch(c.b)
+		want := make([]float32, c.b*l.outSize())
+		l.im2col(s, in, s.cols, c.b)
+		P, K := l.positions(), l.kdim()
+		gemm.Sgemm(false, true, c.b*P, l.outC, K, 1, s.cols, K, l.w, K, 0, want, l.outC)
+		addBiasRows(want, c.b*P, l.b, nil)
+		got := make([]float32, len(want))
+		l.forwardDirect(s, in, got, c.b)
+		sameBits32(t, l.describe()+" output", got, want)
 	}
 }

@@ -43,24 +43,29 @@ type paramLayer interface {
 // scratch holds a layer's per-worker buffers; each layer uses the fields it
 // needs and leaves the others nil.
 type scratch struct {
-	cols   []float32 // conv: im2col matrix of the chunk, (b·P)×K
-	dcols  []float32 // conv: gradient w.r.t. cols, for the input gradient
-	pad    []float32 // conv: one zero-bordered input image
-	dpad   []float32 // conv: one padded input-gradient image (col2im)
-	win    []float32 // avgPool: window sums at every corner of the chunk
-	argmax []int32   // maxPool: input offset of each output's maximum
-	pex    []float32 // conv: materialised per-example gradients, b×numParams
-	gradT  []float32 // conv: one example's weight gradient, transposed (K×outC)
-	scaled []float32 // dense/conv: output deltas scaled by clip factors
-	rowsq  []float64 // per-example squared norms (deltas)
-	rowsq2 []float64 // per-example squared norms (inputs)
-	rowf32 []float32 // the same in float32, as gemm.RowSumSquares returns them
+	cols []float32 // conv: im2col matrix of the chunk, (b·P)×K
+	// colsFor is the chunk size whose patch matrix cols holds (−1: none,
+	// the direct forward pass builds none; see conv.needCols).
+	colsFor int
+	dcols   []float32 // conv: gradient w.r.t. cols, for the input gradient
+	pad     []float32 // conv: one zero-bordered input image
+	dpad    []float32 // conv: one padded input-gradient image (col2im)
+	win     []float32 // avgPool: window sums at every corner of the chunk
+	argmax  []int32   // maxPool: input offset of each output's maximum
+	pex     []float32 // conv: materialised per-example gradients, b×numParams
+	gradT   []float32 // conv: one example's weight gradient, transposed (K×outC)
+	scaled  []float32 // dense/conv: output deltas scaled by clip factors
+	rowsq   []float64 // per-example squared norms (deltas)
+	rowsq2  []float64 // per-example squared norms (inputs)
+	rowf32  []float32 // the same in float32, as gemm.RowSumSquares returns them
 	// biasTile: dense layers' bias repeated to a whole number of vectors
 	// (addBiasRows).
 	biasTile []float32
 	// inSq, when set by the trainer for the first layer, holds the inputs'
 	// squared norms, precomputed once per run instead of once per step.
 	inSq []float64
+	wt   []float32 // conv: transposed weights for the direct forward pass
+	tile []float32 // conv: a partial tile's outputs (direct forward pass)
 	// sparse: conv: one example's non-zero output deltas (conv_sparse.go).
 	sparse sparseDeltas
 	// materialised records that backward filled pex for this chunk.

@@ -1,0 +1,52 @@
+package learn
+
+import "github.com/dpaudit/dpaudit/learn/gemm"
+
+// The direct forward pass computes a convolution's output from the input
+// images without the im2col matrix: six output positions at a time, each
+// patch read in place as k runs of k·inC floats (convTile6). Its sums are
+// the GEMM's over im2col's rows — the same FMA chain over the patch index
+// from +0, one k-chunk because K ≤ gemm.ChunkLength(K) — and the bias is
+// added as addBiasRows adds it, so the outputs have the GEMM's bits. It
+// saves copying every patch (each input element k² times) and, for a
+// first layer of one channel, the GEMM's overhead on sums of nine terms.
+
+// directForwardOK reports whether the layer's shape allows the direct
+// pass: 16-channel panels, no padding, one k-chunk.
+func (l *conv) directForwardOK() bool {
+	return haveAccRows && gemm.Path() != "purego" && l.pad == 0 && l.outC%16 == 0 &&
+		gemm.ChunkLength(l.kdim()) == l.kdim()
+}
+
+// forwardDirect is forward without im2col (see directForwardOK).
+func (l *conv) forwardDirect(s *scratch, in, out []float32, b int) {
+	P, K, O := l.positions(), l.kdim(), l.outC
+	// wt holds the weights transposed, one K×16 panel per 16 channels.
+	s.wt = grow(s.wt, K*O)
+	for q := 0; q < O/16; q++ {
+		panel := s.wt[q*K*16 : (q+1)*K*16]
+		for c := 0; c < 16; c++ {
+			for k, v := range l.w[(q*16+c)*K : (q*16+c+1)*K] {
+				panel[k*16+c] = v
+			}
+		}
+	}
+	in = in[:b*l.inSize()]
+	full := P / 6 * 6
+	var last [6]int32 // the partial tile's offsets, its last row repeated
+	for i := range last {
+		last[i] = l.posOff[min(full+i, P-1)]
+	}
+	s.tile = grow(s.tile, 6*O)
+	for i := 0; i < b; i++ {
+		x, y := in[i*l.inSize():(i+1)*l.inSize()], out[i*P*O:(i+1)*P*O]
+		for q := 0; q < O/16; q++ {
+			w, bias := s.wt[q*K*16:(q+1)*K*16], l.b[q*16:(q+1)*16]
+			convTiles(y[q*16:], O, x, l.posOff[:full], w, bias, l.k, l.k*l.inC, l.inW*l.inC)
+			if full < P {
+				convTiles(s.tile[q*16:], O, x, last[:], w, bias, l.k, l.k*l.inC, l.inW*l.inC)
+			}
+		}
+		copy(y[full*O:], s.tile[:(P-full)*O])
+	}
+}
