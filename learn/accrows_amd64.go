@@ -13,6 +13,9 @@ func accRows1AVX2(dst, base *float32, off *int32, coef *float32, n int, add bool
 //go:noescape
 func convTilesAVX2(out *float32, ldc int, x *float32, off *int32, w *float32, bias *float32, nseg, segLen, segStride, ntiles int)
 
+//go:noescape
+func nonzeroMasksAVX2(x *float32, n int, dst *uint8)
+
 // haveAccRows reports whether accRows runs: it must perform the FMA chains
 // of the GEMM kernels (gemm's AVX2 and AVX-512 paths, which agree bit for
 // bit), so it exists only where they do.
@@ -58,4 +61,15 @@ func convTiles(out []float32, ldc int, x []float32, off []int32, w, bias []float
 	_ = w[nseg*segLen*16-1]
 	_ = bias[15]
 	convTilesAVX2(&out[0], ldc, &x[0], &off[0], &w[0], &bias[0], nseg, segLen, segStride, n)
+}
+
+// nonzeroMasks sets bit j of dst[v] to whether x[8v+j] != 0, for every
+// whole vector of x (len(x) a multiple of 8).
+func nonzeroMasks(x []float32, dst []uint8) {
+	n := len(x) / 8
+	if n == 0 {
+		return
+	}
+	_ = dst[n-1]
+	nonzeroMasksAVX2(&x[0], n, &dst[0])
 }

@@ -232,3 +232,27 @@ ct_step:
 	JNZ ct_tile
 	VZEROUPPER
 	RET
+
+// func nonzeroMasksAVX2(x *float32, n int, dst *uint8)
+// dst[v] bit j = (x[8v+j] != 0) for v < n (n vectors): VCMPPS with
+// NEQ_UQ, so NaN counts as non-zero and ±0 as zero, as x != 0 in Go.
+TEXT ·nonzeroMasksAVX2(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ dst+16(FP), DI
+	VXORPS Y15, Y15, Y15
+	TESTQ CX, CX
+	JZ nz_done
+
+nz_loop:
+	VCMPPS $4, (SI), Y15, Y0
+	VMOVMSKPS Y0, AX
+	MOVB AX, (DI)
+	ADDQ $32, SI
+	INCQ DI
+	DECQ CX
+	JNZ nz_loop
+
+nz_done:
+	VZEROUPPER
+	RET

@@ -13,3 +13,7 @@ func accRows(dst, base []float32, off []int32, coef []float32, w int, add bool) 
 func convTiles(out []float32, ldc int, x []float32, off []int32, w, bias []float32, nseg, segLen, segStride int) {
 	panic("learn: convTiles without AVX2")
 }
+
+func nonzeroMasks(x []float32, dst []uint8) {
+	panic("learn: nonzeroMasks without AVX2")
+}

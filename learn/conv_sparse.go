@@ -14,8 +14,9 @@ import (
 // the GEMM's FMA chain with the zero terms left out: a chain starts at +0
 // and is never −0, so a term 0·u adds nothing and the result has the
 // GEMM's bits (u is finite: non-finite inputs are refused before
-// training). The sparse pass needs accRows's kernels, no padding, and
-// kernel rows of whole vectors (k·inC a multiple of 8).
+// training). The sparse pass needs accRows's kernels, no padding, kernel
+// rows of whole vectors (k·inC a multiple of 8) and channels in whole
+// vectors (outC a multiple of 8).
 
 // sparseMaxDensity is the largest fraction of non-zero deltas for which
 // the sparse pass is taken: per non-zero delta it does the dense pass's
@@ -34,67 +35,51 @@ type sparseDeltas struct {
 	rowOff   []int32
 	rowCoef  []float32
 	chanLen  []int32
-	chanPos  []int32
 	chanOff  []int32
 	chanCoef []float32
+	mask     []uint8 // bit j of mask[p·outC/8+v]: delta (p, 8v+j) ≠ 0
 }
 
 // sparseBackwardOK reports whether the layer's shape allows the sparse
 // pass.
 func (l *conv) sparseBackwardOK() bool {
-	return haveAccRows && gemm.Path() != "purego" && l.pad == 0 && (l.k*l.inC)%8 == 0
+	return haveAccRows && gemm.Path() != "purego" && l.pad == 0 && (l.k*l.inC)%8 == 0 && l.outC%8 == 0
 }
 
 // list fills sd with the non-zero deltas of one example's dOut (P×outC)
-// and returns how many there are. Each position's deltas are first
-// reduced to a bit mask without branches (a delta's zero test is a coin
-// flip the branch predictor cannot learn), then only the set bits are
-// visited.
+// and returns how many there are. The deltas are first reduced to bit
+// masks by vector compares (a delta's zero test is a coin flip the branch
+// predictor cannot learn), then only the set bits are visited.
 func (l *conv) list(sd *sparseDeltas, dOut []float32) int {
-	P, O, K, C := l.positions(), l.outC, l.kdim(), l.inC
+	P, O, K := l.positions(), l.outC, l.kdim()
+	V := O / 8 // mask bytes per position
+	sd.mask = growUint8(sd.mask, P*V)
+	nonzeroMasks(dOut[:P*O], sd.mask)
 	sd.rowStart = growInt32(sd.rowStart, P+1)
 	sd.rowOff = growInt32(sd.rowOff, P*O)
 	sd.rowCoef = grow(sd.rowCoef, P*O)
 	sd.chanLen = growInt32(sd.chanLen, O)
-	sd.chanPos = growInt32(sd.chanPos, P*O)
 	sd.chanOff = growInt32(sd.chanOff, P*O)
 	sd.chanCoef = grow(sd.chanCoef, P*O)
 	clear(sd.chanLen)
 	n := 0
-	for oy := 0; oy < l.outH; oy++ {
-		for ox := 0; ox < l.outW; ox++ {
-			p := oy*l.outW + ox
-			at := int32((oy*l.st*l.inW + ox*l.st) * C)
-			sd.rowStart[p] = int32(n)
-			row := dOut[p*O : (p+1)*O]
-			for c0 := 0; c0 < O; c0 += 64 {
-				var mask uint64
-				for c, d := range row[c0:min(c0+64, O)] {
-					mask |= uint64(b2i(d != 0)) << c
-				}
-				for ; mask != 0; mask &= mask - 1 {
-					c := c0 + bits.TrailingZeros64(mask)
-					d := row[c]
-					sd.rowOff[n], sd.rowCoef[n] = int32(c*K), d
-					n++
-					j := c*P + int(sd.chanLen[c])
-					sd.chanPos[j], sd.chanOff[j], sd.chanCoef[j] = int32(p), at, d
-					sd.chanLen[c]++
-				}
+	for p, at := range l.posOff {
+		sd.rowStart[p] = int32(n)
+		row := dOut[p*O : (p+1)*O]
+		for v, m := range sd.mask[p*V : (p+1)*V] {
+			for ; m != 0; m &= m - 1 {
+				c := v*8 + bits.TrailingZeros8(m)
+				d := row[c]
+				sd.rowOff[n], sd.rowCoef[n] = int32(c*K), d
+				n++
+				j := c*P + int(sd.chanLen[c])
+				sd.chanOff[j], sd.chanCoef[j] = at, d
+				sd.chanLen[c]++
 			}
 		}
 	}
 	sd.rowStart[P] = int32(n)
 	return n
-}
-
-// b2i is 1 for true and 0 for false, without a branch.
-func b2i(b bool) int {
-	var i int
-	if b {
-		i = 1
-	}
-	return i
 }
 
 // backwardSparse is backward on the sparse pass, and reports whether it
@@ -153,14 +138,16 @@ func (l *conv) weightGradSparse(sd *sparseDeltas, x, g []float32) {
 	P, K, rowLen := l.positions(), l.kdim(), l.k*l.inC
 	kc := gemm.ChunkLength(P)
 	for c := 0; c < l.outC; c++ {
-		pos := sd.chanPos[c*P : c*P+int(sd.chanLen[c])]
-		off := sd.chanOff[c*P : c*P+len(pos)]
-		coef := sd.chanCoef[c*P : c*P+len(pos)]
+		off := sd.chanOff[c*P : c*P+int(sd.chanLen[c])]
+		coef := sd.chanCoef[c*P : c*P+len(off)]
 		lo := 0
 		for q := 0; q < P; q += kc {
-			hi := lo
-			for hi < len(pos) && int(pos[hi]) < q+kc {
-				hi++
+			hi := len(off)
+			if q+kc < P {
+				// off ascends with the position: the chunk ends at the
+				// first entry at or past position q+kc's offset.
+				for hi = lo; hi < len(off) && off[hi] < l.posOff[q+kc]; hi++ {
+				}
 			}
 			for ky := 0; ky < l.k; ky++ {
 				dst := g[c*K+ky*rowLen : c*K+(ky+1)*rowLen]
@@ -177,4 +164,12 @@ func growInt32(buf []int32, n int) []int32 {
 		return buf[:n]
 	}
 	return make([]int32, n)
+}
+
+// growUint8 is grow for byte buffers.
+func growUint8(buf []uint8, n int) []uint8 {
+	if cap(buf) >= n {
+		return buf[:n]
+	}
+	return make([]uint8, n)
 }
