@@ -5,3 +5,7 @@ package learn
 func maxPool2Row(x []float32, y []float32, arg []int32, outW, c, rowStride, base int) bool {
 	return false
 }
+
+func maxPool2BackReLURow(dx, y, g []float32, arg []int32, outW, c, rowStride, base int) bool {
+	return false
+}
