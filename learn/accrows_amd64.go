@@ -16,6 +16,9 @@ func convTilesAVX2(out *float32, ldc int, x *float32, off *int32, w *float32, bi
 //go:noescape
 func nonzeroMasksAVX2(x *float32, n int, dst *uint8)
 
+//go:noescape
+func convGradT6AVX2(out *float32, ldc int, x *float32, pos *int32, np int, d *float32, ldd int, disp *int32, nk int, add bool)
+
 // haveAccRows reports whether accRows runs: it must perform the FMA chains
 // of the GEMM kernels (gemm's AVX2 and AVX-512 paths, which agree bit for
 // bit), so it exists only where they do.
@@ -72,4 +75,21 @@ func nonzeroMasks(x []float32, dst []uint8) {
 	}
 	_ = dst[n-1]
 	nonzeroMasksAVX2(&x[0], n, &dst[0])
+}
+
+// convGradT6 computes nk ≤ 6 rows of a convolution's transposed weight
+// gradient Uᵀ·Δ, 16 channels wide, over the positions pos (one k-chunk;
+// see convGradT6AVX2): row i sums x[pos[p] + disp[i]]·d[p·ldd : p·ldd+16]
+// and is stored into out[i·ldc:], or added to it. disp holds six
+// displacements (the unused ones repeat a valid one). The caller checks
+// that every patch lies inside x.
+func convGradT6(out []float32, ldc int, x []float32, pos []int32, d []float32, ldd int, disp []int32, nk int, add bool) {
+	np := len(pos)
+	if np == 0 || nk == 0 {
+		return
+	}
+	_ = out[(nk-1)*ldc+15]
+	_ = d[(np-1)*ldd+15]
+	_ = disp[5]
+	convGradT6AVX2(&out[0], ldc, &x[0], &pos[0], np, &d[0], ldd, &disp[0], nk, add)
 }

@@ -256,3 +256,135 @@ nz_loop:
 nz_done:
 	VZEROUPPER
 	RET
+
+// Direct weight gradient of a convolution, transposed, six patch elements
+// by 16 channels: for rows i < 6 (patch element displacements disp[i]
+// from a patch's top-left input element) and positions p < np,
+//
+//	acc[i][c] = Σ_p x[pos[p] + disp[i]] · d[p·ldd + c]
+//
+// (one FMA chain per element, p ascending, from +0: the GEMM kernels'
+// chain for Uᵀ·Δ over one k-chunk), then out[i·ldc + c] = acc[i][c] (add
+// false) or out[i·ldc + c] + acc[i][c] (add true, a later k-chunk), for
+// the first nk ≤ 6 rows.
+
+// func convGradT6AVX2(out *float32, ldc int, x *float32, pos *int32, np int, d *float32, ldd int, disp *int32, nk int, add bool)
+TEXT ·convGradT6AVX2(SB), NOSPLIT, $0-73
+	MOVQ disp+56(FP), AX
+	MOVLQSX 0(AX), R8
+	MOVLQSX 4(AX), R9
+	MOVLQSX 8(AX), R10
+	MOVLQSX 12(AX), R11
+	MOVLQSX 16(AX), R12
+	MOVLQSX 20(AX), R13
+	MOVQ x+16(FP), SI
+	MOVQ pos+24(FP), BX
+	MOVQ np+32(FP), CX
+	MOVQ d+40(FP), DI
+	MOVQ ldd+48(FP), R14
+	SHLQ $2, R14
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	TESTQ CX, CX
+	JZ gt_done
+
+gt_loop:
+	MOVLQSX (BX), AX
+	LEAQ (SI)(AX*4), DX
+	VMOVUPS (DI), Y12
+	VMOVUPS 32(DI), Y13
+	VBROADCASTSS (DX)(R8*4), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS (DX)(R9*4), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y3
+	VBROADCASTSS (DX)(R10*4), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS (DX)(R11*4), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VFMADD231PS Y13, Y14, Y7
+	VBROADCASTSS (DX)(R12*4), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS (DX)(R13*4), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VFMADD231PS Y13, Y14, Y11
+	ADDQ $4, BX
+	ADDQ R14, DI
+	DECQ CX
+	JNZ gt_loop
+
+gt_done:
+	MOVQ out+0(FP), DI
+	MOVQ ldc+8(FP), R8
+	SHLQ $2, R8
+	MOVQ nk+64(FP), CX
+	MOVBLZX add+72(FP), AX
+	TESTL AX, AX
+	JZ gt_store
+	VADDPS (DI), Y0, Y0
+	VADDPS 32(DI), Y1, Y1
+	CMPQ CX, $2
+	JLT gt_store
+	VADDPS (DI)(R8*1), Y2, Y2
+	VADDPS 32(DI)(R8*1), Y3, Y3
+	LEAQ (DI)(R8*2), DX
+	CMPQ CX, $3
+	JLT gt_store
+	VADDPS (DX), Y4, Y4
+	VADDPS 32(DX), Y5, Y5
+	CMPQ CX, $4
+	JLT gt_store
+	VADDPS (DX)(R8*1), Y6, Y6
+	VADDPS 32(DX)(R8*1), Y7, Y7
+	LEAQ (DX)(R8*2), DX
+	CMPQ CX, $5
+	JLT gt_store
+	VADDPS (DX), Y8, Y8
+	VADDPS 32(DX), Y9, Y9
+	CMPQ CX, $6
+	JLT gt_store
+	VADDPS (DX)(R8*1), Y10, Y10
+	VADDPS 32(DX)(R8*1), Y11, Y11
+
+gt_store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	CMPQ CX, $2
+	JLT gt_end
+	VMOVUPS Y2, (DI)(R8*1)
+	VMOVUPS Y3, 32(DI)(R8*1)
+	LEAQ (DI)(R8*2), DX
+	CMPQ CX, $3
+	JLT gt_end
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	CMPQ CX, $4
+	JLT gt_end
+	VMOVUPS Y6, (DX)(R8*1)
+	VMOVUPS Y7, 32(DX)(R8*1)
+	LEAQ (DX)(R8*2), DX
+	CMPQ CX, $5
+	JLT gt_end
+	VMOVUPS Y8, (DX)
+	VMOVUPS Y9, 32(DX)
+	CMPQ CX, $6
+	JLT gt_end
+	VMOVUPS Y10, (DX)(R8*1)
+	VMOVUPS Y11, 32(DX)(R8*1)
+
+gt_end:
+	VZEROUPPER
+	RET

@@ -17,3 +17,7 @@ func convTiles(out []float32, ldc int, x []float32, off []int32, w, bias []float
 func nonzeroMasks(x []float32, dst []uint8) {
 	panic("learn: nonzeroMasks without AVX2")
 }
+
+func convGradT6(out []float32, ldc int, x []float32, pos []int32, d []float32, ldd int, disp []int32, nk int, add bool) {
+	panic("learn: convGradT6 without AVX2")
+}

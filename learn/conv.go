@@ -32,8 +32,10 @@ type conv struct {
 	outH, outW       int
 	w, b             []float32
 	// posOff[p] is the input offset of output position p's patch
-	// (top-left element) in one image, for the direct forward pass.
-	posOff []int32
+	// (top-left element) in one image, and disp[k] that of patch element
+	// k from the top-left (K entries, then five repeats of the last), for
+	// the direct passes (conv_direct.go).
+	posOff, disp []int32
 }
 
 func newConv(inH, inW, inC, outC, k, stride, pad int) (*conv, error) {
@@ -48,6 +50,12 @@ func newConv(inH, inW, inC, outC, k, stride, pad int) (*conv, error) {
 		for ox := 0; ox < outW; ox++ {
 			l.posOff[oy*outW+ox] = int32((oy*stride*inW + ox*stride) * inC)
 		}
+	}
+	K := l.kdim()
+	l.disp = make([]int32, K+5)
+	for j := range l.disp {
+		e := min(j, K-1) // element (ky, kx, c) of a patch row of k·inC
+		l.disp[j] = int32(e/(k*inC)*inW*inC + e%(k*inC))
 	}
 	return l, nil
 }
@@ -107,7 +115,10 @@ func (l *conv) needCols(s *scratch, in []float32, b int) {
 // backwardDense is backward by GEMMs over the im2col matrix of forward.
 func (l *conv) backwardDense(s *scratch, in, dOut, dIn []float32, b int, sq []float64, norms bool) {
 	P, K := l.positions(), l.kdim()
-	if norms {
+	// Without the patch matrix from forward, the weight gradients are
+	// computed from the images directly rather than building it.
+	direct := s.colsFor != b && l.directForwardOK()
+	if norms && !direct {
 		l.needCols(s, in, b)
 	}
 	if dIn != nil {
@@ -122,8 +133,13 @@ func (l *conv) backwardDense(s *scratch, in, dOut, dIn []float32, b int, sq []fl
 	n := l.numParams()
 	s.pex = grow(s.pex, len(s.cols)/(P*K)*n)
 	for i := 0; i < b; i++ {
-		l.exampleGrad(s, s.cols[i*P*K:(i+1)*P*K], dOut[i*P*l.outC:(i+1)*P*l.outC], s.pex[i*n:(i+1)*n])
-		sq[i] += sumSq(s.pex[i*n : (i+1)*n])
+		d, g := dOut[i*P*l.outC:(i+1)*P*l.outC], s.pex[i*n:(i+1)*n]
+		if direct {
+			l.weightGradDirect(s, in[i*l.inSize():(i+1)*l.inSize()], d, g)
+		} else {
+			l.exampleGrad(s, s.cols[i*P*K:(i+1)*P*K], d, g)
+		}
+		sq[i] += sumSq(g)
 	}
 }
 

@@ -50,3 +50,24 @@ func (l *conv) forwardDirect(s *scratch, in, out []float32, b int) {
 		copy(y[full*O:], s.tile[:(P-full)*O])
 	}
 }
+
+// weightGradDirect writes one example's gradient [Δᵀ·U, Σ_p δ_p] into g
+// from its input image x, as exampleGrad computes it from the patch
+// matrix: Uᵀ·Δ by the GEMM's FMA chains cut into its k-chunks over the
+// positions, six patch elements at a time (convGradT6), then transposed.
+func (l *conv) weightGradDirect(s *scratch, x, dOut, g []float32) {
+	P, K, O := l.positions(), l.kdim(), l.outC
+	kc := gemm.ChunkLength(P)
+	s.gradT = grow(s.gradT, K*O)
+	for k0 := 0; k0 < K; k0 += 6 {
+		nk := min(6, K-k0)
+		for q := 0; q < O/16; q++ {
+			for p0 := 0; p0 < P; p0 += kc {
+				p1 := min(p0+kc, P)
+				convGradT6(s.gradT[k0*O+q*16:], O, x, l.posOff[p0:p1], dOut[p0*O+q*16:], O, l.disp[k0:], nk, p0 > 0)
+			}
+		}
+	}
+	transposeInto(g[:l.numWeights()], s.gradT, K, O)
+	colSums(dOut, P, O, g[l.numWeights():l.numParams()])
+}

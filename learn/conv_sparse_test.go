@@ -137,3 +137,43 @@ func TestConvDirectForwardBits(t *testing.T) {
 		sameBits32(t, l.describe()+" output", got, want)
 	}
 }
+
+// TestConvDirectWeightGradBits: the per-example weight gradient from the
+// images has the bits of the one from the patch matrix, on shapes whose
+// sum over positions spans several k-chunks (P = 676), whose K is not a
+// multiple of six, with two 16-channel panels and stride 2.
+func TestConvDirectWeightGradBits(t *testing.T) {
+	for _, c := range []struct{ h, w, inC, outC, k, st int }{
+		{28, 28, 1, 16, 3, 1}, // Bernau et al.'s first layer
+		{13, 13, 16, 32, 4, 2},
+		{10, 12, 3, 16, 2, 1},
+	} {
+		l, err := newConv(c.h, c.w, c.inC, c.outC, c.k, c.st, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !l.directForwardOK() {
+			t.Skipf("no direct pass here (%s)", l.describe())
+		}
+		r := rand.New(rand.NewPCG(uint64(c.outC), uint64(c.w)))
+		l.bind(make([]float32, l.numParams()))
+		const b = 2
+		in := make([]float32, b*l.inSize())
+		for i := range in {
+			in[i] = float32(r.NormFloat64())
+		}
+		dOut := make([]float32, b*l.outSize())
+		for i := range dOut {
+			dOut[i] = float32(r.NormFloat64())
+		}
+		s := l.newScratch(b)
+		l.im2col(s, in, s.cols, b)
+		P, K, n, m := l.positions(), l.kdim(), l.numParams(), l.positions()*l.outC
+		for i := 0; i < b; i++ {
+			want, got := make([]float32, n), make([]float32, n)
+			l.exampleGrad(s, s.cols[i*P*K:(i+1)*P*K], dOut[i*m:(i+1)*m], want)
+			l.weightGradDirect(s, in[i*l.inSize():(i+1)*l.inSize()], dOut[i*m:(i+1)*m], got)
+			sameBits32(t, l.describe()+" weight gradient", got, want)
+		}
+	}
+}

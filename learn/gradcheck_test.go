@@ -199,6 +199,7 @@ func TestConvGramNormsEqualMaterialised(t *testing.T) {
 			cv.backward(s, X, out, dOut, nil, b, sqMat, true)
 			P := cv.positions()
 			sqGram := make([]float64, b)
+			cv.needCols(s, X, b) // the direct forward pass builds none
 			cv.gramSqNorms(s.cols, dOut, b, make([]float32, P*P), make([]float32, P*P), make([]float32, cv.outC), sqGram)
 			for i := range sqMat {
 				if !closeTo(sqGram[i], sqMat[i], 0, 1e-4) {
