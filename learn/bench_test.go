@@ -133,6 +133,7 @@ func BenchmarkConvNorms(b *testing.B) {
 		})
 		P := cv.positions()
 		gu, gd, bias := make([]float32, P*P), make([]float32, P*P), make([]float32, cv.outC)
+		cv.needCols(s, X, B)
 		b.Run(cv.describe()+"/gram", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				cv.gramSqNorms(s.cols, dOut, B, gu, gd, bias, sq)

@@ -23,11 +23,11 @@ func (m *Model) ClippedGradientSum(X []float32, Y []int32, clipNorm float64, dst
 	if err := m.checkData(X, Y); err != nil {
 		return fmt.Errorf("clipped gradient sum: %w", err)
 	}
-	w, ok := m.clipPool.Get().(*workspace)
-	if !ok {
+	w := m.clipPool.get()
+	if w == nil {
 		w = newWorkspace(m, m.defaultChunk(), false)
 	}
-	defer m.clipPool.Put(w)
+	defer m.clipPool.put(w)
 	clear(dst)
 	clipOn := !math.IsInf(clipNorm, 1)
 	n := len(Y)

@@ -80,7 +80,7 @@ func (l *conv) initParams(r *rand.Rand, scheme string) {
 }
 
 func (l *conv) newScratch(maxB int) *scratch {
-	return &scratch{cols: make([]float32, maxB*l.positions()*l.kdim())}
+	return &scratch{} // buffers grow on first use: a direct pass needs no patch matrix
 }
 
 func (l *conv) forward(s *scratch, in, out []float32, b int) {
@@ -89,7 +89,7 @@ func (l *conv) forward(s *scratch, in, out []float32, b int) {
 		s.colsFor = -1
 		return
 	}
-	l.im2col(s, in, s.cols, b)
+	l.im2col(s, in, b)
 	s.colsFor = b
 	P, K := l.positions(), l.kdim()
 	gemm.Sgemm(false, true, b*P, l.outC, K, 1, s.cols, K, l.w, K, 0, out, l.outC)
@@ -107,7 +107,7 @@ func (l *conv) backward(s *scratch, in, out, dOut, dIn []float32, b int, sq []fl
 // matrix in s.cols (the direct forward pass does not build one).
 func (l *conv) needCols(s *scratch, in []float32, b int) {
 	if s.colsFor != b {
-		l.im2col(s, in, s.cols, b)
+		l.im2col(s, in, b)
 		s.colsFor = b
 	}
 }
@@ -122,7 +122,7 @@ func (l *conv) backwardDense(s *scratch, in, dOut, dIn []float32, b int, sq []fl
 		l.needCols(s, in, b)
 	}
 	if dIn != nil {
-		s.dcols = grow(s.dcols, len(s.cols))
+		s.dcols = grow(s.dcols, b*P*K)
 		gemm.Sgemm(false, false, b*P, K, l.outC, 1, dOut, l.outC, l.w, K, 0, s.dcols, K)
 		l.col2im(s, s.dcols, dIn, b)
 	}
@@ -131,7 +131,7 @@ func (l *conv) backwardDense(s *scratch, in, dOut, dIn []float32, b int, sq []fl
 		return
 	}
 	n := l.numParams()
-	s.pex = grow(s.pex, len(s.cols)/(P*K)*n)
+	s.pex = grow(s.pex, b*n)
 	for i := 0; i < b; i++ {
 		d, g := dOut[i*P*l.outC:(i+1)*P*l.outC], s.pex[i*n:(i+1)*n]
 		if direct {
@@ -194,7 +194,7 @@ func (l *conv) clippedSum(s *scratch, in, dOut, c []float32, b int, grad []float
 	}
 	P, K := l.positions(), l.kdim()
 	l.needCols(s, in, b)
-	s.scaled = grow(s.scaled, len(s.cols)/K*l.outC)
+	s.scaled = grow(s.scaled, b*P*l.outC)
 	m := P * l.outC
 	for i := 0; i < b; i++ {
 		dst, src, ci := s.scaled[i*m:(i+1)*m], dOut[i*m:(i+1)*m], c[i]

@@ -128,7 +128,7 @@ func TestConvDirectForwardBits(t *testing.T) {
 		}
 		s := l.newScratch(c.b)
 		want := make([]float32, c.b*l.outSize())
-		l.im2col(s, in, s.cols, c.b)
+		l.im2col(s, in, c.b)
 		P, K := l.positions(), l.kdim()
 		gemm.Sgemm(false, true, c.b*P, l.outC, K, 1, s.cols, K, l.w, K, 0, want, l.outC)
 		addBiasRows(want, c.b*P, l.b, nil)
@@ -167,7 +167,7 @@ func TestConvDirectWeightGradBits(t *testing.T) {
 			dOut[i] = float32(r.NormFloat64())
 		}
 		s := l.newScratch(b)
-		l.im2col(s, in, s.cols, b)
+		l.im2col(s, in, b)
 		P, K, n, m := l.positions(), l.kdim(), l.numParams(), l.positions()*l.outC
 		for i := 0; i < b; i++ {
 			want, got := make([]float32, n), make([]float32, n)

@@ -2,15 +2,17 @@ package learn
 
 import "unsafe"
 
-// im2col writes the b×P×K patch matrix of the HWC images in into cols.
+// im2col writes the b×P×K patch matrix of the HWC images in into s.cols.
 // Each image is first copied into the interior of a zero-bordered padded
 // image (the border is never written, so it stays zero), after which every
 // kernel row of every patch is one contiguous run of k·C floats. For one
 // output row oy and kernel row ky, the runs of the outW patches start
 // st·C floats apart in padded row oy·st+ky and land K floats apart in cols,
 // so each (oy, ky) is one call of copyRuns.
-func (l *conv) im2col(s *scratch, in, cols []float32, b int) {
+func (l *conv) im2col(s *scratch, in []float32, b int) {
 	P, K, C := l.positions(), l.kdim(), l.inC
+	s.cols = grow(s.cols, b*P*K)
+	cols := s.cols
 	rowLen := l.k * C
 	pw := (l.inW + 2*l.pad) * C // padded row, in floats
 	for i := 0; i < b; i++ {
