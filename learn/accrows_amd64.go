@@ -19,6 +19,9 @@ func nonzeroMasksAVX2(x *float32, n int, dst *uint8)
 //go:noescape
 func convGradT6AVX2(out *float32, ldc int, x *float32, pos *int32, np int, d *float32, ldd int, disp *int32, nk int, add bool)
 
+//go:noescape
+func accRowsSeg6AVX2(dst *float32, dstStride int, base *float32, baseStride int, nseg int, off *int32, coef *float32, n int, add bool)
+
 // haveAccRows reports whether accRows runs: it must perform the FMA chains
 // of the GEMM kernels (gemm's AVX2 and AVX-512 paths, which agree bit for
 // bit), so it exists only where they do.
@@ -92,4 +95,23 @@ func convGradT6(out []float32, ldc int, x []float32, pos []int32, d []float32, l
 	_ = d[(np-1)*ldd+15]
 	_ = disp[5]
 	convGradT6AVX2(&out[0], ldc, &x[0], &pos[0], np, &d[0], ldd, &disp[0], nk, add)
+}
+
+// accRowsSeg is accRows for nseg segments that share the offsets and
+// coefficients: segment s sums base[s·baseStride:] into dst[s·dstStride:]
+// (a kernel row of a patch per segment). Rows of 48 floats, a 3×3
+// kernel over 16 channels, take one call for all segments.
+func accRowsSeg(dst []float32, dstStride int, base []float32, baseStride, nseg int, off []int32, coef []float32, w int, add bool) {
+	n := len(coef)
+	if w != 48 || n == 0 || nseg <= 0 {
+		for s := 0; s < nseg; s++ {
+			accRows(dst[s*dstStride:], base[s*baseStride:], off, coef, w, add)
+		}
+		return
+	}
+	_ = dst[(nseg-1)*dstStride+w-1]
+	_ = off[n-1]
+	_ = base[int(off[0])]
+	_ = base[(nseg-1)*baseStride+int(off[n-1])+w-1]
+	accRowsSeg6AVX2(&dst[0], dstStride, &base[0], baseStride, nseg, &off[0], &coef[0], n, add)
 }

@@ -388,3 +388,66 @@ gt_store:
 gt_end:
 	VZEROUPPER
 	RET
+
+// func accRowsSeg6AVX2(dst *float32, dstStride int, base *float32, baseStride int, nseg int, off *int32, coef *float32, n int, add bool)
+// accRows6AVX2 for nseg ≥ 1 segments with the same offsets and
+// coefficients (n ≥ 1): segment s sums base + s·baseStride into
+// dst + s·dstStride (strides in floats).
+TEXT ·accRowsSeg6AVX2(SB), NOSPLIT, $0-65
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), R10
+	SHLQ $2, R10
+	MOVQ base+16(FP), SI
+	MOVQ baseStride+24(FP), R11
+	SHLQ $2, R11
+	MOVQ nseg+32(FP), R12
+	MOVQ n+56(FP), R13
+	MOVBLZX add+64(FP), R14
+
+seg_next:
+	MOVQ off+40(FP), R8
+	MOVQ coef+48(FP), R9
+	MOVQ R13, CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+
+seg_loop:
+	MOVLQSX (R8), AX
+	VBROADCASTSS (R9), Y15
+	LEAQ (SI)(AX*4), DX
+	VFMADD231PS (DX), Y15, Y0
+	VFMADD231PS 32(DX), Y15, Y1
+	VFMADD231PS 64(DX), Y15, Y2
+	VFMADD231PS 96(DX), Y15, Y3
+	VFMADD231PS 128(DX), Y15, Y4
+	VFMADD231PS 160(DX), Y15, Y5
+	ADDQ $4, R8
+	ADDQ $4, R9
+	DECQ CX
+	JNZ seg_loop
+	TESTL R14, R14
+	JZ seg_store
+	VADDPS (DI), Y0, Y0
+	VADDPS 32(DI), Y1, Y1
+	VADDPS 64(DI), Y2, Y2
+	VADDPS 96(DI), Y3, Y3
+	VADDPS 128(DI), Y4, Y4
+	VADDPS 160(DI), Y5, Y5
+
+seg_store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	ADDQ R10, DI
+	ADDQ R11, SI
+	DECQ R12
+	JNZ seg_next
+	VZEROUPPER
+	RET

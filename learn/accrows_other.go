@@ -21,3 +21,7 @@ func nonzeroMasks(x []float32, dst []uint8) {
 func convGradT6(out []float32, ldc int, x []float32, pos []int32, d []float32, ldd int, disp []int32, nk int, add bool) {
 	panic("learn: convGradT6 without AVX2")
 }
+
+func accRowsSeg(dst []float32, dstStride int, base []float32, baseStride, nseg int, off []int32, coef []float32, w int, add bool) {
+	panic("learn: accRowsSeg without AVX2")
+}

@@ -114,20 +114,14 @@ func (l *conv) backwardSparse(s *scratch, in, dOut, dIn []float32, b int, sq []f
 // pass's GEMM dOut·W and col2im compute, patch by patch in the same order
 // (each input element receives its patches' sums p ascending).
 func (l *conv) inputGradSparse(sd *sparseDeltas, dx []float32) {
-	C, rowLen := l.inC, l.k*l.inC
+	rowLen := l.k * l.inC
 	clear(dx)
-	for oy := 0; oy < l.outH; oy++ {
-		for ox := 0; ox < l.outW; ox++ {
-			p := oy*l.outW + ox
-			lo, hi := sd.rowStart[p], sd.rowStart[p+1]
-			if lo == hi {
-				continue // the dense pass adds +0 here
-			}
-			for ky := 0; ky < l.k; ky++ {
-				at := ((oy*l.st+ky)*l.inW + ox*l.st) * C
-				accRows(dx[at:at+rowLen], l.w[ky*rowLen:], sd.rowOff[lo:hi], sd.rowCoef[lo:hi], rowLen, true)
-			}
+	for p, at := range l.posOff {
+		lo, hi := sd.rowStart[p], sd.rowStart[p+1]
+		if lo == hi {
+			continue // the dense pass adds +0 here
 		}
+		accRowsSeg(dx[at:], l.inW*l.inC, l.w, rowLen, l.k, sd.rowOff[lo:hi], sd.rowCoef[lo:hi], rowLen, true)
 	}
 }
 
@@ -149,10 +143,7 @@ func (l *conv) weightGradSparse(sd *sparseDeltas, x, g []float32) {
 				for hi = lo; hi < len(off) && off[hi] < l.posOff[q+kc]; hi++ {
 				}
 			}
-			for ky := 0; ky < l.k; ky++ {
-				dst := g[c*K+ky*rowLen : c*K+(ky+1)*rowLen]
-				accRows(dst, x[ky*l.inW*l.inC:], off[lo:hi], coef[lo:hi], rowLen, q > 0)
-			}
+			accRowsSeg(g[c*K:], rowLen, x, l.inW*l.inC, l.k, off[lo:hi], coef[lo:hi], rowLen, q > 0)
 			lo = hi
 		}
 	}
