@@ -36,6 +36,9 @@ type conv struct {
 	// k from the top-left (K entries, then five repeats of the last), for
 	// the direct passes (conv_direct.go).
 	posOff, disp []int32
+	// sparseDeltas is set when a ReLU and disjoint max pooling follow
+	// the layer (markSparseDeltas).
+	sparseDeltas bool
 }
 
 func newConv(inH, inW, inC, outC, k, stride, pad int) (*conv, error) {

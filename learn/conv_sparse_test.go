@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -113,6 +114,7 @@ func TestConvDirectForwardBits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		l.sparseDeltas = true // as behind max pooling
 		if !l.directForwardOK() {
 			t.Skipf("no direct pass here (%s)", l.describe())
 		}
@@ -152,6 +154,7 @@ func TestConvDirectWeightGradBits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		l.sparseDeltas = true // as behind max pooling
 		if !l.directForwardOK() {
 			t.Skipf("no direct pass here (%s)", l.describe())
 		}
@@ -174,6 +177,38 @@ func TestConvDirectWeightGradBits(t *testing.T) {
 			l.exampleGrad(s, s.cols[i*P*K:(i+1)*P*K], dOut[i*m:(i+1)*m], want)
 			l.weightGradDirect(s, in[i*l.inSize():(i+1)*l.inSize()], dOut[i*m:(i+1)*m], got)
 			sameBits32(t, l.describe()+" weight gradient", got, want)
+		}
+	}
+}
+
+// TestDirectPassesWherePooled: the direct passes are taken by the layers
+// max pooling follows and by first layers of one channel, not by
+// TanhCNN's second layer, where the GEMMs over the patch matrix are
+// faster.
+func TestDirectPassesWherePooled(t *testing.T) {
+	if !haveAccRows || gemm.Path() == "purego" {
+		t.Skip("no direct passes on this path")
+	}
+	for _, c := range []struct {
+		arch Arch
+		want []bool
+	}{
+		{BernauCNNMaxPool(), []bool{true, true}},
+		{BernauCNN(), []bool{true, false}},
+		{TanhCNN(), []bool{false, false}},
+	} {
+		m, err := NewModel(c.arch, []int{1, 28, 28}, 10, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []bool
+		for _, ly := range m.layers {
+			if cv, ok := ly.(*conv); ok {
+				got = append(got, cv.directForwardOK())
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: direct passes %v, want %v", c.arch, got, c.want)
 		}
 	}
 }

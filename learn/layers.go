@@ -211,7 +211,22 @@ func buildLayers(list []LayerSpec, in []int) (built, error) {
 			b.layers = append(b.layers, lay)
 		}
 	}
+	markSparseDeltas(b.layers)
 	return b, nil
+}
+
+// markSparseDeltas marks the convolutions whose output passes a ReLU and
+// then max pooling with disjoint windows: most of their output deltas
+// are zeros, so their backward pass needs no patch matrix (see
+// conv.directForwardOK).
+func markSparseDeltas(layers []layer) {
+	for i := 0; i+2 < len(layers); i++ {
+		cv, ok := layers[i].(*conv)
+		p, pooled := layers[i+2].(*maxPool)
+		if ok && pooled && isReLU(layers[i+1]) && p.disjoint() {
+			cv.sparseDeltas = true
+		}
+	}
 }
 
 // next makes the layer l on the current shape and moves the shape past
