@@ -11,7 +11,7 @@ func accRows6AVX2(dst, base *float32, off *int32, coef *float32, n int, add bool
 func accRows1AVX2(dst, base *float32, off *int32, coef *float32, n int, add bool)
 
 //go:noescape
-func convTilesAVX2(out *float32, ldc int, x *float32, off *int32, w *float32, bias *float32, nseg, segLen, segStride, ntiles int)
+func convTilesAVX2(out *float32, ldc int, x *float32, off *int32, w *float32, bias *float32, nseg, segLen, segStride, ntiles int, relu bool)
 
 //go:noescape
 func nonzeroMasksAVX2(x *float32, n int, dst *uint8)
@@ -56,9 +56,9 @@ func accRows(dst, base []float32, off []int32, coef []float32, w int, add bool) 
 // convTiles computes len(off)/6 tiles of six rows of a convolution's
 // output, 16 channels wide (see convTilesAVX2): out[r·ldc : r·ldc+16] for
 // the patch whose top-left input element is x[off[r]], from w (K×16, the
-// transposed weights of the 16 channels) and bias (16). The caller checks
-// that every patch lies inside x.
-func convTiles(out []float32, ldc int, x []float32, off []int32, w, bias []float32, nseg, segLen, segStride int) {
+// transposed weights of the 16 channels) and bias (16), and with relu set
+// the ReLU of that. The caller checks that every patch lies inside x.
+func convTiles(out []float32, ldc int, x []float32, off []int32, w, bias []float32, nseg, segLen, segStride int, relu bool) {
 	n := len(off) / 6
 	if n == 0 {
 		return
@@ -66,7 +66,7 @@ func convTiles(out []float32, ldc int, x []float32, off []int32, w, bias []float
 	_ = out[(6*n-1)*ldc+15]
 	_ = w[nseg*segLen*16-1]
 	_ = bias[15]
-	convTilesAVX2(&out[0], ldc, &x[0], &off[0], &w[0], &bias[0], nseg, segLen, segStride, n)
+	convTilesAVX2(&out[0], ldc, &x[0], &off[0], &w[0], &bias[0], nseg, segLen, segStride, n, relu)
 }
 
 // nonzeroMasks sets bit j of dst[v] to whether x[8v+j] != 0, for every

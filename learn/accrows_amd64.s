@@ -106,10 +106,12 @@ one_store:
 // (one FMA chain per element, the patch index s·segLen+j ascending, from
 // +0: the GEMM kernels' chain over im2col's row of the patch), then
 // out[(6t+i)·ldc + c] = acc[i][c] + bias[c], as addBiasRows adds the
-// bias. w is one 16-column panel of the transposed weights, K×16.
+// bias, and with relu set the ReLU of that, by gemm.ReLU's operations
+// (v & (v > 0 or unordered) & 0x7FFFFFFF). w is one 16-column panel of
+// the transposed weights, K×16.
 
-// func convTilesAVX2(out *float32, ldc int, x *float32, off *int32, w *float32, bias *float32, nseg, segLen, segStride, ntiles int)
-TEXT ·convTilesAVX2(SB), NOSPLIT, $0-80
+// func convTilesAVX2(out *float32, ldc int, x *float32, off *int32, w *float32, bias *float32, nseg, segLen, segStride, ntiles int, relu bool)
+TEXT ·convTilesAVX2(SB), NOSPLIT, $0-81
 
 ct_tile:
 	MOVQ x+16(FP), DX
@@ -193,38 +195,114 @@ ct_step:
 	MOVQ ldc+8(FP), R8
 	SHLQ $2, R8
 	MOVQ bias+40(FP), BX
-	VMOVUPS (BX), Y12
-	VMOVUPS 32(BX), Y13
-	VADDPS Y12, Y0, Y0
-	VADDPS Y13, Y1, Y1
-	VMOVUPS Y0, (DI)
+	MOVBLZX relu+80(FP), AX
+	TESTL AX, AX
+	JNZ ct_relu
+	VADDPS 0(BX), Y0, Y0
+	VMOVUPS Y0, 0(DI)
+	VADDPS 32(BX), Y1, Y1
 	VMOVUPS Y1, 32(DI)
 	ADDQ R8, DI
-	VADDPS Y12, Y2, Y2
-	VADDPS Y13, Y3, Y3
-	VMOVUPS Y2, (DI)
+	VADDPS 0(BX), Y2, Y2
+	VMOVUPS Y2, 0(DI)
+	VADDPS 32(BX), Y3, Y3
 	VMOVUPS Y3, 32(DI)
 	ADDQ R8, DI
-	VADDPS Y12, Y4, Y4
-	VADDPS Y13, Y5, Y5
-	VMOVUPS Y4, (DI)
+	VADDPS 0(BX), Y4, Y4
+	VMOVUPS Y4, 0(DI)
+	VADDPS 32(BX), Y5, Y5
 	VMOVUPS Y5, 32(DI)
 	ADDQ R8, DI
-	VADDPS Y12, Y6, Y6
-	VADDPS Y13, Y7, Y7
-	VMOVUPS Y6, (DI)
+	VADDPS 0(BX), Y6, Y6
+	VMOVUPS Y6, 0(DI)
+	VADDPS 32(BX), Y7, Y7
 	VMOVUPS Y7, 32(DI)
 	ADDQ R8, DI
-	VADDPS Y12, Y8, Y8
-	VADDPS Y13, Y9, Y9
-	VMOVUPS Y8, (DI)
+	VADDPS 0(BX), Y8, Y8
+	VMOVUPS Y8, 0(DI)
+	VADDPS 32(BX), Y9, Y9
 	VMOVUPS Y9, 32(DI)
 	ADDQ R8, DI
-	VADDPS Y12, Y10, Y10
-	VADDPS Y13, Y11, Y11
-	VMOVUPS Y10, (DI)
+	VADDPS 0(BX), Y10, Y10
+	VMOVUPS Y10, 0(DI)
+	VADDPS 32(BX), Y11, Y11
 	VMOVUPS Y11, 32(DI)
 	ADDQ R8, DI
+	JMP ct_next
+
+ct_relu:
+	VXORPS Y13, Y13, Y13
+	MOVL $0x7FFFFFFF, DX
+	VMOVD DX, X15
+	VPBROADCASTD X15, Y15
+	VADDPS 0(BX), Y0, Y0
+	VCMPPS $6, Y13, Y0, Y14
+	VANDPS Y0, Y14, Y14
+	VANDPS Y15, Y14, Y0
+	VMOVUPS Y0, 0(DI)
+	VADDPS 32(BX), Y1, Y1
+	VCMPPS $6, Y13, Y1, Y14
+	VANDPS Y1, Y14, Y14
+	VANDPS Y15, Y14, Y1
+	VMOVUPS Y1, 32(DI)
+	ADDQ R8, DI
+	VADDPS 0(BX), Y2, Y2
+	VCMPPS $6, Y13, Y2, Y14
+	VANDPS Y2, Y14, Y14
+	VANDPS Y15, Y14, Y2
+	VMOVUPS Y2, 0(DI)
+	VADDPS 32(BX), Y3, Y3
+	VCMPPS $6, Y13, Y3, Y14
+	VANDPS Y3, Y14, Y14
+	VANDPS Y15, Y14, Y3
+	VMOVUPS Y3, 32(DI)
+	ADDQ R8, DI
+	VADDPS 0(BX), Y4, Y4
+	VCMPPS $6, Y13, Y4, Y14
+	VANDPS Y4, Y14, Y14
+	VANDPS Y15, Y14, Y4
+	VMOVUPS Y4, 0(DI)
+	VADDPS 32(BX), Y5, Y5
+	VCMPPS $6, Y13, Y5, Y14
+	VANDPS Y5, Y14, Y14
+	VANDPS Y15, Y14, Y5
+	VMOVUPS Y5, 32(DI)
+	ADDQ R8, DI
+	VADDPS 0(BX), Y6, Y6
+	VCMPPS $6, Y13, Y6, Y14
+	VANDPS Y6, Y14, Y14
+	VANDPS Y15, Y14, Y6
+	VMOVUPS Y6, 0(DI)
+	VADDPS 32(BX), Y7, Y7
+	VCMPPS $6, Y13, Y7, Y14
+	VANDPS Y7, Y14, Y14
+	VANDPS Y15, Y14, Y7
+	VMOVUPS Y7, 32(DI)
+	ADDQ R8, DI
+	VADDPS 0(BX), Y8, Y8
+	VCMPPS $6, Y13, Y8, Y14
+	VANDPS Y8, Y14, Y14
+	VANDPS Y15, Y14, Y8
+	VMOVUPS Y8, 0(DI)
+	VADDPS 32(BX), Y9, Y9
+	VCMPPS $6, Y13, Y9, Y14
+	VANDPS Y9, Y14, Y14
+	VANDPS Y15, Y14, Y9
+	VMOVUPS Y9, 32(DI)
+	ADDQ R8, DI
+	VADDPS 0(BX), Y10, Y10
+	VCMPPS $6, Y13, Y10, Y14
+	VANDPS Y10, Y14, Y14
+	VANDPS Y15, Y14, Y10
+	VMOVUPS Y10, 0(DI)
+	VADDPS 32(BX), Y11, Y11
+	VCMPPS $6, Y13, Y11, Y14
+	VANDPS Y11, Y14, Y14
+	VANDPS Y15, Y14, Y11
+	VMOVUPS Y11, 32(DI)
+	ADDQ R8, DI
+
+ct_next:
 	MOVQ DI, out+0(FP)
 	MOVQ ntiles+72(FP), CX
 	DECQ CX

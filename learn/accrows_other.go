@@ -10,7 +10,7 @@ func accRows(dst, base []float32, off []int32, coef []float32, w int, add bool) 
 	panic("learn: accRows without AVX2")
 }
 
-func convTiles(out []float32, ldc int, x []float32, off []int32, w, bias []float32, nseg, segLen, segStride int) {
+func convTiles(out []float32, ldc int, x []float32, off []int32, w, bias []float32, nseg, segLen, segStride int, relu bool) {
 	panic("learn: convTiles without AVX2")
 }
 

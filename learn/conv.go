@@ -88,7 +88,7 @@ func (l *conv) newScratch(maxB int) *scratch {
 
 func (l *conv) forward(s *scratch, in, out []float32, b int) {
 	if l.directForwardOK() {
-		l.forwardDirect(s, in, out, b)
+		l.forwardDirect(s, in, out, b, false)
 		s.colsFor = -1
 		return
 	}

@@ -24,8 +24,10 @@ func (l *conv) directForwardOK() bool {
 		gemm.ChunkLength(l.kdim()) == l.kdim() && (l.sparseDeltas || l.kdim()%8 != 0)
 }
 
-// forwardDirect is forward without im2col (see directForwardOK).
-func (l *conv) forwardDirect(s *scratch, in, out []float32, b int) {
+// forwardDirect is forward without im2col (see directForwardOK); with
+// relu set, out receives the ReLU of the outputs instead, as the ReLU
+// layer after this one computes it.
+func (l *conv) forwardDirect(s *scratch, in, out []float32, b int, relu bool) {
 	P, K, O := l.positions(), l.kdim(), l.outC
 	// wt holds the weights transposed, one K×16 panel per 16 channels.
 	s.wt = grow(s.wt, K*O)
@@ -48,9 +50,9 @@ func (l *conv) forwardDirect(s *scratch, in, out []float32, b int) {
 		x, y := in[i*l.inSize():(i+1)*l.inSize()], out[i*P*O:(i+1)*P*O]
 		for q := 0; q < O/16; q++ {
 			w, bias := s.wt[q*K*16:(q+1)*K*16], l.b[q*16:(q+1)*16]
-			convTiles(y[q*16:], O, x, l.posOff[:full], w, bias, l.k, l.k*l.inC, l.inW*l.inC)
+			convTiles(y[q*16:], O, x, l.posOff[:full], w, bias, l.k, l.k*l.inC, l.inW*l.inC, relu)
 			if full < P {
-				convTiles(s.tile[q*16:], O, x, last[:], w, bias, l.k, l.k*l.inC, l.inW*l.inC)
+				convTiles(s.tile[q*16:], O, x, last[:], w, bias, l.k, l.k*l.inC, l.inW*l.inC, relu)
 			}
 		}
 		copy(y[full*O:], s.tile[:(P-full)*O])

@@ -135,8 +135,12 @@ func TestConvDirectForwardBits(t *testing.T) {
 		gemm.Sgemm(false, true, c.b*P, l.outC, K, 1, s.cols, K, l.w, K, 0, want, l.outC)
 		addBiasRows(want, c.b*P, l.b, nil)
 		got := make([]float32, len(want))
-		l.forwardDirect(s, in, got, c.b)
+		l.forwardDirect(s, in, got, c.b, false)
 		sameBits32(t, l.describe()+" output", got, want)
+		relu := make([]float32, len(want))
+		gemm.ReLU(relu, want)
+		l.forwardDirect(s, in, got, c.b, true)
+		sameBits32(t, l.describe()+" output through a ReLU", got, relu)
 	}
 }
 

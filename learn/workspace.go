@@ -76,10 +76,21 @@ func (w *workspace) setThreads(n int) {
 	}
 }
 
-// forward runs the chunk in acts[0] (b examples) to the logits.
+// forward runs the chunk in acts[0] (b examples) to the logits. A
+// convolution on the direct pass followed by a ReLU writes the ReLU's
+// output itself, in the same pass: the ReLU's input, acts of the layer
+// between, is then not written, and nothing reads it (the ReLU's backward
+// pass reads its output).
 func (w *workspace) forward(b int) {
-	for l, ly := range w.m.layers {
-		ly.forward(w.scr[l], w.acts[l], w.acts[l+1], b)
+	layers := w.m.layers
+	for l := 0; l < len(layers); l++ {
+		if cv, ok := layers[l].(*conv); ok && l+1 < len(layers) && isReLU(layers[l+1]) && cv.directForwardOK() {
+			cv.forwardDirect(w.scr[l], w.acts[l], w.acts[l+2], b, true)
+			w.scr[l].colsFor = -1
+			l++
+			continue
+		}
+		layers[l].forward(w.scr[l], w.acts[l], w.acts[l+1], b)
 	}
 }
 
