@@ -129,9 +129,10 @@ func (p *maxPool) disjoint() bool { return p.st >= p.k }
 // The same operations on the same values as the two passes (the routed
 // sum 0 + g, then the mask of y's bits), without the ReLU's pass over
 // every input: that pass and the pool's clear-and-scatter were an eighth
-// of a Bernau et al. repetition (BenchmarkTable2eRepetition).
-func (p *maxPool) backwardThroughReLU(s *scratch, y, dOut, dIn []float32, b int) {
-	if p.k == 2 && p.st == 2 && p.backward2ThroughReLU(s, y, dOut, dIn, b) {
+// of a Bernau et al. repetition (BenchmarkTable2eRepetition). pooled is
+// this layer's output for y.
+func (p *maxPool) backwardThroughReLU(s *scratch, y, pooled, dOut, dIn []float32, b int) {
+	if p.k == 2 && p.st == 2 && p.backward2ThroughReLU(s, pooled, dOut, dIn, b) {
 		return
 	}
 	for i := 0; i < b; i++ {
@@ -153,19 +154,21 @@ func (p *maxPool) backwardThroughReLU(s *scratch, y, dOut, dIn []float32, b int)
 // it (the scatter's loads and stores, a third of them to a 43 KB image
 // per example, took a tenth of a Bernau et al. repetition): the same
 // values, +0 + g where the maximum was and +0 elsewhere, masked by the
-// same bits of y. It reports false, having written nothing, where the
-// vector kernel does not run.
-func (p *maxPool) backward2ThroughReLU(s *scratch, y, dOut, dIn []float32, b int) bool {
+// same bits, those of the ReLU's output at the maximum, which is the
+// window's pooled output (so the ReLU's output, four times larger, is
+// not read). It reports false, having written nothing, where the vector
+// kernel does not run.
+func (p *maxPool) backward2ThroughReLU(s *scratch, pooled, dOut, dIn []float32, b int) bool {
 	C, W := p.c, p.w
 	rowStride := W * C
 	for i := 0; i < b; i++ {
 		dx := dIn[i*p.inSize() : (i+1)*p.inSize()]
-		yi := y[i*p.inSize() : (i+1)*p.inSize()]
+		yp := pooled[i*p.outSize() : (i+1)*p.outSize()]
 		g := dOut[i*p.outSize() : (i+1)*p.outSize()]
 		arg := s.argmax[i*p.outSize() : (i+1)*p.outSize()]
 		for oy := 0; oy < p.outH; oy++ {
 			row, o := 2*oy*rowStride, oy*p.outW*C
-			if !maxPool2BackReLURow(dx[row:], yi[row:], g[o:], arg[o:], p.outW, C, rowStride, row) {
+			if !maxPool2BackReLURow(dx[row:], yp[o:], g[o:], arg[o:], p.outW, C, rowStride, row) {
 				return false
 			}
 			// An odd width leaves the last column out of every window.

@@ -83,16 +83,18 @@ done:
 	VZEROUPPER
 	RET
 
-// func maxPool2BackReLURowAVX2(dx, y, grad *float32, arg *int32, outW, c, rowStride, base int)
+// func maxPool2BackReLURowAVX2(dx, pooled, grad *float32, arg *int32, outW, c, rowStride, base int)
 // The backward pass of one output row of 2×2 stride-2 max pooling through
-// the ReLU whose output y is the pool's input (see backwardThroughReLU),
-// c a multiple of 8: each of a window's four inputs receives +0 + g where
-// its offset is the window's argmax, else +0, masked by y's bits
-// (−int32(bits) >> 31, arithmetic); every input of the row's windows is
-// written, so dx needs no clearing there.
+// the ReLU whose output is the pool's input (see backwardThroughReLU), c
+// a multiple of 8: each of a window's four inputs receives +0 + g where
+// its offset is the window's argmax, else +0, the first masked by the
+// bits of the ReLU's output there (−int32(bits) >> 31, arithmetic) —
+// which is the window's pooled value, so the ReLU's output is not read.
+// Every input of the row's windows is written, so dx needs no clearing
+// there.
 TEXT ·maxPool2BackReLURowAVX2(SB), NOSPLIT, $0-64
 	MOVQ dx+0(FP), DI
-	MOVQ y+8(FP), SI
+	MOVQ pooled+8(FP), SI
 	MOVQ grad+16(FP), R14
 	MOVQ arg+24(FP), DX
 	MOVQ outW+32(FP), R8
@@ -125,48 +127,34 @@ bchan:
 	VPADDD Y10, Y5, Y5       // offsets of x00: base + c + lane
 	VMOVUPS (R14)(CX*4), Y0
 	VADDPS Y0, Y11, Y0       // +0 + g
+	VMOVDQU (SI)(CX*4), Y3   // the pooled value: the ReLU's output at the argmax
+	VPSUBD Y3, Y11, Y3
+	VPSRAD $31, Y3, Y3
+	VPAND Y3, Y0, Y0         // masked as the ReLU's backward pass masks
 	VMOVDQU (DX)(CX*4), Y1   // argmax
-	LEAQ (SI)(CX*4), R12     // &y00[c]
 	LEAQ (DI)(CX*4), R13     // &dx00[c]
 	VPCMPEQD Y5, Y1, Y2      // x00
-	VMOVDQU (R12), Y3
-	VPSUBD Y3, Y11, Y3
-	VPSRAD $31, Y3, Y3
-	VPAND Y2, Y3, Y3
-	VPAND Y0, Y3, Y3
-	VMOVDQU Y3, (R13)
+	VPAND Y0, Y2, Y2
+	VMOVDQU Y2, (R13)
 	VPADDD Y14, Y5, Y4       // x01
 	VPCMPEQD Y4, Y1, Y2
-	VMOVDQU (R12)(AX*1), Y3
-	VPSUBD Y3, Y11, Y3
-	VPSRAD $31, Y3, Y3
-	VPAND Y2, Y3, Y3
-	VPAND Y0, Y3, Y3
-	VMOVDQU Y3, (R13)(AX*1)
-	ADDQ BX, R12
+	VPAND Y0, Y2, Y2
+	VMOVDQU Y2, (R13)(AX*1)
 	ADDQ BX, R13
 	VPADDD Y13, Y5, Y4       // x10
 	VPCMPEQD Y4, Y1, Y2
-	VMOVDQU (R12), Y3
-	VPSUBD Y3, Y11, Y3
-	VPSRAD $31, Y3, Y3
-	VPAND Y2, Y3, Y3
-	VPAND Y0, Y3, Y3
-	VMOVDQU Y3, (R13)
+	VPAND Y0, Y2, Y2
+	VMOVDQU Y2, (R13)
 	VPADDD Y12, Y5, Y4       // x11
 	VPCMPEQD Y4, Y1, Y2
-	VMOVDQU (R12)(AX*1), Y3
-	VPSUBD Y3, Y11, Y3
-	VPSRAD $31, Y3, Y3
-	VPAND Y2, Y3, Y3
-	VPAND Y0, Y3, Y3
-	VMOVDQU Y3, (R13)(AX*1)
+	VPAND Y0, Y2, Y2
+	VMOVDQU Y2, (R13)(AX*1)
 	ADDQ $8, CX
 	JMP  bchan
 bnextwin:
-	LEAQ (SI)(AX*2), SI      // next window: 2c floats on
-	LEAQ (DI)(AX*2), DI
-	ADDQ AX, DX              // next output: c floats on
+	LEAQ (DI)(AX*2), DI      // next window: 2c floats on
+	ADDQ AX, SI              // next output: c floats on
+	ADDQ AX, DX
 	ADDQ AX, R14
 	MOVQ R9, R13
 	SHLQ $1, R13

@@ -6,6 +6,6 @@ func maxPool2Row(x []float32, y []float32, arg []int32, outW, c, rowStride, base
 	return false
 }
 
-func maxPool2BackReLURow(dx, y, g []float32, arg []int32, outW, c, rowStride, base int) bool {
+func maxPool2BackReLURow(dx, pooled, g []float32, arg []int32, outW, c, rowStride, base int) bool {
 	return false
 }

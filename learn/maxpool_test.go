@@ -78,14 +78,15 @@ func TestMaxPoolThroughReLUMatchesTwoPasses(t *testing.T) {
 		y := make([]float32, len(x))
 		relu.forward(nil, x, y, b)
 		s := p.newScratch(b)
-		p.forward(s, y, make([]float32, len(g)), b)
+		pooled := make([]float32, len(g))
+		p.forward(s, y, pooled, b)
 		mid, want, got := make([]float32, len(x)), make([]float32, len(x)), make([]float32, len(x))
 		p.backward(s, y, nil, g, mid, b, nil, false)
 		relu.backward(nil, x, y, mid, want, b, nil, false)
 		for i := range got {
 			got[i] = float32(math.NaN()) // must be overwritten
 		}
-		p.backwardThroughReLU(s, y, g, got, b)
+		p.backwardThroughReLU(s, y, pooled, g, got, b)
 		for i := range want {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("%v: dx[%d] = %v, two passes %v", sh, i, got[i], want[i])

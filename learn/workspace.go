@@ -127,7 +127,7 @@ func (w *workspace) backward(b int, norms, inputGrad bool) {
 			// Max pooling on a ReLU's output: both backward passes in one
 			// (see backwardThroughReLU), straight into the ReLU's dIn.
 			if l-1 > 0 || inputGrad {
-				p.backwardThroughReLU(w.scr[l], w.acts[l], w.deltas[l+1], w.deltas[l-1], b)
+				p.backwardThroughReLU(w.scr[l], w.acts[l], w.acts[l+1], w.deltas[l+1], w.deltas[l-1], b)
 			}
 			l--
 			continue
