@@ -66,9 +66,16 @@ func (l *conv) list(sd *sparseDeltas, dOut []float32) int {
 	for p, at := range l.posOff {
 		sd.rowStart[p] = int32(n)
 		row := dOut[p*O : (p+1)*O]
-		for v, m := range sd.mask[p*V : (p+1)*V] {
+		masks := sd.mask[p*V : (p+1)*V]
+		for v0 := 0; v0 < V; v0 += 8 {
+			// Up to 64 channels' bits in one word: one loop exit to
+			// mispredict per word instead of one per byte.
+			var m uint64
+			for v, b := range masks[v0:min(v0+8, V)] {
+				m |= uint64(b) << (8 * v)
+			}
 			for ; m != 0; m &= m - 1 {
-				c := v*8 + bits.TrailingZeros8(m)
+				c := v0*8 + bits.TrailingZeros64(m)
 				d := row[c]
 				sd.rowOff[n], sd.rowCoef[n] = int32(c*K), d
 				n++
