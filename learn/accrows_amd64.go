@@ -5,9 +5,6 @@ package learn
 import "golang.org/x/sys/cpu"
 
 //go:noescape
-func accRows6AVX2(dst, base *float32, off *int32, coef *float32, n int, add bool)
-
-//go:noescape
 func accRows1AVX2(dst, base *float32, off *int32, coef *float32, n int, add bool)
 
 //go:noescape
@@ -46,7 +43,7 @@ func accRows(dst, base []float32, off []int32, coef []float32, w int, add bool) 
 	_ = base[int(off[n-1])+w-1]
 	c := 0
 	for ; c+48 <= w; c += 48 {
-		accRows6AVX2(&dst[c], &base[c], &off[0], &coef[0], n, add)
+		accRowsSeg6AVX2(&dst[c], 0, &base[c], 0, 1, &off[0], &coef[0], n, add)
 	}
 	for ; c < w; c += 8 {
 		accRows1AVX2(&dst[c], &base[c], &off[0], &coef[0], n, add)

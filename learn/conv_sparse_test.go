@@ -20,6 +20,7 @@ func TestConvSparseBackwardBits(t *testing.T) {
 		{30, 30, 8, 16, 3, 1},  // P = 784: four k-chunks
 		{21, 17, 8, 24, 3, 2},
 		{9, 9, 8, 72, 2, 1}, // channels beyond one 64-bit mask
+		{7, 7, 32, 16, 3, 1}, // kernel rows of 96 floats
 	} {
 		l, err := newConv(c.h, c.w, c.inC, c.outC, c.k, c.st, 0)
 		if err != nil {
@@ -110,16 +111,7 @@ func TestConvDirectForwardBits(t *testing.T) {
 		{15, 11, 3, 32, 4, 2, 1},
 		{7, 9, 8, 16, 1, 1, 5},
 	} {
-		l, err := newConv(c.h, c.w, c.inC, c.outC, c.k, c.st, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l.sparseDeltas = true // as behind max pooling
-		if !l.directForwardOK() {
-			t.Skipf("no direct pass here (%s)", l.describe())
-		}
-		r := rand.New(rand.NewPCG(uint64(c.outC), uint64(c.h)))
-		l.bind(make([]float32, l.numParams()))
+		l, r := directConv(t, c.h, c.w, c.inC, c.outC, c.k, c.st)
 		l.initParams(r, InitPyTorch)
 		for i := range l.b {
 			l.b[i] = float32(r.NormFloat64())
@@ -154,16 +146,7 @@ func TestConvDirectWeightGradBits(t *testing.T) {
 		{13, 13, 16, 32, 4, 2},
 		{10, 12, 3, 16, 2, 1},
 	} {
-		l, err := newConv(c.h, c.w, c.inC, c.outC, c.k, c.st, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l.sparseDeltas = true // as behind max pooling
-		if !l.directForwardOK() {
-			t.Skipf("no direct pass here (%s)", l.describe())
-		}
-		r := rand.New(rand.NewPCG(uint64(c.outC), uint64(c.w)))
-		l.bind(make([]float32, l.numParams()))
+		l, r := directConv(t, c.h, c.w, c.inC, c.outC, c.k, c.st)
 		const b = 2
 		in := make([]float32, b*l.inSize())
 		for i := range in {
@@ -215,4 +198,21 @@ func TestDirectPassesWherePooled(t *testing.T) {
 			t.Errorf("%s: direct passes %v, want %v", c.arch, got, c.want)
 		}
 	}
+}
+
+// directConv returns a convolution without padding that takes the direct
+// passes (as behind max pooling), with its parameters bound, and a
+// random stream for its data; it skips the test where there are none.
+func directConv(t *testing.T, h, w, inC, outC, k, st int) (*conv, *rand.Rand) {
+	t.Helper()
+	l, err := newConv(h, w, inC, outC, k, st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.sparseDeltas = true
+	if !l.directForwardOK() {
+		t.Skipf("no direct pass here (%s)", l.describe())
+	}
+	l.bind(make([]float32, l.numParams()))
+	return l, rand.New(rand.NewPCG(uint64(outC), uint64(h*w)))
 }

@@ -12,6 +12,22 @@ DATA maxpoolIota<>+24(SB)/4, $6
 DATA maxpoolIota<>+28(SB)/4, $7
 GLOBL maxpoolIota<>(SB), RODATA, $32
 
+// POOL2_CONSTANTS sets, from c in R9 and rowStride in R10 (elements):
+// Y15 the lane numbers 0..7, AX c in bytes, BX the row stride in bytes,
+// and as int32 lanes Y14 c, Y13 rowStride and Y12 rowStride + c (the
+// offsets of a window's other three inputs from its first).
+#define POOL2_CONSTANTS \
+	VMOVDQU maxpoolIota<>(SB), Y15 \
+	MOVQ R9, AX \
+	SHLQ $2, AX \
+	MOVQ R10, BX \
+	SHLQ $2, BX \
+	VMOVD R9, X14 \
+	VPBROADCASTD X14, Y14 \
+	VMOVD R10, X13 \
+	VPBROADCASTD X13, Y13 \
+	VPADDD Y13, Y14, Y12
+
 // func maxPool2RowAVX2(x *float32, y *float32, arg *int32, outW, c, rowStride, base int)
 // One output row of 2×2 stride-2 max pooling over HWC input, c a multiple
 // of 8: for each window, best = x00; then x01, x10, x11 in turn replace it
@@ -25,16 +41,7 @@ TEXT ·maxPool2RowAVX2(SB), NOSPLIT, $0-56
 	MOVQ c+32(FP), R9
 	MOVQ rowStride+40(FP), R10
 	MOVQ base+48(FP), R11
-	VMOVDQU maxpoolIota<>(SB), Y15
-	MOVQ R9, AX
-	SHLQ $2, AX              // c in bytes
-	MOVQ R10, BX
-	SHLQ $2, BX              // row stride in bytes
-	VMOVD R9, X14
-	VPBROADCASTD X14, Y14    // c as int32 lanes
-	VMOVD R10, X13
-	VPBROADCASTD X13, Y13    // rowStride as int32 lanes
-	VPADDD Y13, Y14, Y12     // rowStride + c
+	POOL2_CONSTANTS
 window:
 	TESTQ R8, R8
 	JEQ   done
@@ -101,16 +108,7 @@ TEXT ·maxPool2BackReLURowAVX2(SB), NOSPLIT, $0-64
 	MOVQ c+40(FP), R9
 	MOVQ rowStride+48(FP), R10
 	MOVQ base+56(FP), R11
-	VMOVDQU maxpoolIota<>(SB), Y15
-	MOVQ R9, AX
-	SHLQ $2, AX              // c in bytes
-	MOVQ R10, BX
-	SHLQ $2, BX              // row stride in bytes
-	VMOVD R9, X14
-	VPBROADCASTD X14, Y14    // c as int32 lanes
-	VMOVD R10, X13
-	VPBROADCASTD X13, Y13    // rowStride as int32 lanes
-	VPADDD Y13, Y14, Y12     // rowStride + c
+	POOL2_CONSTANTS
 	VPXOR Y11, Y11, Y11      // +0
 bwindow:
 	TESTQ R8, R8
