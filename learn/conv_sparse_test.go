@@ -19,7 +19,7 @@ func TestConvSparseBackwardBits(t *testing.T) {
 		{13, 13, 16, 16, 3, 1}, // Bernau et al.'s second layer
 		{30, 30, 8, 16, 3, 1},  // P = 784: four k-chunks
 		{21, 17, 8, 24, 3, 2},
-		{9, 9, 8, 72, 2, 1}, // channels beyond one 64-bit mask
+		{9, 9, 8, 72, 2, 1},  // channels beyond one 64-bit mask
 		{7, 7, 32, 16, 3, 1}, // kernel rows of 96 floats
 	} {
 		l, err := newConv(c.h, c.w, c.inC, c.outC, c.k, c.st, 0)
