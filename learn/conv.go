@@ -12,6 +12,10 @@ import (
 // over the whole chunk: cols is (b·P)×K with P = outH·outW output positions
 // and K = k·k·inC, and out = cols·Wᵀ. W is stored outC×K with K ordered
 // (ky, kx, c) — note this differs from PyTorch's (c, ky, kx) flat order.
+// Behind max pooling, and for first layers of one channel, the layer
+// instead takes direct passes that read the images in place and skip
+// zero output deltas, with the GEMMs' bits (conv_direct.go,
+// conv_sparse.go).
 //
 // Per-example gradient norms: example i's weight gradient is Δ_iᵀU_i (Δ_i:
 // P×outC output deltas, U_i: P×K its im2col rows). Two ways to get its norm:
