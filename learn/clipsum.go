@@ -23,11 +23,11 @@ func (m *Model) ClippedGradientSum(X []float32, Y []int32, clipNorm float64, dst
 	if err := m.checkData(X, Y); err != nil {
 		return fmt.Errorf("clipped gradient sum: %w", err)
 	}
-	w := m.clipPool.get()
-	if w == nil {
+	w, ok := m.clipPool.Get().(*workspace)
+	if !ok {
 		w = newWorkspace(m, m.defaultChunk(), false)
 	}
-	defer m.clipPool.put(w)
+	defer m.clipPool.Put(w)
 	clear(dst)
 	clipOn := !math.IsInf(clipNorm, 1)
 	n := len(Y)

@@ -12,7 +12,7 @@ const evalChunk = 256
 // across calls (and goroutines) through the model's pool, so that repeated
 // calls by an attack do not reallocate the buffers.
 func (m *Model) evalWorkspace() *workspace {
-	if w := m.evalPool.get(); w != nil {
+	if w, ok := m.evalPool.Get().(*workspace); ok {
 		return w
 	}
 	return newWorkspace(m, evalChunk, true)
@@ -30,7 +30,7 @@ func (m *Model) forEachChunk(X []float32, Y []int32, fn func(start, b int, w *wo
 	}
 	n := len(Y)
 	w := m.evalWorkspace()
-	defer m.evalPool.put(w)
+	defer m.evalPool.Put(w)
 	idx := make([]int, 0, w.maxB)
 	for start := 0; start < n; start += w.maxB {
 		b := min(w.maxB, n-start)

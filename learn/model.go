@@ -3,7 +3,6 @@ package learn
 import (
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/dpaudit/dpaudit/rng"
 )
@@ -26,36 +25,10 @@ type Model struct {
 	offsets []int // offset of each layer's parameters in params
 	params  []float32
 	// evalPool recycles the evaluation helpers' workspaces.
-	evalPool workspacePool
+	evalPool sync.Pool
 	// clipPool recycles ClippedGradientSum's workspaces (training-sized
 	// chunks; clipsum.go).
-	clipPool workspacePool
-}
-
-// workspacePool recycles workspaces like a sync.Pool, but keeps one of
-// them across garbage collections, which empty a sync.Pool: a
-// workspace of a CNN is tens of megabytes, and allocating it again after
-// every collection was a twentieth of a Bernau et al. repetition, whose
-// game calls the model's helpers 60 times per repetition.
-type workspacePool struct {
-	kept atomic.Pointer[workspace]
-	more sync.Pool
-}
-
-// get returns a recycled workspace, or nil.
-func (p *workspacePool) get() *workspace {
-	if w := p.kept.Swap(nil); w != nil {
-		return w
-	}
-	w, _ := p.more.Get().(*workspace)
-	return w
-}
-
-// put returns w for reuse.
-func (p *workspacePool) put(w *workspace) {
-	if !p.kept.CompareAndSwap(nil, w) {
-		p.more.Put(w)
-	}
+	clipPool sync.Pool
 }
 
 // LayerInfo describes one layer and where its parameters live in the flat
