@@ -49,7 +49,11 @@
 // Convolutions are im2col + one GEMM forward; for their norms each
 // example's small gradient Δ_iᵀU_i is materialised (cheaper than the Gram
 // trick ⟨U_iU_iᵀ, Δ_iΔ_iᵀ⟩ at these sizes; BenchmarkConvNorms measures
-// both), and the clipped sum is Σ c_i G_i.
+// both), and the clipped sum is Σ c_i G_i. Behind a ReLU and max
+// pooling, and as a first layer of one channel, a convolution reads its
+// images in place instead (conv_direct.go), applies the ReLU in the same
+// pass, and its backward pass sums only the non-zero output deltas
+// (conv_sparse.go) — the GEMMs' FMA chains, so the same bits.
 //
 // # Determinism and threads
 //
