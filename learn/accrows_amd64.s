@@ -225,6 +225,29 @@ nz_done:
 	VZEROUPPER
 	RET
 
+// GT_ROW(a, b) stores one row of convGradT6AVX2's sums, a and b plus
+// the 16 floats at SI, at DI; DI and SI move one row (R8, R9 bytes) on,
+// and the kernel ends after the last of CX rows.
+#define GT_ROW(a, b) \
+	VADDPS (SI), a, a \
+	VADDPS 32(SI), b, b \
+	VMOVUPS a, (DI) \
+	VMOVUPS b, 32(DI) \
+	ADDQ R8, DI \
+	ADDQ R9, SI \
+	DECQ CX \
+	JZ gt_end
+
+DATA gtZero<>+0(SB)/8, $0
+DATA gtZero<>+8(SB)/8, $0
+DATA gtZero<>+16(SB)/8, $0
+DATA gtZero<>+24(SB)/8, $0
+DATA gtZero<>+32(SB)/8, $0
+DATA gtZero<>+40(SB)/8, $0
+DATA gtZero<>+48(SB)/8, $0
+DATA gtZero<>+56(SB)/8, $0
+GLOBL gtZero<>(SB), RODATA, $64
+
 // Direct weight gradient of a convolution, transposed, six patch elements
 // by 16 channels: for rows i < 6 (patch element displacements disp[i]
 // from a patch's top-left input element) and positions p < np,
@@ -276,59 +299,21 @@ gt_done:
 	MOVQ ldc+8(FP), R8
 	SHLQ $2, R8
 	MOVQ nk+64(FP), CX
+	MOVQ DI, SI // the rows are added to out itself (a later k-chunk)…
+	MOVQ R8, R9
 	MOVBLZX add+72(FP), AX
 	TESTL AX, AX
-	JZ gt_store
-	VADDPS (DI), Y0, Y0
-	VADDPS 32(DI), Y1, Y1
-	CMPQ CX, $2
-	JLT gt_store
-	VADDPS (DI)(R8*1), Y2, Y2
-	VADDPS 32(DI)(R8*1), Y3, Y3
-	LEAQ (DI)(R8*2), DX
-	CMPQ CX, $3
-	JLT gt_store
-	VADDPS (DX), Y4, Y4
-	VADDPS 32(DX), Y5, Y5
-	CMPQ CX, $4
-	JLT gt_store
-	VADDPS (DX)(R8*1), Y6, Y6
-	VADDPS 32(DX)(R8*1), Y7, Y7
-	LEAQ (DX)(R8*2), DX
-	CMPQ CX, $5
-	JLT gt_store
-	VADDPS (DX), Y8, Y8
-	VADDPS 32(DX), Y9, Y9
-	CMPQ CX, $6
-	JLT gt_store
-	VADDPS (DX)(R8*1), Y10, Y10
-	VADDPS 32(DX)(R8*1), Y11, Y11
+	JNZ gt_rows
+	LEAQ gtZero<>(SB), SI // …or to +0, which leaves a sum from +0 as it is
+	XORQ R9, R9
 
-gt_store:
-	VMOVUPS Y0, (DI)
-	VMOVUPS Y1, 32(DI)
-	CMPQ CX, $2
-	JLT gt_end
-	VMOVUPS Y2, (DI)(R8*1)
-	VMOVUPS Y3, 32(DI)(R8*1)
-	LEAQ (DI)(R8*2), DX
-	CMPQ CX, $3
-	JLT gt_end
-	VMOVUPS Y4, (DX)
-	VMOVUPS Y5, 32(DX)
-	CMPQ CX, $4
-	JLT gt_end
-	VMOVUPS Y6, (DX)(R8*1)
-	VMOVUPS Y7, 32(DX)(R8*1)
-	LEAQ (DX)(R8*2), DX
-	CMPQ CX, $5
-	JLT gt_end
-	VMOVUPS Y8, (DX)
-	VMOVUPS Y9, 32(DX)
-	CMPQ CX, $6
-	JLT gt_end
-	VMOVUPS Y10, (DX)(R8*1)
-	VMOVUPS Y11, 32(DX)(R8*1)
+gt_rows:
+	GT_ROW(Y0, Y1)
+	GT_ROW(Y2, Y3)
+	GT_ROW(Y4, Y5)
+	GT_ROW(Y6, Y7)
+	GT_ROW(Y8, Y9)
+	GT_ROW(Y10, Y11)
 
 gt_end:
 	VZEROUPPER
