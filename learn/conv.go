@@ -230,9 +230,9 @@ func (l *conv) perExample(s *scratch, in, dOut, c []float32, b int, dst []float3
 
 // grow returns buf if it holds n elements, else a new slice of length n.
 // Workspaces call it on first use only, so the step loop does not allocate.
-func grow(buf []float32, n int) []float32 {
+func grow[T any](buf []T, n int) []T {
 	if cap(buf) >= n {
 		return buf[:n]
 	}
-	return make([]float32, n)
+	return make([]T, n)
 }

@@ -55,13 +55,13 @@ func (l *conv) sparseBackwardOK() bool {
 func (l *conv) list(sd *sparseDeltas, dOut []float32) int {
 	P, O, K := l.positions(), l.outC, l.kdim()
 	V := O / 8 // mask bytes per position
-	sd.mask = growUint8(sd.mask, P*V)
+	sd.mask = grow(sd.mask, P*V)
 	nonzeroMasks(dOut[:P*O], sd.mask)
-	sd.rowStart = growInt32(sd.rowStart, P+1)
-	sd.rowOff = growInt32(sd.rowOff, P*O)
+	sd.rowStart = grow(sd.rowStart, P+1)
+	sd.rowOff = grow(sd.rowOff, P*O)
 	sd.rowCoef = grow(sd.rowCoef, P*O)
-	sd.chanLen = growInt32(sd.chanLen, O)
-	sd.chanOff = growInt32(sd.chanOff, P*O)
+	sd.chanLen = grow(sd.chanLen, O)
+	sd.chanOff = grow(sd.chanOff, P*O)
 	sd.chanCoef = grow(sd.chanCoef, P*O)
 	clear(sd.chanLen)
 	n := 0
@@ -156,20 +156,4 @@ func (l *conv) weightGradSparse(sd *sparseDeltas, x, g []float32) {
 			lo = hi
 		}
 	}
-}
-
-// growInt32 is grow for int32 buffers.
-func growInt32(buf []int32, n int) []int32 {
-	if cap(buf) >= n {
-		return buf[:n]
-	}
-	return make([]int32, n)
-}
-
-// growUint8 is grow for byte buffers.
-func growUint8(buf []uint8, n int) []uint8 {
-	if cap(buf) >= n {
-		return buf[:n]
-	}
-	return make([]uint8, n)
 }
