@@ -636,7 +636,7 @@ func (p *fftPlan) realForwardPadded(x []float64, z []complex128) []complex128 {
 		z[n] = complex(x[len(x)-1], 0)
 		n++
 	}
-	clear(z[n:m])
+	p.clearParallel(z[n:m])
 	p.transform(z[:m])
 	return p.realSplit(z)
 }
@@ -646,7 +646,7 @@ func (p *fftPlan) realForwardPadded(x []float64, z []complex128) []complex128 {
 // = i·r + j goes to y[j·n2 + rev[i]], and every other point is zero.
 func (p *fftPlan) scatterPadded(y []complex128, x []float64) {
 	r, n2, rev := p.radix, p.m/p.radix, p.sub.rev
-	clear(y)
+	p.clearParallel(y)
 	point := func(k int) complex128 {
 		if 2*k+1 < len(x) {
 			return complex(x[2*k], x[2*k+1])
@@ -659,6 +659,28 @@ func (p *fftPlan) scatterPadded(y []complex128, x []float64) {
 		for j := 0; j < r && i*r+j < points; j++ {
 			y[j*n2+ri] = point(i*r + j)
 		}
+	}
+}
+
+// clearChunk is how many elements clearParallel clears per call of clear:
+// 1 MiB, so that the goroutine reaches a preemption point every few
+// hundred page faults.
+const clearChunk = 1 << 16
+
+// clearParallel zeroes y a chunk at a time on the plan's workers. One
+// clear of the tens of megabytes a large padded transform scatters into
+// is a single runtime call that cannot be preempted, and on fresh memory
+// it is also a page fault per 4 KiB: a collection that started meanwhile
+// waited the whole clear for this goroutine's stack, its idle worker
+// spinning on the other core (about 0.1 s of CPU at T = 10⁶).
+func (p *fftPlan) clearParallel(y []complex128) {
+	chunks := (len(y) + clearChunk - 1) / clearChunk
+	part := func(i int) error {
+		clear(y[i*clearChunk : min(len(y), (i+1)*clearChunk)])
+		return nil
+	}
+	if err := parallel.For(context.Background(), chunks, p.workers(), part); err != nil {
+		panic(err) // part never fails; a panic inside it is re-raised here
 	}
 }
 
