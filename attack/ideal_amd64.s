@@ -113,22 +113,190 @@ zvalues:
 // two steps per iteration with their instructions interleaved let it
 // overlap more (the kernel alone 0.83–0.85 of one step per iteration's
 // thread CPU, 41 alternations in one process, AMD Zen 3 under load).
-TEXT ·idealExp4(SB), NOSPLIT, $0-40
+TEXT ·idealExp4(SB), NOSPLIT, $32-40
 	MOVQ ys+0(FP), DI
 	MOVQ n+8(FP), SI
 	VBROADCASTSD c+16(FP), Y12
+	VMOVUPD Y12, cv-32(SP)
 	MOVQ e+24(FP), R8
 	MOVQ ok+32(FP), R9
 	VBROADCASTSD idealOne<>(SB), Y9
 	TESTQ SI, SI
 	JLE  edone
+	CMPQ SI, $4
+	JLT  epairs
 
+	// Four steps per iteration, their instructions interleaved: each exp
+	// is a chain of some 25 dependent operations (about 70 cycles), and
+	// four chains side by side keep both FMA pipes busy where two left
+	// them waiting. Every register holds a chain's value, so 1 and c are
+	// memory operands here.
+equad:
+	VMOVUPD 0(DI), Y0
+	VMOVUPD 32(DI), Y4
+	VMOVUPD 64(DI), Y8
+	VMOVUPD 96(DI), Y12
+	VADDPD Y0, Y0, Y0
+	VADDPD Y4, Y4, Y4
+	VADDPD Y8, Y8, Y8
+	VADDPD Y12, Y12, Y12
+	VSUBPD idealC<>+32(SB), Y0, Y0
+	VSUBPD idealC<>+32(SB), Y4, Y4
+	VSUBPD idealC<>+32(SB), Y8, Y8
+	VSUBPD idealC<>+32(SB), Y12, Y12
+	VMULPD cv-32(SP), Y0, Y0
+	VMULPD cv-32(SP), Y4, Y4
+	VMULPD cv-32(SP), Y8, Y8
+	VMULPD cv-32(SP), Y12, Y12
+	VCMPPD $0x1D, idealLo<>(SB), Y0, Y1
+	VCMPPD $0x1D, idealLo<>(SB), Y4, Y5
+	VCMPPD $0x1D, idealLo<>(SB), Y8, Y9
+	VCMPPD $0x1D, idealLo<>(SB), Y12, Y13
+	VCMPPD $0x12, idealHi<>(SB), Y0, Y2
+	VCMPPD $0x12, idealHi<>(SB), Y4, Y6
+	VCMPPD $0x12, idealHi<>(SB), Y8, Y10
+	VCMPPD $0x12, idealHi<>(SB), Y12, Y14
+	VANDPD Y2, Y1, Y1
+	VANDPD Y6, Y5, Y5
+	VANDPD Y10, Y9, Y9
+	VANDPD Y14, Y13, Y13
+	VMOVMSKPD Y1, AX
+	VMOVMSKPD Y5, BX
+	VMOVMSKPD Y9, CX
+	VMOVMSKPD Y13, DX
+	MOVB AX, 0(R9)
+	MOVB BX, 1(R9)
+	MOVB CX, 2(R9)
+	MOVB DX, 3(R9)
+	VMULPD idealLog2e<>(SB), Y0, Y1
+	VMULPD idealLog2e<>(SB), Y4, Y5
+	VMULPD idealLog2e<>(SB), Y8, Y9
+	VMULPD idealLog2e<>(SB), Y12, Y13
+	VCVTPD2DQY Y1, X3
+	VCVTPD2DQY Y5, X7
+	VCVTPD2DQY Y9, X11
+	VCVTPD2DQY Y13, X15
+	VCVTDQ2PD X3, Y1
+	VCVTDQ2PD X7, Y5
+	VCVTDQ2PD X11, Y9
+	VCVTDQ2PD X15, Y13
+	VFNMADD231PD idealLn2u<>(SB), Y1, Y0
+	VFNMADD231PD idealLn2u<>(SB), Y5, Y4
+	VFNMADD231PD idealLn2u<>(SB), Y9, Y8
+	VFNMADD231PD idealLn2u<>(SB), Y13, Y12
+	VFNMADD231PD idealLn2l<>(SB), Y1, Y0
+	VFNMADD231PD idealLn2l<>(SB), Y5, Y4
+	VFNMADD231PD idealLn2l<>(SB), Y9, Y8
+	VFNMADD231PD idealLn2l<>(SB), Y13, Y12
+	VMULPD idealC<>+288(SB), Y0, Y0
+	VMULPD idealC<>+288(SB), Y4, Y4
+	VMULPD idealC<>+288(SB), Y8, Y8
+	VMULPD idealC<>+288(SB), Y12, Y12
+	VMOVUPD idealC<>+256(SB), Y2
+	VMOVUPD idealC<>+256(SB), Y6
+	VMOVUPD idealC<>+256(SB), Y10
+	VMOVUPD idealC<>+256(SB), Y14
+	VFMADD213PD idealC<>+224(SB), Y0, Y2
+	VFMADD213PD idealC<>+224(SB), Y4, Y6
+	VFMADD213PD idealC<>+224(SB), Y8, Y10
+	VFMADD213PD idealC<>+224(SB), Y12, Y14
+	VFMADD213PD idealC<>+192(SB), Y0, Y2
+	VFMADD213PD idealC<>+192(SB), Y4, Y6
+	VFMADD213PD idealC<>+192(SB), Y8, Y10
+	VFMADD213PD idealC<>+192(SB), Y12, Y14
+	VFMADD213PD idealC<>+160(SB), Y0, Y2
+	VFMADD213PD idealC<>+160(SB), Y4, Y6
+	VFMADD213PD idealC<>+160(SB), Y8, Y10
+	VFMADD213PD idealC<>+160(SB), Y12, Y14
+	VFMADD213PD idealC<>+128(SB), Y0, Y2
+	VFMADD213PD idealC<>+128(SB), Y4, Y6
+	VFMADD213PD idealC<>+128(SB), Y8, Y10
+	VFMADD213PD idealC<>+128(SB), Y12, Y14
+	VFMADD213PD idealC<>+96(SB), Y0, Y2
+	VFMADD213PD idealC<>+96(SB), Y4, Y6
+	VFMADD213PD idealC<>+96(SB), Y8, Y10
+	VFMADD213PD idealC<>+96(SB), Y12, Y14
+	VFMADD213PD idealC<>+0(SB), Y0, Y2
+	VFMADD213PD idealC<>+0(SB), Y4, Y6
+	VFMADD213PD idealC<>+0(SB), Y8, Y10
+	VFMADD213PD idealC<>+0(SB), Y12, Y14
+	VFMADD213PD idealC<>+32(SB), Y0, Y2
+	VFMADD213PD idealC<>+32(SB), Y4, Y6
+	VFMADD213PD idealC<>+32(SB), Y8, Y10
+	VFMADD213PD idealC<>+32(SB), Y12, Y14
+	VMULPD Y2, Y0, Y0
+	VMULPD Y6, Y4, Y4
+	VMULPD Y10, Y8, Y8
+	VMULPD Y14, Y12, Y12
+	VADDPD idealC<>+64(SB), Y0, Y2
+	VADDPD idealC<>+64(SB), Y4, Y6
+	VADDPD idealC<>+64(SB), Y8, Y10
+	VADDPD idealC<>+64(SB), Y12, Y14
+	VMULPD Y2, Y0, Y0
+	VMULPD Y6, Y4, Y4
+	VMULPD Y10, Y8, Y8
+	VMULPD Y14, Y12, Y12
+	VADDPD idealC<>+64(SB), Y0, Y2
+	VADDPD idealC<>+64(SB), Y4, Y6
+	VADDPD idealC<>+64(SB), Y8, Y10
+	VADDPD idealC<>+64(SB), Y12, Y14
+	VMULPD Y2, Y0, Y0
+	VMULPD Y6, Y4, Y4
+	VMULPD Y10, Y8, Y8
+	VMULPD Y14, Y12, Y12
+	VADDPD idealC<>+64(SB), Y0, Y2
+	VADDPD idealC<>+64(SB), Y4, Y6
+	VADDPD idealC<>+64(SB), Y8, Y10
+	VADDPD idealC<>+64(SB), Y12, Y14
+	VMULPD Y2, Y0, Y0
+	VMULPD Y6, Y4, Y4
+	VMULPD Y10, Y8, Y8
+	VMULPD Y14, Y12, Y12
+	VADDPD idealC<>+64(SB), Y0, Y2
+	VADDPD idealC<>+64(SB), Y4, Y6
+	VADDPD idealC<>+64(SB), Y8, Y10
+	VADDPD idealC<>+64(SB), Y12, Y14
+	VFMADD213PD idealC<>+32(SB), Y2, Y0
+	VFMADD213PD idealC<>+32(SB), Y6, Y4
+	VFMADD213PD idealC<>+32(SB), Y10, Y8
+	VFMADD213PD idealC<>+32(SB), Y14, Y12
+	VPMOVSXDQ X3, Y1
+	VPMOVSXDQ X7, Y5
+	VPMOVSXDQ X11, Y9
+	VPMOVSXDQ X15, Y13
+	VPADDQ idealBias<>(SB), Y1, Y1
+	VPADDQ idealBias<>(SB), Y5, Y5
+	VPADDQ idealBias<>(SB), Y9, Y9
+	VPADDQ idealBias<>(SB), Y13, Y13
+	VPSLLQ $52, Y1, Y1
+	VPSLLQ $52, Y5, Y5
+	VPSLLQ $52, Y9, Y9
+	VPSLLQ $52, Y13, Y13
+	VMULPD Y1, Y0, Y2
+	VMULPD Y5, Y4, Y6
+	VMULPD Y9, Y8, Y10
+	VMULPD Y13, Y12, Y14
+	VMOVUPD Y2, 0(R8)
+	VMOVUPD Y6, 32(R8)
+	VMOVUPD Y10, 64(R8)
+	VMOVUPD Y14, 96(R8)
+	ADDQ $128, DI
+	ADDQ $128, R8
+	ADDQ $4, R9
+	SUBQ $4, SI
+	CMPQ SI, $4
+	JGE  equad
+
+	VBROADCASTSD c+16(FP), Y12
+	VBROADCASTSD idealOne<>(SB), Y9
+
+epairs:
+	TESTQ SI, SI
+	JZ   edone
 	CMPQ SI, $2
 	JLT  eone
 
-	// Two steps per iteration, their instructions interleaved: each exp
-	// is a chain of some 25 dependent operations, and two chains side by
-	// side give the scheduler independent work within its window.
+	// The remaining pairs, as the quads.
 epair:
 	VMOVUPD (DI), Y0
 	VMOVUPD 32(DI), Y1
