@@ -197,3 +197,27 @@ func TestMixedTwiddlesBits(t *testing.T) {
 		}
 	}
 }
+
+// TestClearParallel: clearParallel zeroes every element of its slice, in
+// whole chunks and a short last one, and nothing past it, on one worker
+// and on all cores.
+func TestClearParallel(t *testing.T) {
+	for _, p := range []*fftPlan{{m: 1 << 10}, {m: parallelFFT}} {
+		clearParallelCases(t, p)
+	}
+}
+
+func clearParallelCases(t *testing.T, p *fftPlan) {
+	for _, n := range []int{0, 1, clearChunk - 1, clearChunk, 3*clearChunk + 5} {
+		buf := make([]complex128, n+3)
+		for i := range buf {
+			buf[i] = complex(float64(i+1), -1)
+		}
+		p.clearParallel(buf[:n])
+		for i, v := range buf {
+			if want := complex(float64(i+1), -1); i >= n && v != want || i < n && v != 0 {
+				t.Fatalf("m = %d, n = %d: element %d is %v after the clear", p.m, n, i, v)
+			}
+		}
+	}
+}
