@@ -63,6 +63,7 @@ func JacobianNorms(g *Data, lambda float64, theta []float64) ([]float64, error) 
 		frobK += floats.Dot(row, row)
 	}
 	d := float64(p - first)
+	blocks := packBlocks(a, p)
 	out := make([]float64, g.N)
 	workers := parallel.Workers((g.N+dfilSamples-1)/dfilSamples, 0)
 	us := make([][]float64, workers) // per worker: u_i of its block, row-major
@@ -71,7 +72,7 @@ func JacobianNorms(g *Data, lambda float64, theta []float64) ([]float64, error) 
 			us[w] = make([]float64, dfilSamples*p)
 		}
 		u := us[w]
-		productRows(g, a, lo, hi, u)
+		productRows(g, blocks, lo, hi, u)
 		for i := lo; i < hi; i++ {
 			ui := u[(i-lo)*p : (i-lo+1)*p]
 			s := sigmoid(g.Dot(i, theta))
@@ -115,16 +116,38 @@ func inverseHessian(g *Data, lambda float64, theta []float64) ([]float64, error)
 }
 
 // productRows sets u[(i−lo)·P:][:P] = x̃_iᵀA for samples [lo, hi), one
-// block of spmmWidth columns of A at a time.
-func productRows(g *Data, a []float64, lo, hi int, u []float64) {
+// block of spmmWidth columns of A at a time, from A's blocks as
+// packBlocks lays them out.
+func productRows(g *Data, blocks []float64, lo, hi int, u []float64) {
 	p := g.P
 	for c0 := 0; c0 < p; c0 += spmmWidth {
 		w := min(spmmWidth, p-c0)
+		block := blocks[c0*p:]
 		for i := lo; i < hi; i++ {
 			cols, vals := g.row(i)
-			rowTimesBlock(cols, vals, a[c0:], p, u[(i-lo)*p+c0:][:w])
+			rowTimesBlock(cols, vals, block, spmmWidth, u[(i-lo)*p+c0:][:w])
 		}
 	}
+}
+
+// packBlocks copies the P×P matrix a into blocks of spmmWidth columns,
+// each block's rows contiguous (row r of the block starting at column c0
+// at blocks[c0·P + r·spmmWidth:]; the last block's rows padded with
+// zeros). productRows reads a block's rows in the order of a sample's
+// non-zeros: in place, 32 columns of A's rows are 256 bytes every
+// 8·P bytes, each row on its own page, and every read missed the
+// first-level TLB.
+func packBlocks(a []float64, p int) []float64 {
+	nb := (p + spmmWidth - 1) / spmmWidth
+	blocks := make([]float64, nb*spmmWidth*p)
+	for c0 := 0; c0 < p; c0 += spmmWidth {
+		w := min(spmmWidth, p-c0)
+		block := blocks[c0*p:]
+		for r := 0; r < p; r++ {
+			copy(block[r*spmmWidth:][:w], a[r*p+c0:][:w])
+		}
+	}
+	return blocks
 }
 
 // rowTimesBlockGo sets out = Σ_k vals[k]·a[cols[k]·stride:][:len(out)]
