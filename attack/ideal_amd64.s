@@ -110,9 +110,10 @@ zvalues:
 // math.Exp's FMA path (as internal/numeric's expFMA), and ok[k] = 15 when
 // every lane's z is in [−700, 30] (bit l for lane l; NaN is not). The
 // steps are independent: the out-of-order core overlaps their exps, and
-// two steps per iteration with their instructions interleaved let it
-// overlap more (the kernel alone 0.83–0.85 of one step per iteration's
-// thread CPU, 41 alternations in one process, AMD Zen 3 under load).
+// four steps per iteration with their instructions interleaved let it
+// overlap more (the simulator took 0.96 of its CPU with two per
+// iteration; two with one, the kernel alone 0.83–0.85 of its thread
+// CPU; AMD Zen 3).
 TEXT ·idealExp4(SB), NOSPLIT, $32-40
 	MOVQ ys+0(FP), DI
 	MOVQ n+8(FP), SI
@@ -124,7 +125,7 @@ TEXT ·idealExp4(SB), NOSPLIT, $32-40
 	TESTQ SI, SI
 	JLE  edone
 	CMPQ SI, $4
-	JLT  epairs
+	JLT  eone
 
 	// Four steps per iteration, their instructions interleaved: each exp
 	// is a chain of some 25 dependent operations (about 70 cycles), and
@@ -290,94 +291,8 @@ equad:
 	VBROADCASTSD c+16(FP), Y12
 	VBROADCASTSD idealOne<>(SB), Y9
 
-epairs:
-	TESTQ SI, SI
-	JZ   edone
-	CMPQ SI, $2
-	JLT  eone
-
-	// The remaining pairs, as the quads.
-epair:
-	VMOVUPD (DI), Y0
-	VMOVUPD 32(DI), Y1
-	VADDPD Y0, Y0, Y3
-	VADDPD Y1, Y1, Y7
-	VSUBPD Y9, Y3, Y3
-	VSUBPD Y9, Y7, Y7
-	VMULPD Y12, Y3, Y3
-	VMULPD Y12, Y7, Y7
-	VCMPPD $0x1D, idealLo<>(SB), Y3, Y4
-	VCMPPD $0x1D, idealLo<>(SB), Y7, Y8
-	VCMPPD $0x12, idealHi<>(SB), Y3, Y5
-	VCMPPD $0x12, idealHi<>(SB), Y7, Y10
-	VANDPD Y5, Y4, Y4
-	VANDPD Y10, Y8, Y8
-	VMOVMSKPD Y4, AX
-	VMOVMSKPD Y8, BX
-	MOVB AX, (R9)
-	MOVB BX, 1(R9)
-	VMULPD idealLog2e<>(SB), Y3, Y4
-	VMULPD idealLog2e<>(SB), Y7, Y8
-	VCVTPD2DQY Y4, X6
-	VCVTPD2DQY Y8, X11
-	VCVTDQ2PD X6, Y4
-	VCVTDQ2PD X11, Y8
-	VFNMADD231PD idealLn2u<>(SB), Y4, Y3
-	VFNMADD231PD idealLn2u<>(SB), Y8, Y7
-	VFNMADD231PD idealLn2l<>(SB), Y4, Y3
-	VFNMADD231PD idealLn2l<>(SB), Y8, Y7
-	VMULPD idealC<>+288(SB), Y3, Y3
-	VMULPD idealC<>+288(SB), Y7, Y7
-	VMOVUPD idealC<>+256(SB), Y5
-	VMOVUPD idealC<>+256(SB), Y10
-	VFMADD213PD idealC<>+224(SB), Y3, Y5
-	VFMADD213PD idealC<>+224(SB), Y7, Y10
-	VFMADD213PD idealC<>+192(SB), Y3, Y5
-	VFMADD213PD idealC<>+192(SB), Y7, Y10
-	VFMADD213PD idealC<>+160(SB), Y3, Y5
-	VFMADD213PD idealC<>+160(SB), Y7, Y10
-	VFMADD213PD idealC<>+128(SB), Y3, Y5
-	VFMADD213PD idealC<>+128(SB), Y7, Y10
-	VFMADD213PD idealC<>+96(SB), Y3, Y5
-	VFMADD213PD idealC<>+96(SB), Y7, Y10
-	VFMADD213PD idealC<>+0(SB), Y3, Y5
-	VFMADD213PD idealC<>+0(SB), Y7, Y10
-	VFMADD213PD Y9, Y3, Y5
-	VFMADD213PD Y9, Y7, Y10
-	VMULPD Y5, Y3, Y3
-	VMULPD Y10, Y7, Y7
-	VADDPD idealC<>+64(SB), Y3, Y5
-	VADDPD idealC<>+64(SB), Y7, Y10
-	VMULPD Y5, Y3, Y3
-	VMULPD Y10, Y7, Y7
-	VADDPD idealC<>+64(SB), Y3, Y5
-	VADDPD idealC<>+64(SB), Y7, Y10
-	VMULPD Y5, Y3, Y3
-	VMULPD Y10, Y7, Y7
-	VADDPD idealC<>+64(SB), Y3, Y5
-	VADDPD idealC<>+64(SB), Y7, Y10
-	VMULPD Y5, Y3, Y3
-	VMULPD Y10, Y7, Y7
-	VADDPD idealC<>+64(SB), Y3, Y5
-	VADDPD idealC<>+64(SB), Y7, Y10
-	VFMADD213PD Y9, Y5, Y3
-	VFMADD213PD Y9, Y10, Y7
-	VPMOVSXDQ X6, Y4
-	VPMOVSXDQ X11, Y8
-	VPADDQ idealBias<>(SB), Y4, Y4
-	VPADDQ idealBias<>(SB), Y8, Y8
-	VPSLLQ $52, Y4, Y4
-	VPSLLQ $52, Y8, Y8
-	VMULPD Y4, Y3, Y5
-	VMULPD Y8, Y7, Y10
-	VMOVUPD Y5, (R8)
-	VMOVUPD Y10, 32(R8)
-	ADDQ $64, DI
-	ADDQ $64, R8
-	ADDQ $2, R9
-	SUBQ $2, SI
-	CMPQ SI, $2
-	JGE  epair
+etail:
+	// The remaining zero to three steps one at a time.
 	TESTQ SI, SI
 	JZ   edone
 
