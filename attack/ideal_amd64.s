@@ -114,6 +114,21 @@ zvalues:
 // overlap more (the simulator took 0.96 of its CPU with two per
 // iteration; two with one, the kernel alone 0.83–0.85 of its thread
 // CPU; AMD Zen 3).
+// The four chains of idealExp4's main loop: chain q keeps r (its
+// argument, then its result) in Y(4q), k in Y(4q+1) (X(4q+3) as
+// integers), the polynomial in Y(4q+2). Each macro applies one
+// instruction, with a first operand m (a memory operand or an
+// immediate) where it has one, to the four chains.
+#define Q_RR(op) op Y0, Y0, Y0; op Y4, Y4, Y4; op Y8, Y8, Y8; op Y12, Y12, Y12
+#define Q_MR(op, m) op m, Y0, Y0; op m, Y4, Y4; op m, Y8, Y8; op m, Y12, Y12
+#define Q_MK(op, m) op m, Y0, Y1; op m, Y4, Y5; op m, Y8, Y9; op m, Y12, Y13
+#define Q_MP(op, m) op m, Y0, Y2; op m, Y4, Y6; op m, Y8, Y10; op m, Y12, Y14
+#define Q_KR(op, m) op m, Y1, Y0; op m, Y5, Y4; op m, Y9, Y8; op m, Y13, Y12
+#define Q_PR(op) op Y2, Y0, Y0; op Y6, Y4, Y4; op Y10, Y8, Y8; op Y14, Y12, Y12
+#define Q_PFMA(m) VFMADD213PD m, Y2, Y0; VFMADD213PD m, Y6, Y4; VFMADD213PD m, Y10, Y8; VFMADD213PD m, Y14, Y12
+#define Q_KK(op, m) op m, Y1, Y1; op m, Y5, Y5; op m, Y9, Y9; op m, Y13, Y13
+#define Q_CMP(imm, m, k0, k1, k2, k3) VCMPPD imm, m, Y0, k0; VCMPPD imm, m, Y4, k1; VCMPPD imm, m, Y8, k2; VCMPPD imm, m, Y12, k3
+
 TEXT ·idealExp4(SB), NOSPLIT, $32-40
 	MOVQ ys+0(FP), DI
 	MOVQ n+8(FP), SI
@@ -137,26 +152,11 @@ equad:
 	VMOVUPD 32(DI), Y4
 	VMOVUPD 64(DI), Y8
 	VMOVUPD 96(DI), Y12
-	VADDPD Y0, Y0, Y0
-	VADDPD Y4, Y4, Y4
-	VADDPD Y8, Y8, Y8
-	VADDPD Y12, Y12, Y12
-	VSUBPD idealC<>+32(SB), Y0, Y0
-	VSUBPD idealC<>+32(SB), Y4, Y4
-	VSUBPD idealC<>+32(SB), Y8, Y8
-	VSUBPD idealC<>+32(SB), Y12, Y12
-	VMULPD cv-32(SP), Y0, Y0
-	VMULPD cv-32(SP), Y4, Y4
-	VMULPD cv-32(SP), Y8, Y8
-	VMULPD cv-32(SP), Y12, Y12
-	VCMPPD $0x1D, idealLo<>(SB), Y0, Y1
-	VCMPPD $0x1D, idealLo<>(SB), Y4, Y5
-	VCMPPD $0x1D, idealLo<>(SB), Y8, Y9
-	VCMPPD $0x1D, idealLo<>(SB), Y12, Y13
-	VCMPPD $0x12, idealHi<>(SB), Y0, Y2
-	VCMPPD $0x12, idealHi<>(SB), Y4, Y6
-	VCMPPD $0x12, idealHi<>(SB), Y8, Y10
-	VCMPPD $0x12, idealHi<>(SB), Y12, Y14
+	Q_RR(VADDPD)                      // 2y
+	Q_MR(VSUBPD, idealC<>+32(SB))     // − 1
+	Q_MR(VMULPD, cv-32(SP))           // z
+	Q_CMP($0x1D, idealLo<>(SB), Y1, Y5, Y9, Y13) // z ≥ −700
+	Q_CMP($0x12, idealHi<>(SB), Y2, Y6, Y10, Y14) // z ≤ 30
 	VANDPD Y2, Y1, Y1
 	VANDPD Y6, Y5, Y5
 	VANDPD Y10, Y9, Y9
@@ -169,11 +169,8 @@ equad:
 	MOVB BX, 1(R9)
 	MOVB CX, 2(R9)
 	MOVB DX, 3(R9)
-	VMULPD idealLog2e<>(SB), Y0, Y1
-	VMULPD idealLog2e<>(SB), Y4, Y5
-	VMULPD idealLog2e<>(SB), Y8, Y9
-	VMULPD idealLog2e<>(SB), Y12, Y13
-	VCVTPD2DQY Y1, X3
+	Q_MK(VMULPD, idealLog2e<>(SB))
+	VCVTPD2DQY Y1, X3                 // k
 	VCVTPD2DQY Y5, X7
 	VCVTPD2DQY Y9, X11
 	VCVTPD2DQY Y13, X15
@@ -181,98 +178,35 @@ equad:
 	VCVTDQ2PD X7, Y5
 	VCVTDQ2PD X11, Y9
 	VCVTDQ2PD X15, Y13
-	VFNMADD231PD idealLn2u<>(SB), Y1, Y0
-	VFNMADD231PD idealLn2u<>(SB), Y5, Y4
-	VFNMADD231PD idealLn2u<>(SB), Y9, Y8
-	VFNMADD231PD idealLn2u<>(SB), Y13, Y12
-	VFNMADD231PD idealLn2l<>(SB), Y1, Y0
-	VFNMADD231PD idealLn2l<>(SB), Y5, Y4
-	VFNMADD231PD idealLn2l<>(SB), Y9, Y8
-	VFNMADD231PD idealLn2l<>(SB), Y13, Y12
-	VMULPD idealC<>+288(SB), Y0, Y0
-	VMULPD idealC<>+288(SB), Y4, Y4
-	VMULPD idealC<>+288(SB), Y8, Y8
-	VMULPD idealC<>+288(SB), Y12, Y12
+	Q_KR(VFNMADD231PD, idealLn2u<>(SB)) // z − k·ln2 (upper)
+	Q_KR(VFNMADD231PD, idealLn2l<>(SB)) // − k·ln2 (lower)
+	Q_MR(VMULPD, idealC<>+288(SB))      // /16
 	VMOVUPD idealC<>+256(SB), Y2
 	VMOVUPD idealC<>+256(SB), Y6
 	VMOVUPD idealC<>+256(SB), Y10
 	VMOVUPD idealC<>+256(SB), Y14
-	VFMADD213PD idealC<>+224(SB), Y0, Y2
-	VFMADD213PD idealC<>+224(SB), Y4, Y6
-	VFMADD213PD idealC<>+224(SB), Y8, Y10
-	VFMADD213PD idealC<>+224(SB), Y12, Y14
-	VFMADD213PD idealC<>+192(SB), Y0, Y2
-	VFMADD213PD idealC<>+192(SB), Y4, Y6
-	VFMADD213PD idealC<>+192(SB), Y8, Y10
-	VFMADD213PD idealC<>+192(SB), Y12, Y14
-	VFMADD213PD idealC<>+160(SB), Y0, Y2
-	VFMADD213PD idealC<>+160(SB), Y4, Y6
-	VFMADD213PD idealC<>+160(SB), Y8, Y10
-	VFMADD213PD idealC<>+160(SB), Y12, Y14
-	VFMADD213PD idealC<>+128(SB), Y0, Y2
-	VFMADD213PD idealC<>+128(SB), Y4, Y6
-	VFMADD213PD idealC<>+128(SB), Y8, Y10
-	VFMADD213PD idealC<>+128(SB), Y12, Y14
-	VFMADD213PD idealC<>+96(SB), Y0, Y2
-	VFMADD213PD idealC<>+96(SB), Y4, Y6
-	VFMADD213PD idealC<>+96(SB), Y8, Y10
-	VFMADD213PD idealC<>+96(SB), Y12, Y14
-	VFMADD213PD idealC<>+0(SB), Y0, Y2
-	VFMADD213PD idealC<>+0(SB), Y4, Y6
-	VFMADD213PD idealC<>+0(SB), Y8, Y10
-	VFMADD213PD idealC<>+0(SB), Y12, Y14
-	VFMADD213PD idealC<>+32(SB), Y0, Y2
-	VFMADD213PD idealC<>+32(SB), Y4, Y6
-	VFMADD213PD idealC<>+32(SB), Y8, Y10
-	VFMADD213PD idealC<>+32(SB), Y12, Y14
-	VMULPD Y2, Y0, Y0
-	VMULPD Y6, Y4, Y4
-	VMULPD Y10, Y8, Y8
-	VMULPD Y14, Y12, Y12
-	VADDPD idealC<>+64(SB), Y0, Y2
-	VADDPD idealC<>+64(SB), Y4, Y6
-	VADDPD idealC<>+64(SB), Y8, Y10
-	VADDPD idealC<>+64(SB), Y12, Y14
-	VMULPD Y2, Y0, Y0
-	VMULPD Y6, Y4, Y4
-	VMULPD Y10, Y8, Y8
-	VMULPD Y14, Y12, Y12
-	VADDPD idealC<>+64(SB), Y0, Y2
-	VADDPD idealC<>+64(SB), Y4, Y6
-	VADDPD idealC<>+64(SB), Y8, Y10
-	VADDPD idealC<>+64(SB), Y12, Y14
-	VMULPD Y2, Y0, Y0
-	VMULPD Y6, Y4, Y4
-	VMULPD Y10, Y8, Y8
-	VMULPD Y14, Y12, Y12
-	VADDPD idealC<>+64(SB), Y0, Y2
-	VADDPD idealC<>+64(SB), Y4, Y6
-	VADDPD idealC<>+64(SB), Y8, Y10
-	VADDPD idealC<>+64(SB), Y12, Y14
-	VMULPD Y2, Y0, Y0
-	VMULPD Y6, Y4, Y4
-	VMULPD Y10, Y8, Y8
-	VMULPD Y14, Y12, Y12
-	VADDPD idealC<>+64(SB), Y0, Y2
-	VADDPD idealC<>+64(SB), Y4, Y6
-	VADDPD idealC<>+64(SB), Y8, Y10
-	VADDPD idealC<>+64(SB), Y12, Y14
-	VFMADD213PD idealC<>+32(SB), Y2, Y0
-	VFMADD213PD idealC<>+32(SB), Y6, Y4
-	VFMADD213PD idealC<>+32(SB), Y10, Y8
-	VFMADD213PD idealC<>+32(SB), Y14, Y12
-	VPMOVSXDQ X3, Y1
+	Q_MP(VFMADD213PD, idealC<>+224(SB))
+	Q_MP(VFMADD213PD, idealC<>+192(SB))
+	Q_MP(VFMADD213PD, idealC<>+160(SB))
+	Q_MP(VFMADD213PD, idealC<>+128(SB))
+	Q_MP(VFMADD213PD, idealC<>+96(SB))
+	Q_MP(VFMADD213PD, idealC<>+0(SB))
+	Q_MP(VFMADD213PD, idealC<>+32(SB))
+	Q_PR(VMULPD)
+	Q_MP(VADDPD, idealC<>+64(SB))        // squaring four times: e^{r/16} → e^r
+	Q_PR(VMULPD)
+	Q_MP(VADDPD, idealC<>+64(SB))
+	Q_PR(VMULPD)
+	Q_MP(VADDPD, idealC<>+64(SB))
+	Q_PR(VMULPD)
+	Q_MP(VADDPD, idealC<>+64(SB))
+	Q_PFMA(idealC<>+32(SB))
+	VPMOVSXDQ X3, Y1                    // 2^k
 	VPMOVSXDQ X7, Y5
 	VPMOVSXDQ X11, Y9
 	VPMOVSXDQ X15, Y13
-	VPADDQ idealBias<>(SB), Y1, Y1
-	VPADDQ idealBias<>(SB), Y5, Y5
-	VPADDQ idealBias<>(SB), Y9, Y9
-	VPADDQ idealBias<>(SB), Y13, Y13
-	VPSLLQ $52, Y1, Y1
-	VPSLLQ $52, Y5, Y5
-	VPSLLQ $52, Y9, Y9
-	VPSLLQ $52, Y13, Y13
+	Q_KK(VPADDQ, idealBias<>(SB))
+	Q_KK(VPSLLQ, $52)
 	VMULPD Y1, Y0, Y2
 	VMULPD Y5, Y4, Y6
 	VMULPD Y9, Y8, Y10
