@@ -134,9 +134,10 @@ func productRows(g *Data, blocks []float64, lo, hi int, u []float64) {
 // each block's rows contiguous (row r of the block starting at column c0
 // at blocks[c0·P + r·spmmWidth:]; the last block's rows padded with
 // zeros). productRows reads a block's rows in the order of a sample's
-// non-zeros: in place, 32 columns of A's rows are 256 bytes every
-// 8·P bytes, each row on its own page, and every read missed the
-// first-level TLB.
+// non-zeros: in place, 32 columns of A's rows are 256 bytes every 8·P
+// bytes, a block's P rows on as many pages (785 at MNIST's P, far more
+// than the first-level TLB holds); packed, they are 50 contiguous pages,
+// and BenchmarkMNISTDFIL took 0.87 of its former time.
 func packBlocks(a []float64, p int) []float64 {
 	nb := (p + spmmWidth - 1) / spmmWidth
 	blocks := make([]float64, nb*spmmWidth*p)
