@@ -20,30 +20,36 @@ import (
 // additive noise with Fisher matrix c·I is c·J_iᵀJ_i, so the dFIL is
 // η̄_i² = c · JacobianNorms[i] (c = 1/σ² for Gaussian noise).
 //
-// Nothing of size N×P×P is formed (the reference code's 31 GB tensor): one
-// Cholesky inverse of H, then per sample u_i = A·x̃_i (a sparse
-// combination of rows of A) and
+// Nothing of size N×P×P is formed (the reference code's 31 GB tensor).
+// With u_i = A x̃_i and B = A² (A is symmetric),
 //
 //	‖J_i[:,K]‖_F² = a²‖u_i‖²‖θ_K‖² + 2ab·(Aθ_K)ᵀu_i + b²·Σ_{c∈K}‖A[:,c]‖²
+//	             = a²·x̃_iᵀBx̃_i·‖θ_K‖² + 2ab·(Bθ_K)ᵀx̃_i + b²·Σ_{c∈K} B[c][c],
 //
-// because Σ_{c∈K} θ_c (A u_i)_c = (Aθ_K)ᵀu_i (A is symmetric). Work:
-// O(P³) + O(nnz(X)·P). The u_i are the rows of the sparse-times-dense
-// product X̃A, formed for dfilSamples samples at a time one block of
-// spmmWidth columns of A after the other (that block, 200 KB at P = 785,
-// stays in cache while the samples use it; a sample at a time read all
-// of A from memory for every sample), each entry summed over the sample's
-// non-zeros in order as one AddScaled per non-zero did, so the bits are
-// those of the sample-at-a-time loop. The sample blocks are split over
-// the CPUs; each result depends on its sample only.
+// so one Cholesky inverse, one product B = A·A and a sparse quadratic
+// form per sample (nnz_i²/2 terms; forming u_i took nnz_i·P). Columns
+// that are zero in every sample (MNIST's border pixels) have rows and
+// columns of H that hold the ridge alone, so A and B are block diagonal:
+// the inverse and B are formed over the other, active columns only, and
+// the rest add 1/H[c][c]² each to the last sum. Work: O(P_active³) +
+// O(Σ nnz_i²). The quadratic forms take B a block of rows at a time, for
+// a chunk of samples, so the block stays in a core's second-level cache.
+// Each sample's result depends on that sample only (and the fixed blocks),
+// whatever the number of cores.
 func JacobianNorms(g *Data, lambda float64, theta []float64) ([]float64, error) {
 	p := g.P
 	if len(theta) != p {
 		return nil, invalidf("θ has %d parameters, the data %d", len(theta), p)
 	}
-	a, err := inverseHessian(g, lambda, theta)
-	if err != nil {
-		return nil, err
+	h := Hessian(g, lambda, theta)
+	act := g.activeColumns()
+	a, ok := inverseActive(h, act)
+	if !ok {
+		return nil, invalidf("Hessian is not positive definite (λ = %v)", lambda)
 	}
+	ps := (p + 3) &^ 3 // B's rows in whole quadruples
+	n8 := (len(act) + 7) &^ 7
+	b := expandActive(gram(a, n8, false), n8, act, ps)
 	first := 0 // first input column of x̃
 	if g.Bias {
 		first = 1
@@ -53,31 +59,39 @@ func JacobianNorms(g *Data, lambda float64, theta []float64) ([]float64, error) 
 		thetaK[c] = 0
 	}
 	thetaKSq := floats.Dot(thetaK, thetaK)
-	v := make([]float64, p) // A θ_K
-	for r := 0; r < p; r++ {
-		v[r] = floats.Dot(a[r*p:(r+1)*p], thetaK)
+	active := make([]bool, p)
+	for _, c := range act {
+		active[c] = true
 	}
-	var frobK float64 // Σ_{c∈K} ‖A[:,c]‖² = Σ_{c∈K} ‖A[c,:]‖²
+	var frobK float64       // Σ_{c∈K} B[c][c]
+	w := make([]float64, p) // B θ_K
 	for c := first; c < p; c++ {
-		row := a[c*p : (c+1)*p]
-		frobK += floats.Dot(row, row)
-	}
-	d := float64(p - first)
-	blocks := packBlocks(a, p)
-	out := make([]float64, g.N)
-	workers := parallel.Workers((g.N+dfilSamples-1)/dfilSamples, 0)
-	us := make([][]float64, workers) // per worker: u_i of its block, row-major
-	err = parallel.Chunks(context.Background(), g.N, dfilSamples, workers, func(w, lo, hi int) error {
-		if us[w] == nil {
-			us[w] = make([]float64, dfilSamples*p)
+		if active[c] {
+			frobK += b[c*ps+c]
+		} else { // B[c][c] = 1/H[c][c]²
+			frobK += 1 / (h.At(c, c) * h.At(c, c))
 		}
-		u := us[w]
-		productRows(g, blocks, lo, hi, u)
+	}
+	for r := range p {
+		w[r] = floats.Dot(b[r*ps:][:p], thetaK)
+	}
+	qf := &quadForms{g: g, b: b, stride: ps, blocks: (p + dfilRows - 1) / dfilRows}
+	d := float64(p - first)
+	out := make([]float64, g.N)
+	workers := parallel.Workers((g.N+dfilChunk-1)/dfilChunk, 0)
+	scratch := make([]quadScratch, workers)
+	err := parallel.Chunks(context.Background(), g.N, dfilChunk, workers, func(worker, lo, hi int) error {
+		t := qf.forms(lo, hi, &scratch[worker])
 		for i := lo; i < hi; i++ {
-			ui := u[(i-lo)*p : (i-lo+1)*p]
-			s := sigmoid(g.Dot(i, theta))
+			var z, wx float64 // θᵀx̃_i, (Bθ_K)ᵀx̃_i
+			c, v := g.row(i)
+			for k, col := range c {
+				z += v[k] * theta[col]
+				wx += w[col] * v[k]
+			}
+			s := sigmoid(z)
 			ai, bi := s*(1-s), s-g.Y[i]
-			fro := ai*ai*floats.Dot(ui, ui)*thetaKSq + 2*ai*bi*floats.Dot(v, ui) + bi*bi*frobK
+			fro := ai*ai*t[i-lo]*thetaKSq + 2*ai*bi*wx + bi*bi*frobK
 			out[i] = fro / d
 		}
 		return nil
@@ -85,86 +99,46 @@ func JacobianNorms(g *Data, lambda float64, theta []float64) ([]float64, error) 
 	return out, err
 }
 
-// dfilSamples is how many samples' u_i are formed together, and spmmWidth
-// the columns of A per pass over them.
-const (
-	dfilSamples = 32
-	spmmWidth   = 32
-)
-
-// inverseHessian is A = H⁻¹ (Cholesky), row-major (= column-major: A is
-// symmetric).
-func inverseHessian(g *Data, lambda float64, theta []float64) ([]float64, error) {
-	p := g.P
-	var chol mat.Cholesky
-	if !chol.Factorize(Hessian(g, lambda, theta)) {
-		return nil, invalidf("Hessian is not positive definite (λ = %v)", lambda)
+// activeColumns returns the columns of x̃ that are not zero in every row,
+// increasing.
+func (g *Data) activeColumns() []int32 {
+	used := make([]bool, g.P)
+	for _, c := range g.col {
+		used[c] = true
 	}
-	var inv mat.SymDense
-	if err := chol.InverseTo(&inv); err != nil {
-		return nil, err
-	}
-	a := make([]float64, p*p)
-	raw := inv.RawSymmetric()
-	for r := 0; r < p; r++ {
-		for c := r; c < p; c++ {
-			v := raw.Data[r*raw.Stride+c]
-			a[r*p+c], a[c*p+r] = v, v
+	var act []int32
+	for c, u := range used {
+		if u {
+			act = append(act, int32(c))
 		}
 	}
-	return a, nil
+	return act
 }
 
-// productRows sets u[(i−lo)·P:][:P] = x̃_iᵀA for samples [lo, hi), one
-// block of spmmWidth columns of A at a time, from A's blocks as
-// packBlocks lays them out.
-func productRows(g *Data, blocks []float64, lo, hi int, u []float64) {
-	p := g.P
-	for c0 := 0; c0 < p; c0 += spmmWidth {
-		w := min(spmmWidth, p-c0)
-		block := blocks[c0*p:]
-		for i := lo; i < hi; i++ {
-			cols, vals := g.row(i)
-			rowTimesBlock(cols, vals, block, spmmWidth, u[(i-lo)*p+c0:][:w])
+// inverseActive returns the inverse of h's submatrix on the columns act,
+// as inverseSPD lays it out.
+func inverseActive(h *mat.SymDense, act []int32) ([]float64, bool) {
+	n := len(act)
+	sub := make([]float64, n*n)
+	for i, r := range act {
+		for j, c := range act {
+			sub[i*n+j] = h.At(int(r), int(c))
 		}
 	}
+	return inverseSPD(sub, n)
 }
 
-// packBlocks copies the P×P matrix a into blocks of spmmWidth columns,
-// each block's rows contiguous (row r of the block starting at column c0
-// at blocks[c0·P + r·spmmWidth:]; the last block's rows padded with
-// zeros). productRows reads a block's rows in the order of a sample's
-// non-zeros: in place, 32 columns of A's rows are 256 bytes every 8·P
-// bytes, a block's P rows on as many pages (785 at MNIST's P, far more
-// than the first-level TLB holds); packed, they are 50 contiguous pages,
-// and BenchmarkMNISTDFIL took 0.87 of its former time.
-func packBlocks(a []float64, p int) []float64 {
-	nb := (p + spmmWidth - 1) / spmmWidth
-	blocks := make([]float64, nb*spmmWidth*p)
-	for c0 := 0; c0 < p; c0 += spmmWidth {
-		w := min(spmmWidth, p-c0)
-		block := blocks[c0*p:]
-		for r := 0; r < p; r++ {
-			copy(block[r*spmmWidth:][:w], a[r*p+c0:][:w])
+// expandActive returns the n×n matrix m (row stride n8) on the columns
+// act of a p×p matrix, zero elsewhere, with row stride stride.
+func expandActive(m []float64, n8 int, act []int32, stride int) []float64 {
+	out := make([]float64, stride*stride)
+	for i, r := range act {
+		row := out[int(r)*stride:]
+		for j, c := range act {
+			row[c] = m[i*n8+j]
 		}
 	}
-	return blocks
-}
-
-// rowTimesBlockGo sets out = Σ_k vals[k]·a[cols[k]·stride:][:len(out)]
-// over the row's non-zeros in order, from +0, each product rounded before
-// it is added: what floats.AddScaled(u, vals[k], A's row cols[k]) did to
-// those entries, one non-zero after the other.
-func rowTimesBlockGo(cols []int32, vals []float64, a []float64, stride int, out []float64) {
-	clear(out)
-	w := len(out)
-	for k, c := range cols {
-		row := a[int(c)*stride:][:w]
-		x := vals[k]
-		for j, r := range row {
-			out[j] += float64(r * x)
-		}
-	}
+	return out
 }
 
 // Jacobian returns J_i = ∂θ*/∂x_i (P×D, row = parameter, column = input

@@ -2,7 +2,6 @@ package glm
 
 import (
 	"context"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -32,8 +31,13 @@ func Hessian(g *Data, lambda float64, theta []float64) *mat.SymDense {
 		a[j] = s * (1 - s)
 	}
 	blocks := (p + hessianRows - 1) / hessianRows
+	bound := make([]int32, g.N*(blocks+1)) // where each row's non-zeros enter each block
+	for j := range g.N {
+		c, _ := g.row(j)
+		bounds(c, hessianRows, bound[j*(blocks+1):][:blocks+1])
+	}
 	parallel.For(context.Background(), blocks, 0, func(b int) error {
-		hessianBlock(g, a, h, b*hessianRows, min(p, (b+1)*hessianRows))
+		hessianBlock(g, a, h, bound, blocks, b)
 		return nil
 	})
 	// The rows' columns are increasing, so the entries sit in the upper
@@ -47,17 +51,18 @@ func Hessian(g *Data, lambda float64, theta []float64) *mat.SymDense {
 	return mat.NewSymDense(p, h)
 }
 
-// hessianBlock adds a_j·x̃_j x̃_jᵀ of every sample j, in order, to rows
-// [r0, r1) of the upper triangle of h.
-func hessianBlock(g *Data, a, h []float64, r0, r1 int) {
+// hessianBlock adds a_j·x̃_j x̃_jᵀ of every sample j, in order, to row
+// block b of the upper triangle of h; row j's non-zeros in row block b
+// are [bound[j·(blocks+1)+b], bound[j·(blocks+1)+b+1]).
+func hessianBlock(g *Data, a, h []float64, bound []int32, blocks, b int) {
 	p := g.P
 	for j, aj := range a {
 		if aj == 0 {
 			continue
 		}
 		c, v := g.row(j)
-		k0, _ := slices.BinarySearch(c, int32(r0))
-		for k := k0; k < len(c) && int(c[k]) < r1; k++ {
+		k0, k1 := bound[j*(blocks+1)+b], bound[j*(blocks+1)+b+1]
+		for k := k0; k < k1; k++ {
 			addScaledSparse(h[int(c[k])*p:(int(c[k])+1)*p], c[k:], v[k:len(c)], aj*v[k])
 		}
 	}

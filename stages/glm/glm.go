@@ -35,7 +35,7 @@ import (
 // point's summary columns. Release r's noise is rng.New(seed, "glm-release",
 // key, r): it depends on the spec seed, the learner and r only.
 const (
-	glmFitVersion   = 1
+	glmFitVersion   = 2 // 2: the dFIL from quadratic forms in H⁻² (the last bits differ)
 	glmReconVersion = 1
 	glmFitFile      = "fit.json"
 )
