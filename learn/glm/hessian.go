@@ -62,15 +62,19 @@ func hessianBlock(g *Data, a, h []float64, bound []int32, blocks, b int) {
 		}
 		c, v := g.row(j)
 		k0, k1 := bound[j*(blocks+1)+b], bound[j*(blocks+1)+b+1]
-		for k := k0; k < k1; k++ {
-			addScaledSparse(h[int(c[k])*p:(int(c[k])+1)*p], c[k:], v[k:len(c)], aj*v[k])
+		if k0 < k1 {
+			addOuterRows(h, p, c[k0:], v[k0:], int(k1-k0), aj)
 		}
 	}
 }
 
-// addScaledSparseGo is addScaledSparse in Go.
-func addScaledSparseGo(row []float64, cols []int32, vals []float64, alpha float64) {
-	for l, c := range cols {
-		row[c] += float64(alpha * vals[l])
+// addOuterRowsGo is addOuterRows in Go.
+func addOuterRowsGo(h []float64, stride int, c []int32, v []float64, nk int, a float64) {
+	for k := range nk {
+		row := h[int(c[k])*stride:]
+		alpha := a * v[k]
+		for l := k; l < len(c); l++ {
+			row[c[l]] += float64(alpha * v[l])
+		}
 	}
 }

@@ -10,7 +10,7 @@ var (
 )
 
 //go:noescape
-func scatterAxpy(row *float64, cols *int32, vals *float64, n int, alpha float64)
+func scatterRows(h *float64, strideBytes int, cols *int32, vals *float64, n, nk int, a float64)
 
 //go:noescape
 func kernel4x8FMA(a, b *float64, kc int, c *float64, ldc int)
@@ -18,15 +18,18 @@ func kernel4x8FMA(a, b *float64, kc int, c *float64, ldc int)
 //go:noescape
 func quadFormFMA(b *float64, strideBytes int, kc *int32, kv *float64, nk int, index *int32, vals *float64, nq int, masks *float64) float64
 
-// addScaledSparse sets row[cols[l]] += alpha·vals[l] for every l, each
-// product rounded before it is added. The columns must be in [0, len(row)).
-func addScaledSparse(row []float64, cols []int32, vals []float64, alpha float64) {
-	if !haveAVX || len(cols) == 0 {
-		addScaledSparseGo(row, cols, vals, alpha)
+// addOuterRows adds (a·v[k])·v[l] to h[c[k]·stride + c[l]] for every k <
+// nk and l ≥ k, each product rounded before it is added: the upper
+// triangle's rows c[:nk] of a·x̃x̃ᵀ for the sparse row x̃ = (c, v), whose
+// columns must increase and lie in [0, stride).
+func addOuterRows(h []float64, stride int, c []int32, v []float64, nk int, a float64) {
+	if !haveAVX || nk == 0 {
+		addOuterRowsGo(h, stride, c, v, nk, a)
 		return
 	}
-	_ = vals[len(cols)-1]
-	scatterAxpy(&row[0], &cols[0], &vals[0], len(cols), alpha)
+	_, _ = v[len(c)-1], c[nk-1]
+	_ = h[int(c[nk-1])*stride+int(c[len(c)-1])] // the last entry: columns increase
+	scatterRows(&h[0], stride*8, &c[0], &v[0], len(c), nk, a)
 }
 
 // kernel4x8 is kernel4x8Go in AVX2 (the same bits).

@@ -2,8 +2,8 @@
 
 package glm
 
-func addScaledSparse(row []float64, cols []int32, vals []float64, alpha float64) {
-	addScaledSparseGo(row, cols, vals, alpha)
+func addOuterRows(h []float64, stride int, c []int32, v []float64, nk int, a float64) {
+	addOuterRowsGo(h, stride, c, v, nk, a)
 }
 
 func kernel4x8(a, b []float64, kc int, c []float64, ldc int) { kernel4x8Go(a, b, kc, c, ldc) }

@@ -2,6 +2,7 @@ package glm
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -50,4 +51,30 @@ func (g *Data) quads() quadRows {
 	var q quadRows
 	g.quadsOf(0, g.N, &q)
 	return q
+}
+
+// TestBounds: bounds against the plain scan, on increasing lists with
+// repeats, gaps and blocks beyond the last element.
+func TestBounds(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for trial := range 200 {
+		var xs []int32
+		x := int32(r.IntN(5))
+		for range r.IntN(40) {
+			xs = append(xs, x)
+			x += int32(r.IntN(6))
+		}
+		width := 1 + r.IntN(9)
+		got := make([]int32, 2+r.IntN(12))
+		bounds(xs, width, got)
+		for b := range got {
+			want := 0
+			for want < len(xs) && int(xs[want]) < b*width {
+				want++
+			}
+			if int(got[b]) != want {
+				t.Fatalf("trial %d: xs %v, width %d: bound %d = %d, want %d", trial, xs, width, b, got[b], want)
+			}
+		}
+	}
 }
