@@ -61,16 +61,14 @@ func gram(a []float64, n int, lower bool) []float64 {
 func packPanels(a []float64, n, k0, kc, j0, w, width int, dst []float64) {
 	for q := 0; q < w; q += width {
 		panel := dst[q*kc:][:width*kc]
+		j := j0 + q
+		inside := min(width, max(0, n-j)) // columns of the panel within a
 		for k := range kc {
-			row := a[(k0+k)*n:][:n]
 			out := panel[k*width:][:width]
-			for l := range out {
-				if j := j0 + q + l; j < n {
-					out[l] = row[j]
-				} else {
-					out[l] = 0
-				}
+			if inside > 0 {
+				copy(out, a[(k0+k)*n+j:][:inside])
 			}
+			clear(out[inside:])
 		}
 	}
 }
