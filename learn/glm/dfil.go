@@ -47,7 +47,9 @@ func JacobianNorms(g *Data, lambda float64, theta []float64) ([]float64, error) 
 	if !ok {
 		return nil, invalidf("Hessian is not positive definite (λ = %v)", lambda)
 	}
-	ps := (p + 3) &^ 3 // B's rows in whole quadruples
+	// b is B's active block in place, zero elsewhere: B[c][c] = 1/H[c][c]²
+	// of an inactive column enters the last sum only, as x̃ is zero there.
+	ps := (p + 3) &^ 3 // b's rows in whole quadruples
 	n8 := (len(act) + 7) &^ 7
 	b := expandActive(gram(a, n8, false), n8, act, ps)
 	first := 0 // first input column of x̃
