@@ -8,10 +8,13 @@ import (
 	"github.com/dpaudit/dpaudit/internal/parallel"
 )
 
-// hessianRows is the number of Hessian rows built at a time: 32 rows of
-// MNIST's P = 785 are 200 KB, which stay in a core's L2 while every sample
-// adds to them.
-const hessianRows = 32
+// hessianRows is the number of Hessian rows built at a time. A sample's
+// rows in a block are added in one call, four at a time (addOuterRows):
+// at MNIST's P = 785, blocks of 128 rows took 0.85 of the time of blocks
+// of 32, which kept a block in a core's second-level cache but left most
+// samples a handful of rows per call (scripts/bench-ab.sh, 7 pairs, one
+// core); 256 were level with 128.
+const hessianRows = 128
 
 // Hessian returns ∇²F(θ) = Σ s_j(1−s_j)·x̃_j x̃_jᵀ + NλI, built from the
 // sparse rows (Σ_j nnz_j² work instead of N·P²).
