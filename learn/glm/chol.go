@@ -2,36 +2,38 @@ package glm
 
 import "math"
 
-// inverseSPD returns the inverse of the symmetric positive definite n×n
-// matrix h (row-major), row-major with row stride n8 = n rounded up to a
-// multiple of 8 (the extra rows and columns are the identity's), or
-// false when h is not positive definite: by the lower Cholesky factor L,
-// its inverse M = L⁻¹ and H⁻¹ = MᵀM. The three steps' inner sums run in
+// inverseSPD returns the inverse of a symmetric positive definite
+// matrix, or false when it is not positive definite. l holds the matrix
+// n8×n8, row-major, n8 a multiple of 8, in its lower triangle and
+// diagonal (the upper triangle zero; a matrix of another size padded with
+// the identity), and is overwritten. The inverse is row-major n8×n8,
+// written into m (n8×n8, overwritten): by the lower Cholesky factor L, its
+// inverse M = L⁻¹ and H⁻¹ = MᵀM. The three steps' inner sums run in
 // kernel4x8 (a 4×8 block of rows at a time); the small triangles left
-// over are plain loops.
+// over are plain loops. l ends up holding M.
 //
 // Written by hand because gonum's Cholesky factorisation and inverse took
 // about 75 ms at MNIST's n = 618 on one core (its level-3 routines run at
 // about 4.5 GFLOP/s), where the three steps here take a fraction of that.
-func inverseSPD(h []float64, n int) ([]float64, bool) {
-	n8 := (n + 7) &^ 7
-	l, rows4, ok := cholesky(h, n, n8)
+func inverseSPD(l, m []float64, n8 int) bool {
+	rows4, ok := cholesky(l, n8)
 	if !ok {
-		return nil, false
+		return false
 	}
-	m := invertLower(l, rows4, n8)
-	return gram(m, n8, true), true
+	invertLower(l, rows4, n8)
+	gram(l, n8, true, m)
+	return true
 }
 
-// cholesky returns the lower Cholesky factor L of h padded with the
-// identity to n8×n8, row-major, zero above the diagonal, and L packed by
-// four rows (rows4[i0·n8 + 4k + r] = L[i0+r][k], i0 a multiple of 4). It
-// is left-looking by blocks of 8 columns: block J's rows take H's entries
-// less Σ_{k<8J} L[i][k]·L[8J+c][k] (kernel4x8 over L's rows packed by
-// four and the block's eight rows packed), then the diagonal 8×8 block
-// is factored and the rows below are solved against it.
-func cholesky(h []float64, n, n8 int) (l, rows4 []float64, ok bool) {
-	l = make([]float64, n8*n8)
+// cholesky factors l in place (inverseSPD's layout) into its lower
+// Cholesky factor L, and returns L packed by four rows (rows4[i0·n8 + 4k
+// + r] = L[i0+r][k], i0 a multiple of 4). It is left-looking by blocks of
+// 8 columns: block J's rows take H's entries less Σ_{k<8J}
+// L[i][k]·L[8J+c][k] (kernel4x8 over L's rows packed by four and the
+// block's eight rows packed), then the diagonal 8×8 block is factored and
+// the rows below are solved against it. Each entry of H is read where L's
+// takes its place, after every earlier block.
+func cholesky(l []float64, n8 int) (rows4 []float64, ok bool) {
 	rows4 = make([]float64, n8*n8)
 	rows8 := make([]float64, 8*n8) // rows8[8k + c] = L[j0+c][k]: block J's rows, packed
 	var t [4 * 8]float64
@@ -47,13 +49,14 @@ func cholesky(h []float64, n, n8 int) (l, rows4 []float64, ok bool) {
 				kernel4x8(rows4[i0*n8:][:4*j0], rows8[:8*j0], j0, t[:], 8)
 			}
 			for r := range 4 {
-				for c := range 8 {
-					l[(i0+r)*n8+j0+c] = padded(h, n, i0+r, j0+c) - t[r*8+c]
+				row := l[(i0+r)*n8+j0:][:8]
+				for c := range row {
+					row[c] -= t[r*8+c]
 				}
 			}
 		}
 		if !factorBlock(l, n8, j0) {
-			return nil, nil, false
+			return nil, false
 		}
 		for i := j0 + 8; i < n8; i++ {
 			solveRow(l, n8, i, j0)
@@ -64,18 +67,7 @@ func cholesky(h []float64, n, n8 int) (l, rows4 []float64, ok bool) {
 			}
 		}
 	}
-	return l, rows4, true
-}
-
-// padded is h[i][j] for the n×n matrix h, the identity's beyond it.
-func padded(h []float64, n, i, j int) float64 {
-	if i < n && j < n {
-		return h[i*n+j]
-	}
-	if i == j {
-		return 1
-	}
-	return 0
+	return rows4, true
 }
 
 // factorBlock factors the 8×8 diagonal block at (j0, j0) of l in place
@@ -120,14 +112,14 @@ func solveRow(l []float64, n8, i, j0 int) {
 	}
 }
 
-// invertLower returns M = L⁻¹ for the lower triangular n8×n8 matrix l
-// (row-major; rows4 as cholesky packs it), zero above the diagonal. Block column J of M solves L·M_J
+// invertLower replaces the lower triangular n8×n8 matrix l (row-major,
+// zero above the diagonal; rows4 as cholesky packs it) by M = L⁻¹, lower
+// triangular too. Block column J of M solves L·M_J
 // = E_J down the rows, four at a time: rows i0 … i0+3 take E less
 // Σ_{j0≤k<i0} L[i][k]·M[k][J] (kernel4x8 over L's rows and the block's
 // rows so far, both packed), then the 4×4 triangle of L at i0 is solved
 // by plain loops.
-func invertLower(l, rows4 []float64, n8 int) []float64 {
-	m := make([]float64, n8*n8)
+func invertLower(l, rows4 []float64, n8 int) {
 	block := make([]float64, 8*n8) // block[8(k−j0) + c] = M[k][j0+c]
 	var t [4 * 8]float64
 	for j0 := 0; j0 < n8; j0 += 8 {
@@ -150,9 +142,8 @@ func invertLower(l, rows4 []float64, n8 int) []float64 {
 					}
 					out[c] = s / lrow[i]
 				}
-				copy(m[i*n8+j0:][:8], out)
+				copy(l[i*n8+j0:][:8], out) // row i's L in these columns is read no more
 			}
 		}
 	}
-	return m
 }

@@ -20,8 +20,9 @@ func TestInverseSPD(t *testing.T) {
 			}
 			a[i*n+i] += s + 1
 		}
-		got, ok := inverseSPD(a, n)
-		if !ok {
+		n8 := (n + 7) &^ 7
+		got := make([]float64, n8*n8)
+		if !inverseSPD(padLower(a, n), got, n8) {
 			t.Fatalf("n=%d: not positive definite", n)
 		}
 		var chol mat.Cholesky
@@ -32,7 +33,6 @@ func TestInverseSPD(t *testing.T) {
 		if err := chol.InverseTo(&want); err != nil {
 			t.Fatal(err)
 		}
-		n8 := (n + 7) &^ 7
 		for i := range n8 {
 			for j := range n8 {
 				w := 0.0
@@ -47,10 +47,22 @@ func TestInverseSPD(t *testing.T) {
 			}
 		}
 	}
-	a := randomSym(20, 3)
-	if _, ok := inverseSPD(a, 20); ok {
+	if inverseSPD(padLower(randomSym(20, 3), 20), make([]float64, 24*24), 24) {
 		t.Error("an indefinite matrix was inverted")
 	}
+}
+
+// padLower is the n×n matrix a in inverseSPD's layout.
+func padLower(a []float64, n int) []float64 {
+	n8 := (n + 7) &^ 7
+	l := make([]float64, n8*n8)
+	for i := range n {
+		copy(l[i*n8:][:i+1], a[i*n:][:i+1])
+	}
+	for i := n; i < n8; i++ {
+		l[i*n8+i] = 1
+	}
+	return l
 }
 
 func BenchmarkInverseSPD(b *testing.B) {
@@ -59,8 +71,10 @@ func BenchmarkInverseSPD(b *testing.B) {
 	for i := range n {
 		a[i*n+i] += 2 * n
 	}
+	l, m := padLower(a, n), make([]float64, 624*624)
 	for b.Loop() {
-		if _, ok := inverseSPD(a, n); !ok {
+		copy(l, padLower(a, n))
+		if !inverseSPD(l, m, 624) {
 			b.Fatal("not positive definite")
 		}
 	}

@@ -30,8 +30,9 @@ import (
 // form per sample (nnz_i²/2 terms; forming u_i took nnz_i·P). Columns
 // that are zero in every sample (MNIST's border pixels) have rows and
 // columns of H that hold the ridge alone, so A and B are block diagonal:
-// the inverse and B are formed over the other, active columns only, and
-// the rest add 1/H[c][c]² each to the last sum. Work: O(P_active³) +
+// the inverse, B and the quadratic forms are formed over the other,
+// active columns only (x̃ is zero in the rest), and the rest add
+// 1/H[c][c]² each to the last sum. Work: O(P_active³) +
 // O(Σ nnz_i²). The quadratic forms take B a block of rows at a time, for
 // a chunk of samples, so the block stays in a core's second-level cache.
 // Each sample's result depends on that sample only (and the fixed blocks),
@@ -43,16 +44,13 @@ func JacobianNorms(g *Data, lambda float64, theta []float64) ([]float64, error) 
 	}
 	h := Hessian(g, lambda, theta)
 	act := g.activeColumns()
-	a, ok := inverseActive(h, act)
-	if !ok {
+	n8 := (len(act) + 7) &^ 7
+	b, a := activeBlock(h, act, n8), make([]float64, n8*n8)
+	if !inverseSPD(b, a, n8) {
 		return nil, invalidf("Hessian is not positive definite (λ = %v)", lambda)
 	}
-	// b is B's active block in place, zero elsewhere: B[c][c] = 1/H[c][c]²
-	// of an inactive column enters the last sum only, as x̃ is zero there.
-	ps := (p + 3) &^ 3 // b's rows in whole quadruples
-	n8 := (len(act) + 7) &^ 7
-	b := expandActive(gram(a, n8, false), n8, act, ps)
-	first := 0 // first input column of x̃
+	gram(a, n8, false, b) // B = A² over the active columns; B[c][c] = 1/H[c][c]² elsewhere
+	first := 0            // first input column of x̃
 	if g.Bias {
 		first = 1
 	}
@@ -61,23 +59,27 @@ func JacobianNorms(g *Data, lambda float64, theta []float64) ([]float64, error) 
 		thetaK[c] = 0
 	}
 	thetaKSq := floats.Dot(thetaK, thetaK)
-	active := make([]bool, p)
-	for _, c := range act {
-		active[c] = true
+	pos := make([]int32, p) // active index of each active column, −1 for the others
+	for c := range pos {
+		pos[c] = -1
 	}
-	var frobK float64       // Σ_{c∈K} B[c][c]
-	w := make([]float64, p) // B θ_K
+	thetaKAct := make([]float64, len(act)) // θ_K over the active columns
+	for i, c := range act {
+		pos[c], thetaKAct[i] = int32(i), thetaK[c]
+	}
+	var frobK float64 // Σ_{c∈K} B[c][c]
 	for c := first; c < p; c++ {
-		if active[c] {
-			frobK += b[c*ps+c]
-		} else { // B[c][c] = 1/H[c][c]²
+		if i := int(pos[c]); i >= 0 {
+			frobK += b[i*n8+i]
+		} else {
 			frobK += 1 / (h.At(c, c) * h.At(c, c))
 		}
 	}
-	for r := range p {
-		w[r] = floats.Dot(b[r*ps:][:p], thetaK)
+	w := make([]float64, len(act)) // (B θ_K)_c over the active columns: x̃ is zero elsewhere
+	for i := range w {
+		w[i] = floats.Dot(b[i*n8:][:len(act)], thetaKAct)
 	}
-	qf := &quadForms{g: g, b: b, stride: ps, blocks: (p + dfilRows - 1) / dfilRows}
+	qf := &quadForms{g: g, pos: pos, b: b, stride: n8, blocks: (len(act) + dfilRows - 1) / dfilRows}
 	d := float64(p - first)
 	out := make([]float64, g.N)
 	workers := parallel.Workers((g.N+dfilChunk-1)/dfilChunk, 0)
@@ -89,7 +91,7 @@ func JacobianNorms(g *Data, lambda float64, theta []float64) ([]float64, error) 
 			c, v := g.row(i)
 			for k, col := range c {
 				z += v[k] * theta[col]
-				wx += w[col] * v[k]
+				wx += w[pos[col]] * v[k]
 			}
 			s := sigmoid(z)
 			ai, bi := s*(1-s), s-g.Y[i]
@@ -117,30 +119,20 @@ func (g *Data) activeColumns() []int32 {
 	return act
 }
 
-// inverseActive returns the inverse of h's submatrix on the columns act,
-// as inverseSPD lays it out.
-func inverseActive(h *mat.SymDense, act []int32) ([]float64, bool) {
-	n := len(act)
-	sub := make([]float64, n*n)
+// activeBlock returns h's submatrix on the columns act in inverseSPD's
+// layout: n8×n8 row-major, the lower triangle and diagonal set, padded
+// with the identity.
+func activeBlock(h *mat.SymDense, act []int32, n8 int) []float64 {
+	l := make([]float64, n8*n8)
 	for i, r := range act {
-		for j, c := range act {
-			sub[i*n+j] = h.At(int(r), int(c))
+		for j, c := range act[:i+1] {
+			l[i*n8+j] = h.At(int(r), int(c))
 		}
 	}
-	return inverseSPD(sub, n)
-}
-
-// expandActive returns the n×n matrix m (row stride n8) on the columns
-// act of a p×p matrix, zero elsewhere, with row stride stride.
-func expandActive(m []float64, n8 int, act []int32, stride int) []float64 {
-	out := make([]float64, stride*stride)
-	for i, r := range act {
-		row := out[int(r)*stride:]
-		for j, c := range act {
-			row[c] = m[i*n8+j]
-		}
+	for i := len(act); i < n8; i++ {
+		l[i*n8+i] = 1
 	}
-	return out
+	return l
 }
 
 // Jacobian returns J_i = ∂θ*/∂x_i (P×D, row = parameter, column = input

@@ -18,19 +18,21 @@ type quadRows struct {
 	vals  []float64
 }
 
-// quadsOf sets q to rows [lo, hi) of g by quadruples (row lo+j's at
-// q.ptr[j]), reusing q's storage. Whether a non-zero starts a quadruple
-// is added, not branched on: it is as good as random, and the branch's
-// mispredictions took most of the time.
-func (g *Data) quadsOf(lo, hi int, q *quadRows) {
+// quadsOf sets q to the rows of a CSR slice by quadruples: row j has the
+// columns col[ptr[j]−ptr[0] : ptr[j+1]−ptr[0]] and their values in val
+// alike, and its quadruples start at q.ptr[j]. q's storage is reused.
+// Whether a non-zero starts a quadruple is added, not branched on: it is
+// as good as random, and the branch's mispredictions took most of the
+// time.
+func quadsOf(ptr []int, col []int32, val []float64, q *quadRows) {
+	rows := len(ptr) - 1
 	q.ptr = append(q.ptr[:0], 0)
 	n := 0
-	for j := lo; j < hi; j++ { // count first: one allocation
-		c, _ := g.row(j)
+	for j := range rows { // count first: one allocation
 		prev := int32(-1)
-		for _, col := range c {
-			n += b2i(col>>2 != prev)
-			prev = col >> 2
+		for _, c := range col[ptr[j]-ptr[0] : ptr[j+1]-ptr[0]] {
+			n += b2i(c>>2 != prev)
+			prev = c >> 2
 		}
 		q.ptr = append(q.ptr, n)
 	}
@@ -38,14 +40,14 @@ func (g *Data) quadsOf(lo, hi int, q *quadRows) {
 	q.vals = slices.Grow(q.vals[:0], 4*n)[:4*n]
 	clear(q.vals)
 	i := -1
-	for j := lo; j < hi; j++ {
-		c, v := g.row(j)
+	for j := range rows {
+		lo, hi := ptr[j]-ptr[0], ptr[j+1]-ptr[0]
 		prev := int32(-1)
-		for k, col := range c {
-			i += b2i(col>>2 != prev)
-			prev = col >> 2
+		for k, c := range col[lo:hi] {
+			i += b2i(c>>2 != prev)
+			prev = c >> 2
 			q.index[i] = prev
-			q.vals[4*i+int(col&3)] = v[k]
+			q.vals[4*i+int(c&3)] = val[lo+k]
 		}
 	}
 }
@@ -113,18 +115,22 @@ const (
 	dfilRows  = 32
 )
 
-// quadForms forms x̃_iᵀBx̃_i, a chunk of samples at a time: the chunk's
-// rows by quadruples (q), and where each row's non-zeros and quadruples
-// enter each block of dfilRows rows of B, are built into a worker's
-// scratch right before they are used, so they are still in its cache.
+// quadForms forms x̃_iᵀBx̃_i, a chunk of samples at a time, with B's rows
+// and columns those of x̃ renumbered by pos (the active columns): the
+// chunk's rows renumbered (col) and by quadruples (q), and where each
+// row's non-zeros and quadruples enter each block of dfilRows rows of B,
+// are built into a worker's scratch right before they are used, so they
+// are still in its cache.
 type quadForms struct {
 	g              *Data
+	pos            []int32 // the column of b (and of the forms) of each column of x̃
 	b              []float64
 	stride, blocks int
 }
 
 // quadScratch is a worker's storage for quadForms.
 type quadScratch struct {
+	col            []int32 // the chunk's columns, renumbered by pos
 	q              quadRows
 	kBound, qBound []int32 // [j·(blocks+1) + r]: offset of the chunk's row j's first non-zero (quadruple) in block r
 	t              []float64
@@ -133,13 +139,19 @@ type quadScratch struct {
 // forms returns x̃_iᵀBx̃_i for samples [lo, hi) (in s's storage): each
 // the sum, block of rows after block, of twice the block's quadForm.
 func (f *quadForms) forms(lo, hi int, s *quadScratch) []float64 {
-	f.g.quadsOf(lo, hi, &s.q)
+	g := f.g
+	base, end := g.rowPtr[lo], g.rowPtr[hi]
+	s.col = slices.Grow(s.col[:0], end-base)[:end-base]
+	for k, c := range g.col[base:end] {
+		s.col[k] = f.pos[c]
+	}
+	vals := g.val[base:end]
+	quadsOf(g.rowPtr[lo:hi+1], s.col, vals, &s.q)
 	nb := f.blocks + 1
 	s.kBound = slices.Grow(s.kBound[:0], (hi-lo)*nb)[:(hi-lo)*nb]
 	s.qBound = slices.Grow(s.qBound[:0], (hi-lo)*nb)[:(hi-lo)*nb]
 	for j := range hi - lo {
-		c, _ := f.g.row(lo + j)
-		bounds(c, dfilRows, s.kBound[j*nb:][:nb])
+		bounds(s.col[g.rowPtr[lo+j]-base:g.rowPtr[lo+j+1]-base], dfilRows, s.kBound[j*nb:][:nb])
 		bounds(s.q.index[s.q.ptr[j]:s.q.ptr[j+1]], dfilRows/4, s.qBound[j*nb:][:nb])
 	}
 	s.t = slices.Grow(s.t[:0], hi-lo)[:hi-lo]
@@ -150,9 +162,10 @@ func (f *quadForms) forms(lo, hi int, s *quadScratch) []float64 {
 			if k0 == k1 {
 				continue
 			}
-			c, v := f.g.row(lo + j)
+			r0 := g.rowPtr[lo+j] - base
+			c, v := s.col[r0+int(k0):r0+int(k1)], vals[r0+int(k0):r0+int(k1)]
 			q0, q1 := s.q.ptr[j]+int(s.qBound[j*nb+r]), s.q.ptr[j+1]
-			s.t[j] += 2 * quadForm(f.b, f.stride, c[k0:k1], v[k0:k1], s.q.index[q0:q1], s.q.vals[4*q0:4*q1])
+			s.t[j] += 2 * quadForm(f.b, f.stride, c, v, s.q.index[q0:q1], s.q.vals[4*q0:4*q1])
 		}
 	}
 	return s.t

@@ -49,7 +49,7 @@ func TestQuadForm(t *testing.T) {
 // quads returns g's rows by quadruples.
 func (g *Data) quads() quadRows {
 	var q quadRows
-	g.quadsOf(0, g.N, &q)
+	quadsOf(g.rowPtr, g.col, g.val, &q)
 	return q
 }
 
