@@ -2,13 +2,13 @@ package glm
 
 import "math"
 
-// inverseSPD returns the inverse of a symmetric positive definite
-// matrix, or false when it is not positive definite. l holds the matrix
-// n8×n8, row-major, n8 a multiple of 8, in its lower triangle and
-// diagonal (the upper triangle zero; a matrix of another size padded with
-// the identity), and is overwritten. The inverse is row-major n8×n8,
-// written into m (n8×n8, overwritten): by the lower Cholesky factor L, its
-// inverse M = L⁻¹ and H⁻¹ = MᵀM. The three steps' inner sums run in
+// inverseSPD writes the inverse of a symmetric positive definite matrix
+// into m, row-major n8×n8, and reports false when it is not positive
+// definite. l holds the matrix n8×n8, row-major, n8 a multiple of 8, in
+// its lower triangle and diagonal (the upper triangle zero; a matrix of
+// another size padded with the identity), and is overwritten. The
+// inverse comes from the lower Cholesky factor L, its inverse M = L⁻¹
+// and H⁻¹ = MᵀM. The three steps' inner sums run in
 // kernel4x8 (a 4×8 block of rows at a time); the small triangles left
 // over are plain loops. l ends up holding M.
 //

@@ -109,7 +109,8 @@ func quadFormGo(b []float64, stride int, kc []int32, kv []float64, index []int32
 
 // dfilChunk is how many samples' quadratic forms are formed together, and
 // dfilRows the rows of B each pass over them takes (dfilRows rows of
-// B at MNIST's P = 785 are 200 KB, in a core's second-level cache).
+// B over MNIST's 618 active columns are 160 KB, in a core's second-level
+// cache).
 const (
 	dfilChunk = 512
 	dfilRows  = 32

@@ -12,19 +12,19 @@ const (
 
 // gram sets out to AᵀA for the n×n matrix a (row-major), as a row-major
 // n8×n8 matrix, n8 = n rounded up to a multiple of 8 (the extra rows and
-// columns zero; out must not overlap a): (AᵀA)[i][j] = Σ_k A[k][i]·A[k][j], both factors read
-// along A's rows; for a symmetric A it is A·A. When lower is set, A is
-// taken to be lower triangular (zero above the diagonal), and the blocks
-// of k that are zero in all of a block of rows are skipped. Only the
-// tiles that reach the upper triangle are formed; the lower is its
-// mirror. Every entry is, for each block of sqKC values of k in order, a
-// sum over that block in order by fused multiply-adds from +0, added to
-// the entry: the bits do not depend on the CPU (kernel4x8Go is the same
-// arithmetic).
+// columns zero; out must not overlap a): (AᵀA)[i][j] = Σ_k
+// A[k][i]·A[k][j], both factors read along A's rows; for a symmetric A
+// it is A·A. When lower is set, A is taken to be lower triangular (zero
+// above the diagonal), and the blocks of k that are zero in all of a
+// block of rows are skipped. Only the tiles that reach the upper
+// triangle are formed; the lower is its mirror. Every entry is, for each
+// block of sqKC values of k in order, a sum over that block in order by
+// fused multiply-adds from +0, added to the entry: the bits do not
+// depend on the CPU (kernel4x8Go is the same arithmetic).
 //
 // Written by hand because gonum's Dgemm ran at about 4.5 GFLOP/s here
-// (213 ms for a 785×785 product, one core), and dFIL needs three such
-// products.
+// (213 ms for a 785×785 product, one core), and dFIL needs two such
+// products (MᵀM and A²).
 func gram(a []float64, n int, lower bool, out []float64) {
 	n8 := (n + 7) &^ 7
 	c := out[:n8*n8]
