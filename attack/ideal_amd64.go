@@ -9,13 +9,13 @@ import (
 )
 
 //go:noescape
-func poissonZiggurat(w *uint64, groups int, tab *uint64, sigma float64, cand *float64, slow *uint64)
+func poissonZiggurat(w *uint64, groups int, tab *[256]uint64, sigma float64, cand *float64, slow *uint64)
 
 //go:noescape
-func poissonFactors4(ys *float64, groups int, st *poissonState, f *float64)
+func poissonExps4(ys *float64, groups int, st *poissonState, e *float64)
 
 //go:noescape
-func poissonProducts4(ys, f *float64, groups int, st *poissonState)
+func poissonProducts4(ys, e *float64, groups int, st *poissonState)
 
 //go:noescape
 func poissonSums4(ys *float64, groups int, st *poissonState)
@@ -23,21 +23,22 @@ func poissonSums4(ys *float64, groups int, st *poissonState)
 // havePoissonKernels: the kernels need AVX2 and FMA.
 var havePoissonKernels = cpu.X86.HasAVX && cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
-// zigHalves sets cand[h] = σ·(float64(j)·wn) for every half h of buf's
-// 128 words (the 4 past the output too: never read) and bit h of slow
-// when the fast path does not take half h; see zigHalvesGo.
-func zigHalves(z *[256]uint64, buf *chacha8.Buffer, sigma float64, cand *[2 * len(chacha8.Buffer{})]float64, slow *[4]uint64) {
+// zigHalves sets cand[h] = σ·(float64(j)·zigW[i]) for the halves h <
+// n of buf (n ≤ 248) and bit h of slow when the fast path does not take
+// half h; see zigHalvesGo. It may set them for up to 7 halves more.
+func zigHalves(buf *chacha8.Buffer, n int, sigma float64, cand *[poissonHalves]float64, slow *[4]uint64) {
 	if !havePoissonKernels {
-		zigHalvesGo(z, buf, sigma, cand, slow)
+		zigHalvesGo(buf, n, sigma, cand, slow)
 		return
 	}
-	poissonZiggurat(&buf[0], len(buf)/4, &z[0], sigma, &cand[0], &slow[0])
+	poissonZiggurat(&buf[0], (n+7)/8, zigTable(), sigma, &cand[0], &slow[0])
 }
 
-// poissonScore scores len(ys)/4 groups of four steps into st, with f
-// (at least as long as ys) as scratch for the likelihood ratios; see
-// poissonScoreGo.
-func poissonScore(ys, f []float64, st *poissonState) {
+// poissonScore scores len(ys)/4 groups of four steps into st, with e
+// (at least as long as ys) as scratch for the exps; see poissonScoreGo.
+// The exps are a pass of their own: their chains are long and
+// independent, the products' short and serial.
+func poissonScore(ys, e []float64, st *poissonState) {
 	if len(ys) < 4 {
 		return
 	}
@@ -45,9 +46,9 @@ func poissonScore(ys, f []float64, st *poissonState) {
 		poissonScoreGo(ys, st)
 		return
 	}
-	_ = f[len(ys)-1]
-	poissonFactors4(&ys[0], len(ys)/4, st, &f[0])
-	poissonProducts4(&ys[0], &f[0], len(ys)/4, st)
+	_ = e[len(ys)-1]
+	poissonExps4(&ys[0], len(ys)/4, st, &e[0])
+	poissonProducts4(&ys[0], &e[0], len(ys)/4, st)
 }
 
 // poissonSums adds len(ys)/4 groups of four steps to st's sums; see

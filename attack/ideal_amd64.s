@@ -11,12 +11,14 @@
 // func poissonZiggurat(w *uint64, groups int, tab *uint64, sigma float64, cand *float64, slow *uint64)
 //
 // For each of the 8·groups 32-bit halves h of w (the low half of a word
-// first; tab[h & 0xFF] holds kn >> 7 in its low and wn·128's bits in its
-// high half, j = int32(h) >> 7): cand = sigma·(float64(j)·float64(wn)),
-// and bit n of the slow mask set when half n is off the fast path (|j| ≥
-// kn >> 7). Eight scalar loads per 8 halves fetch the table entries (a
-// gather is slower on AMD Zen 3). The mask is written 64 bits at a time;
-// groups is a multiple of 8.
+// first; tab[h & 0xFF] holds zigK in its low and zigW's bits in its high
+// half, j = int32(h) >> 8): cand = sigma·(float64(j)·float64(zigW)), and
+// bit n of the slow mask set when half n is off the fast path (|j| ≥
+// zigK). Eight scalar loads per 8 halves fetch the table entries: a
+// gather is slower on AMD Zen 3, and so were 16-byte entries of float64
+// (two loads, an insert and an unpack per two halves: 0.82 against 0.66
+// ns per half). The mask is written 64 bits at a time, and the last word
+// however full.
 TEXT ·poissonZiggurat(SB), NOSPLIT, $0-48
 	MOVQ w+0(FP), SI
 	MOVQ groups+8(FP), DX
@@ -85,79 +87,70 @@ zvalues:
 	ADDQ $64, DI
 	DECQ DX
 	JNZ  zloop
+	TESTQ CX, CX
+	JZ   zdone
+	MOVQ R10, (R11)
+
+zdone:
 	VZEROUPPER
 	RET
 
 // poissonState's offsets.
 #define ST_P 0
-#define ST_W 32
-#define ST_M 64
-#define ST_E 96
-#define ST_ZMIN 128
-#define ST_ZMAX 160
-#define ST_C 192
-#define ST_C2 224
-#define ST_NC 256
-#define ST_Q 288
-#define ST_OMQ 320
+#define ST_W 64
+#define ST_M 128
+#define ST_E 192
+#define ST_ZMIN 256
+#define ST_ZMAX 288
+#define ST_C 320
+#define ST_C2 352
+#define ST_NC 384
+#define ST_Q 416
+#define ST_OMQ 448
 
-// MOVE_EXP moves the binary exponents of the products in Y15 into Y12:
-// e += exponent − 1023, m = its mantissa in [1, 2) (renormalize).
-#define MOVE_EXP \
-	VPSRLQ $52, Y15, Y1; \
-	VPADDQ Y1, Y12, Y12; \
-	VPSUBQ poissonBias<>(SB), Y12, Y12; \
-	VPAND poissonMant<>(SB), Y15, Y15; \
-	VPOR poissonOne<>(SB), Y15, Y15
-
-// func poissonFactors4(ys *float64, groups int, st *poissonState, f *float64)
+// func poissonExps4(ys *float64, groups int, st *poissonState, e *float64)
 //
-// Per step of 4·groups, as poissonScoreGo: z = y·2c − c (the block's
-// range in st.zmin, st.zmax) and the likelihood ratio f = q·expPoly(z) +
-// (1 − q), with expPoly's polynomial in Horner's form. An exp is a chain
-// of about 17 dependent operations; four groups per iteration with their
-// instructions interleaved keep both FMA pipes busy. Chain k keeps z
-// (then r) in Y(3k), kd in Y(3k+1), k and then the polynomial in
-// Y(3k+2); −c is in Y12, 1 − q in Y13, the range in Y14 and Y15.
-#define HORNER(a) \
-	VFMADD213PD a, Y0, Y2; \
-	VFMADD213PD a, Y3, Y5; \
-	VFMADD213PD a, Y6, Y8; \
-	VFMADD213PD a, Y9, Y11
-
-TEXT ·poissonFactors4(SB), NOSPLIT, $0-32
+// Per step of 4·groups, as expPoly: z = y·2c − c (the block's range in
+// st.zmin, st.zmax) and e = e^z. An exp is a chain of about 18 dependent
+// operations; four groups per iteration with their instructions
+// interleaved keep both FMA pipes busy. Chain k keeps z (then r) in
+// Y(3k), y and then kd in Y(3k+1), k and then the polynomial in Y(3k+2);
+// the range is in Y12 and Y13.
+TEXT ·poissonExps4(SB), NOSPLIT, $0-32
 	MOVQ ys+0(FP), DI
 	MOVQ groups+8(FP), CX
 	MOVQ st+16(FP), BX
-	MOVQ f+24(FP), SI
-	VMOVUPD ST_NC(BX), Y12
-	VMOVUPD ST_OMQ(BX), Y13
-	VMOVUPD ST_ZMIN(BX), Y14
-	VMOVUPD ST_ZMAX(BX), Y15
+	MOVQ e+24(FP), SI
+	VMOVUPD ST_ZMIN(BX), Y12
+	VMOVUPD ST_ZMAX(BX), Y13
 	CMPQ CX, $4
-	JLT  fone
+	JLT  xone
 
-fquad:
-	VMOVUPD 0(DI), Y0
-	VMOVUPD 32(DI), Y3
-	VMOVUPD 64(DI), Y6
-	VMOVUPD 96(DI), Y9
-	VFMADD132PD ST_C2(BX), Y12, Y0 // z = y·2c + (−c)
-	VFMADD132PD ST_C2(BX), Y12, Y3
-	VFMADD132PD ST_C2(BX), Y12, Y6
-	VFMADD132PD ST_C2(BX), Y12, Y9
-	VMINPD Y0, Y14, Y14
-	VMINPD Y3, Y14, Y14
-	VMINPD Y6, Y14, Y14
-	VMINPD Y9, Y14, Y14
-	VMAXPD Y0, Y15, Y15
-	VMAXPD Y3, Y15, Y15
-	VMAXPD Y6, Y15, Y15
-	VMAXPD Y9, Y15, Y15
+xquad:
+	VMOVUPD 0(DI), Y1 // y
+	VMOVUPD 32(DI), Y4
+	VMOVUPD 64(DI), Y7
+	VMOVUPD 96(DI), Y10
+	VMOVUPD ST_NC(BX), Y0
+	VMOVUPD ST_NC(BX), Y3
+	VMOVUPD ST_NC(BX), Y6
+	VMOVUPD ST_NC(BX), Y9
+	VFMADD231PD ST_C2(BX), Y1, Y0 // z = y·2c + (−c)
+	VFMADD231PD ST_C2(BX), Y4, Y3
+	VFMADD231PD ST_C2(BX), Y7, Y6
+	VFMADD231PD ST_C2(BX), Y10, Y9
+	VMINPD Y0, Y12, Y12
+	VMINPD Y3, Y12, Y12
+	VMINPD Y6, Y12, Y12
+	VMINPD Y9, Y12, Y12
+	VMAXPD Y0, Y13, Y13
+	VMAXPD Y3, Y13, Y13
+	VMAXPD Y6, Y13, Y13
+	VMAXPD Y9, Y13, Y13
 	VMOVUPD poissonRnd<>(SB), Y1
-	VMOVUPD Y1, Y4
-	VMOVUPD Y1, Y7
-	VMOVUPD Y1, Y10
+	VMOVUPD poissonRnd<>(SB), Y4
+	VMOVUPD poissonRnd<>(SB), Y7
+	VMOVUPD poissonRnd<>(SB), Y10
 	VFMADD231PD poissonLog2e<>(SB), Y0, Y1 // kd = z·log₂e + 1.5·2⁵²
 	VFMADD231PD poissonLog2e<>(SB), Y3, Y4
 	VFMADD231PD poissonLog2e<>(SB), Y6, Y7
@@ -175,21 +168,57 @@ fquad:
 	VFMADD231PD poissonNLn2Lo<>(SB), Y8, Y6
 	VFMADD231PD poissonNLn2Lo<>(SB), Y11, Y9
 	VMOVUPD poissonA<>+384(SB), Y2
-	VMOVUPD Y2, Y5
-	VMOVUPD Y2, Y8
-	VMOVUPD Y2, Y11
-	HORNER(poissonA<>+352(SB))
-	HORNER(poissonA<>+320(SB))
-	HORNER(poissonA<>+288(SB))
-	HORNER(poissonA<>+256(SB))
-	HORNER(poissonA<>+224(SB))
-	HORNER(poissonA<>+192(SB))
-	HORNER(poissonA<>+160(SB))
-	HORNER(poissonA<>+128(SB))
-	HORNER(poissonA<>+96(SB))
-	HORNER(poissonA<>+64(SB))
-	HORNER(poissonA<>+32(SB))
-	HORNER(poissonA<>+0(SB))
+	VMOVUPD poissonA<>+384(SB), Y5
+	VMOVUPD poissonA<>+384(SB), Y8
+	VMOVUPD poissonA<>+384(SB), Y11
+	VFMADD213PD poissonA<>+352(SB), Y0, Y2 // Horner
+	VFMADD213PD poissonA<>+352(SB), Y3, Y5
+	VFMADD213PD poissonA<>+352(SB), Y6, Y8
+	VFMADD213PD poissonA<>+352(SB), Y9, Y11
+	VFMADD213PD poissonA<>+320(SB), Y0, Y2
+	VFMADD213PD poissonA<>+320(SB), Y3, Y5
+	VFMADD213PD poissonA<>+320(SB), Y6, Y8
+	VFMADD213PD poissonA<>+320(SB), Y9, Y11
+	VFMADD213PD poissonA<>+288(SB), Y0, Y2
+	VFMADD213PD poissonA<>+288(SB), Y3, Y5
+	VFMADD213PD poissonA<>+288(SB), Y6, Y8
+	VFMADD213PD poissonA<>+288(SB), Y9, Y11
+	VFMADD213PD poissonA<>+256(SB), Y0, Y2
+	VFMADD213PD poissonA<>+256(SB), Y3, Y5
+	VFMADD213PD poissonA<>+256(SB), Y6, Y8
+	VFMADD213PD poissonA<>+256(SB), Y9, Y11
+	VFMADD213PD poissonA<>+224(SB), Y0, Y2
+	VFMADD213PD poissonA<>+224(SB), Y3, Y5
+	VFMADD213PD poissonA<>+224(SB), Y6, Y8
+	VFMADD213PD poissonA<>+224(SB), Y9, Y11
+	VFMADD213PD poissonA<>+192(SB), Y0, Y2
+	VFMADD213PD poissonA<>+192(SB), Y3, Y5
+	VFMADD213PD poissonA<>+192(SB), Y6, Y8
+	VFMADD213PD poissonA<>+192(SB), Y9, Y11
+	VFMADD213PD poissonA<>+160(SB), Y0, Y2
+	VFMADD213PD poissonA<>+160(SB), Y3, Y5
+	VFMADD213PD poissonA<>+160(SB), Y6, Y8
+	VFMADD213PD poissonA<>+160(SB), Y9, Y11
+	VFMADD213PD poissonA<>+128(SB), Y0, Y2
+	VFMADD213PD poissonA<>+128(SB), Y3, Y5
+	VFMADD213PD poissonA<>+128(SB), Y6, Y8
+	VFMADD213PD poissonA<>+128(SB), Y9, Y11
+	VFMADD213PD poissonA<>+96(SB), Y0, Y2
+	VFMADD213PD poissonA<>+96(SB), Y3, Y5
+	VFMADD213PD poissonA<>+96(SB), Y6, Y8
+	VFMADD213PD poissonA<>+96(SB), Y9, Y11
+	VFMADD213PD poissonA<>+64(SB), Y0, Y2
+	VFMADD213PD poissonA<>+64(SB), Y3, Y5
+	VFMADD213PD poissonA<>+64(SB), Y6, Y8
+	VFMADD213PD poissonA<>+64(SB), Y9, Y11
+	VFMADD213PD poissonA<>+32(SB), Y0, Y2
+	VFMADD213PD poissonA<>+32(SB), Y3, Y5
+	VFMADD213PD poissonA<>+32(SB), Y6, Y8
+	VFMADD213PD poissonA<>+32(SB), Y9, Y11
+	VFMADD213PD poissonA<>+0(SB), Y0, Y2
+	VFMADD213PD poissonA<>+0(SB), Y3, Y5
+	VFMADD213PD poissonA<>+0(SB), Y6, Y8
+	VFMADD213PD poissonA<>+0(SB), Y9, Y11
 	VPSLLQ $52, Y1, Y1
 	VPSLLQ $52, Y4, Y4
 	VPSLLQ $52, Y7, Y7
@@ -198,10 +227,6 @@ fquad:
 	VPADDQ Y4, Y5, Y5
 	VPADDQ Y7, Y8, Y8
 	VPADDQ Y10, Y11, Y11
-	VFMADD132PD ST_Q(BX), Y13, Y2 // e^z·q + (1 − q)
-	VFMADD132PD ST_Q(BX), Y13, Y5
-	VFMADD132PD ST_Q(BX), Y13, Y8
-	VFMADD132PD ST_Q(BX), Y13, Y11
 	VMOVUPD Y2, 0(SI)
 	VMOVUPD Y5, 32(SI)
 	VMOVUPD Y8, 64(SI)
@@ -210,22 +235,23 @@ fquad:
 	ADDQ $128, SI
 	SUBQ $4, CX
 	CMPQ CX, $4
-	JGE  fquad
+	JGE  xquad
 
-fone:
+xone:
 	TESTQ CX, CX
-	JZ   fdone
-	VMOVUPD 0(DI), Y0
-	VFMADD132PD ST_C2(BX), Y12, Y0
-	VMINPD Y0, Y14, Y14
-	VMAXPD Y0, Y15, Y15
+	JZ   xdone
+	VMOVUPD 0(DI), Y1 // y
+	VMOVUPD ST_NC(BX), Y0
+	VFMADD231PD ST_C2(BX), Y1, Y0 // z = y·2c + (−c)
+	VMINPD Y0, Y12, Y12
+	VMAXPD Y0, Y13, Y13
 	VMOVUPD poissonRnd<>(SB), Y1
-	VFMADD231PD poissonLog2e<>(SB), Y0, Y1
-	VSUBPD poissonRnd<>(SB), Y1, Y2
+	VFMADD231PD poissonLog2e<>(SB), Y0, Y1 // kd = z·log₂e + 1.5·2⁵²
+	VSUBPD poissonRnd<>(SB), Y1, Y2 // k
 	VFMADD231PD poissonNLn2Hi<>(SB), Y2, Y0
-	VFMADD231PD poissonNLn2Lo<>(SB), Y2, Y0
+	VFMADD231PD poissonNLn2Lo<>(SB), Y2, Y0 // r = z − k·ln 2
 	VMOVUPD poissonA<>+384(SB), Y2
-	VFMADD213PD poissonA<>+352(SB), Y0, Y2
+	VFMADD213PD poissonA<>+352(SB), Y0, Y2 // Horner
 	VFMADD213PD poissonA<>+320(SB), Y0, Y2
 	VFMADD213PD poissonA<>+288(SB), Y0, Y2
 	VFMADD213PD poissonA<>+256(SB), Y0, Y2
@@ -238,90 +264,140 @@ fone:
 	VFMADD213PD poissonA<>+32(SB), Y0, Y2
 	VFMADD213PD poissonA<>+0(SB), Y0, Y2
 	VPSLLQ $52, Y1, Y1
-	VPADDQ Y1, Y2, Y2
-	VFMADD132PD ST_Q(BX), Y13, Y2
+	VPADDQ Y1, Y2, Y2 // e^z = p·2^k
 	VMOVUPD Y2, 0(SI)
 	ADDQ $32, DI
 	ADDQ $32, SI
 	DECQ CX
-	JMP  fone
+	JMP  xone
 
-fdone:
-	VMOVUPD Y14, ST_ZMIN(BX)
-	VMOVUPD Y15, ST_ZMAX(BX)
+xdone:
+	VMOVUPD Y12, ST_ZMIN(BX)
+	VMOVUPD Y13, ST_ZMAX(BX)
 	VZEROUPPER
 	RET
 
-// func poissonProducts4(ys, f *float64, groups int, st *poissonState)
+// MOVE_EXP(m, off) moves the binary exponents of the products in m into
+// st.e at off: e += exponent − 1023, m = its mantissa in [1, 2)
+// (renormalize).
+#define MOVE_EXP(m, off) \
+	VPSRLQ $52, m, Y14; \
+	VPADDQ off(BX), Y14, Y14; \
+	VPSUBQ poissonBias<>(SB), Y14, Y14; \
+	VMOVDQU Y14, off(BX); \
+	VPAND poissonMant<>(SB), m, m; \
+	VPOR poissonOne<>(SB), m, m
+
+// STEP(p, w, m) scores one group of four steps into the residues' p, w
+// and m: p += y; d := y − 1; w −= (d·c)·d; m *= q·e + (1 − q).
+#define STEP(p, w, m, yoff) \
+	VMOVUPD yoff(DI), Y10; \
+	VADDPD Y10, p, p; \
+	VSUBPD Y7, Y10, Y11; \
+	VMULPD Y6, Y11, Y12; \
+	VFNMADD231PD Y11, Y12, w; \
+	VMOVUPD yoff(SI), Y13; \
+	VFMADD213PD Y9, Y8, Y13; \
+	VMULPD Y13, m, m
+
+// func poissonProducts4(ys, e *float64, groups int, st *poissonState)
 //
-// Per group of four steps, as poissonScoreGo: p += y; d := y − 1;
-// w −= (d·c)·d; m *= f; the products' exponents moved into st.e every 8
-// groups and after the last (groups ≥ 1).
+// Per group g of four steps, as poissonScoreGo, into the residues of
+// vector g mod 2 (residues 0…3, then 4…7): the sums, and the products of
+// the likelihood ratios q·e + (1 − q), whose exponents move into st.e
+// every 8 groups and after the last (groups ≥ 1). Two vectors of
+// residues let consecutive groups' chains (a multiply and an FMA of
+// 3–5 cycles each) overlap.
 TEXT ·poissonProducts4(SB), NOSPLIT, $0-32
 	MOVQ ys+0(FP), DI
-	MOVQ f+8(FP), SI
+	MOVQ e+8(FP), SI
 	MOVQ groups+16(FP), CX
 	MOVQ st+24(FP), BX
-	VMOVUPD ST_P(BX), Y13
-	VMOVUPD ST_W(BX), Y14
-	VMOVUPD ST_M(BX), Y15
-	VMOVDQU ST_E(BX), Y12
-	VMOVUPD ST_C(BX), Y11
-	VMOVUPD poissonOne<>(SB), Y10
-	MOVQ $8, DX // groups to the next exponent move
+	VMOVUPD ST_P(BX), Y0
+	VMOVUPD ST_W(BX), Y1
+	VMOVUPD ST_M(BX), Y2
+	VMOVUPD ST_P+32(BX), Y3
+	VMOVUPD ST_W+32(BX), Y4
+	VMOVUPD ST_M+32(BX), Y5
+	VMOVUPD ST_C(BX), Y6
+	VMOVUPD poissonOne<>(SB), Y7
+	VMOVUPD ST_Q(BX), Y8
+	VMOVUPD ST_OMQ(BX), Y9
+	MOVQ $4, DX // pairs of groups to the next exponent move
 
-ploop:
-	VMOVUPD (DI), Y0
-	VADDPD Y0, Y13, Y13      // p += y
-	VSUBPD Y10, Y0, Y1       // d = y − 1
-	VMULPD Y11, Y1, Y2       // d·c
-	VFNMADD231PD Y1, Y2, Y14 // w −= (d·c)·d
-	VMULPD (SI), Y15, Y15    // m *= f
-	ADDQ $32, DI
-	ADDQ $32, SI
+ppair:
+	CMPQ CX, $2
+	JLT  plast
+	STEP(Y0, Y1, Y2, 0)
+	STEP(Y3, Y4, Y5, 32)
+	ADDQ $64, DI
+	ADDQ $64, SI
+	SUBQ $2, CX
 	DECQ DX
-	JNZ  pnext
-	MOVE_EXP
-	MOVQ $8, DX
+	JNZ  ppair
+	MOVE_EXP(Y2, ST_E)
+	MOVE_EXP(Y5, ST_E+32)
+	MOVQ $4, DX
+	JMP  ppair
 
-pnext:
-	DECQ CX
-	JNZ  ploop
-	CMPQ DX, $8
-	JEQ  pdone
-	MOVE_EXP
+plast:
+	TESTQ CX, CX
+	JZ   pend
+	STEP(Y0, Y1, Y2, 0)
 
-pdone:
-	VMOVUPD Y13, ST_P(BX)
-	VMOVUPD Y14, ST_W(BX)
-	VMOVUPD Y15, ST_M(BX)
-	VMOVDQU Y12, ST_E(BX)
+pend:
+	MOVE_EXP(Y2, ST_E)
+	MOVE_EXP(Y5, ST_E+32)
+	VMOVUPD Y0, ST_P(BX)
+	VMOVUPD Y1, ST_W(BX)
+	VMOVUPD Y2, ST_M(BX)
+	VMOVUPD Y3, ST_P+32(BX)
+	VMOVUPD Y4, ST_W+32(BX)
+	VMOVUPD Y5, ST_M+32(BX)
 	VZEROUPPER
 	RET
+
+// SUMS(p, w) is STEP without the product.
+#define SUMS(p, w, yoff) \
+	VMOVUPD yoff(DI), Y10; \
+	VADDPD Y10, p, p; \
+	VSUBPD Y7, Y10, Y11; \
+	VMULPD Y6, Y11, Y12; \
+	VFNMADD231PD Y11, Y12, w
 
 // func poissonSums4(ys *float64, groups int, st *poissonState)
 //
-// poissonScore4's sums alone: p += y; w −= (d·c)·d with d = y − 1.
+// poissonProducts4's sums alone.
 TEXT ·poissonSums4(SB), NOSPLIT, $0-24
 	MOVQ ys+0(FP), DI
 	MOVQ groups+8(FP), CX
 	MOVQ st+16(FP), BX
-	VMOVUPD ST_P(BX), Y13
-	VMOVUPD ST_W(BX), Y14
-	VMOVUPD ST_C(BX), Y12
-	VMOVUPD poissonOne<>(SB), Y9
+	VMOVUPD ST_P(BX), Y0
+	VMOVUPD ST_W(BX), Y1
+	VMOVUPD ST_P+32(BX), Y3
+	VMOVUPD ST_W+32(BX), Y4
+	VMOVUPD ST_C(BX), Y6
+	VMOVUPD poissonOne<>(SB), Y7
 
-wloop:
-	VMOVUPD (DI), Y0
-	VADDPD Y0, Y13, Y13
-	VSUBPD Y9, Y0, Y1
-	VMULPD Y12, Y1, Y2
-	VFNMADD231PD Y1, Y2, Y14
-	ADDQ $32, DI
-	DECQ CX
-	JNZ  wloop
-	VMOVUPD Y13, ST_P(BX)
-	VMOVUPD Y14, ST_W(BX)
+wpair:
+	CMPQ CX, $2
+	JLT  wlast
+	SUMS(Y0, Y1, 0)
+	SUMS(Y3, Y4, 32)
+	ADDQ $64, DI
+	SUBQ $2, CX
+	JMP  wpair
+
+wlast:
+	TESTQ CX, CX
+	JZ   wend
+	SUMS(Y0, Y1, 0)
+
+wend:
+	VMOVUPD Y0, ST_P(BX)
+	VMOVUPD Y1, ST_W(BX)
+	VMOVUPD Y3, ST_P+32(BX)
+	VMOVUPD Y4, ST_W+32(BX)
 	VZEROUPPER
 	RET
 

@@ -6,8 +6,8 @@ import "github.com/dpaudit/dpaudit/internal/chacha8"
 
 const havePoissonKernels = false
 
-func zigHalves(z *[256]uint64, buf *chacha8.Buffer, sigma float64, cand *[2 * len(chacha8.Buffer{})]float64, slow *[4]uint64) {
-	zigHalvesGo(z, buf, sigma, cand, slow)
+func zigHalves(buf *chacha8.Buffer, n int, sigma float64, cand *[poissonHalves]float64, slow *[4]uint64) {
+	zigHalvesGo(buf, n, sigma, cand, slow)
 }
 
 func poissonScore(ys, f []float64, st *poissonState) { poissonScoreGo(ys, st) }

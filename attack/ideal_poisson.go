@@ -39,18 +39,19 @@ import (
 // uniform U is an aux word's top 53 bits over 2⁵³ (rand.Float64).
 //
 // Step t releases y_t = σ·Z_t (+1 when included) and is scored in the
-// accumulators of its residue t mod 4 (the four lanes of a vector):
+// accumulators of its residue t mod 8 (two vectors of four lanes, so that
+// consecutive steps' sums and products do not wait on each other):
 //
 //	p += y;  d := y − 1;  w −= (d·c)·d;  z := y·2c − c;  m *= (1 − q) + q·e^z
 //
-// with c = 1/(2σ_d²), every "a·b + c" fused, and e^z the polynomial exp
-// of expPoly. The products m keep their binary exponents apart (exact:
-// scaling by 2^k commutes with rounding), so they never fold into logs.
-// A step with z > 30 adds largeStepLLR to the log directly; below −700
-// its factor rounds to 1 − q; at q = 1 the step's LLR is z itself. The
-// scores are Projection = ((p₀ + p₁) + p₂) + p₃, Watermark the same of
-// the w, and LLR the large steps' sum plus log m_r + E_r·ln 2 for r =
-// 0…3 in turn.
+// with c = 1/(2σ_d²), every "a·b + c" fused, and e^z the table-driven
+// exp of expPoly. The products m keep their binary exponents apart
+// (exact: scaling by 2^k commutes with rounding), so they never fold into
+// logs. A step with z > 30 adds largeStepLLR to the log directly; below
+// −700 its factor rounds to 1 − q; at q = 1 the step's LLR is z itself.
+// The scores are Projection = p₀ + p₁ + … + p₇ (left to right), Watermark
+// the same of the w, and LLR the large steps' sum plus log m_r + E_r·ln 2
+// for r = 0…7 in turn.
 
 // poissonFirstHalf is the main stream's first half that is a step's draw.
 const poissonFirstHalf = 16
@@ -58,11 +59,11 @@ const poissonFirstHalf = 16
 // poissonHalves is the number of halves of one iteration of words.
 const poissonHalves = 2 * chacha8.Words
 
-// poissonState is the four residues' accumulators as the kernels read and
-// write them (ideal_amd64.s knows this layout), and their constants.
+// poissonState is the eight residues' accumulators as the kernels read
+// and write them (ideal_amd64.s knows this layout), and their constants.
 type poissonState struct {
-	p, w, m    [4]float64 // sums, and the products' mantissas
-	e          [4]int64   // the products' binary exponents
+	p, w, m    [8]float64 // sums, and the products' mantissas
+	e          [8]int64   // the products' binary exponents
 	zmin, zmax [4]float64 // the block's exponent range (kernel only)
 	// Four copies of each constant, the kernel's memory operands:
 	// c = 1/(2σ_d²), 2c, −c, q and 1 − q.
@@ -76,16 +77,15 @@ type poissonSim struct {
 	log1mQ  float64
 	logQ    float64
 	withLLR bool
-	zig     *[256]uint64 // zigHalfTable
 	main    chacha8.Stream
 	aux     chacha8.Stream
 	buf     chacha8.Buffer
 	auxBuf  chacha8.Buffer
 	auxPos  int
 	nextIn  int // the next included step (T: none)
-	cand    [2 * len(chacha8.Buffer{})]float64
-	f       [2 * len(chacha8.Buffer{})]float64 // the block's likelihood ratios
-	slow    [4]uint64                          // bit h: half h is off the fast path
+	cand    [poissonHalves]float64
+	e       [poissonHalves]float64 // the block's exps
+	slow    [4]uint64              // bit h: half h is off the fast path
 	st      poissonState
 	large   float64 // the LLR of steps with z > 30 (or all steps at q = 1)
 }
@@ -93,7 +93,7 @@ type poissonSim struct {
 func newPoissonSim(m IdealMechanism, sigmaD float64, withLLR bool) *poissonSim {
 	s := &poissonSim{
 		m: m, sigma: m.NoiseMultiplier, log1mQ: math.Log1p(-m.SamplingRate), logQ: math.Log(m.SamplingRate),
-		withLLR: withLLR, zig: zigHalfTable(),
+		withLLR: withLLR,
 	}
 	c, q := 1/(2*sigmaD*sigmaD), m.SamplingRate
 	for r := range 4 {
@@ -120,7 +120,7 @@ func (s *poissonSim) start(key [32]byte, random, world bool) bool {
 	if world {
 		s.nextIn = s.gap()
 	}
-	s.st.p, s.st.w, s.st.m, s.st.e = [4]float64{}, [4]float64{}, [4]float64{1, 1, 1, 1}, [4]int64{}
+	s.st.p, s.st.w, s.st.m, s.st.e = [8]float64{}, [8]float64{}, [8]float64{1, 1, 1, 1, 1, 1, 1, 1}, [8]int64{}
 	s.large = 0
 	return world
 }
@@ -204,8 +204,8 @@ func (s *poissonSim) trial(key [32]byte, random, world bool) (IdealScores, bool)
 	world = s.start(key, random, world)
 	h0, T := poissonFirstHalf, s.m.Steps
 	for t := 0; t < T; {
-		zigHalves(s.zig, &s.buf, s.sigma, &s.cand, &s.slow)
 		n := min(poissonHalves-h0, T-t)
+		zigHalves(&s.buf, h0+n, s.sigma, &s.cand, &s.slow)
 		blk := s.cand[h0 : h0+n]
 		s.patch(blk, h0, t)
 		s.score(blk, t)
@@ -263,7 +263,7 @@ func (s *poissonSim) score(blk []float64, t0 int) {
 	default:
 		saved := s.st
 		s.st.zmin, s.st.zmax = [4]float64{}, [4]float64{}
-		poissonScore(blk[:n4], s.f[:], &s.st)
+		poissonScore(blk[:n4], s.e[:], &s.st)
 		if minOf4(s.st.zmin) < -700 || maxOf4(s.st.zmax) > 30 {
 			s.st = saved
 			s.careful(blk[:n4], t0)
@@ -278,7 +278,7 @@ func (s *poissonSim) careful(ys []float64, t0 int) {
 	st := &s.st
 	c, c2, nc, q, omq := st.c[0], st.c2[0], st.nc[0], st.q[0], st.omq[0]
 	for k, y := range ys {
-		r := (t0 + k) & 3
+		r := (t0 + k) & 7
 		st.p[r] += y
 		d := y - 1
 		st.w[r] = math.FMA(-(d * c), d, st.w[r])
@@ -305,15 +305,16 @@ func (s *poissonSim) careful(ys []float64, t0 int) {
 // scores is the trial's scores from the accumulators.
 func (s *poissonSim) scores() IdealScores {
 	st := &s.st
-	out := IdealScores{
-		Projection: ((st.p[0] + st.p[1]) + st.p[2]) + st.p[3],
-		Watermark:  ((st.w[0] + st.w[1]) + st.w[2]) + st.w[3],
+	var out IdealScores
+	for r := range 8 {
+		out.Projection += st.p[r]
+		out.Watermark += st.w[r]
 	}
 	if !s.withLLR {
 		return out
 	}
 	out.LLR = s.large
-	for r := range 4 {
+	for r := range 8 {
 		m, e := renormalize(st.m[r], st.e[r])
 		out.LLR += math.Log(m) + float64(e)*math.Ln2
 	}

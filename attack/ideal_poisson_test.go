@@ -83,19 +83,23 @@ func sameBits(a, b IdealScores) bool {
 // their Go forms (on a CPU without AVX2 and FMA both are the Go form).
 func TestPoissonKernels(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	z := zigHalfTable()
 	var buf chacha8.Buffer
-	var gc, wc [2 * len(chacha8.Buffer{})]float64
+	var gc, wc [poissonHalves]float64
 	var gs, ws [4]uint64
-	for range 200 {
+	for k := range 400 {
 		for i := range buf {
 			buf[i] = r.Uint64()
 		}
+		n := poissonHalves
+		if k%2 == 1 {
+			n = 8 * (1 + r.IntN(poissonHalves/8)) // as the last block converts them
+		}
 		sigma := 0.1 + 3*r.Float64()
-		zigHalves(z, &buf, sigma, &gc, &gs)
-		zigHalvesGo(z, &buf, sigma, &wc, &ws)
+		gc, wc, gs, ws = [poissonHalves]float64{}, [poissonHalves]float64{}, [4]uint64{}, [4]uint64{}
+		zigHalves(&buf, n, sigma, &gc, &gs)
+		zigHalvesGo(&buf, n, sigma, &wc, &ws)
 		if gs != ws || !slices.Equal(floatBits(gc[:]), floatBits(wc[:])) {
-			t.Fatalf("ziggurat kernel differs from its Go form (σ = %v)", sigma)
+			t.Fatalf("ziggurat kernel differs from its Go form (σ = %v, %d halves)", sigma, n)
 		}
 	}
 	for trial := range 300 {
@@ -106,7 +110,7 @@ func TestPoissonKernels(t *testing.T) {
 		}
 		sim := newPoissonSim(IdealMechanism{SamplingRate: r.Float64(), Steps: n, NoiseMultiplier: 1}, 0.3+2*r.Float64(), true)
 		got, want := sim.st, sim.st
-		got.m = [4]float64{1.5, 1e-100, 1e100, 1}
+		got.m = [8]float64{1.5, 1e-100, 1e100, 1, 1, 3, 1e-200, 1e200}
 		want.m = got.m
 		poissonScore(ys, make([]float64, n), &got)
 		poissonScoreGo(ys, &want)
