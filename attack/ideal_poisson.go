@@ -13,22 +13,23 @@ import (
 // rand.Rand calls of IdealMechanism.Trial (which the other games, and
 // callers of Trial, still use): the released values of one trial land
 // at fixed positions of its ChaCha8 words, so a block of steps is
-// converted, scored and summed by kernels with no copying in between.
-// The draws are as exact as Trial's; the scores are the same statistics
-// (TestPoissonScoreDistributions), not the same bits.
+// converted, patched and scored by kernels with no copying in between.
+// The draws are as exact as Trial's and the scores the same statistics
+// (TestIdealScoreDistributions, TestPoissonNormal), not the same bits.
 //
 // Trial i's key is rng's key of (seed, path…, i), as for Trial. Its
 // main stream is ChaCha8 on that key (internal/chacha8, rand.NewChaCha8's
 // words):
 //
-//   - word 0: the world, its lowest bit, when worlds are random;
+//   - word 0: the world, its lowest bit, when worlds are random (the same
+//     world as Trial's stream gives);
 //   - words 1…4: the key of the trial's second (aux) ChaCha8 stream;
 //   - words 5…7: unused;
 //   - from word 8 on, two steps per word, the low 32 bits first: step t
-//     reads half h_t, i = h_t & 0x7F, j = int32(h_t) >> 7 (a signed 25-bit
-//     integer), and its normal is j·wn[i]·128 when |j| < kn[i] >> 7 —
-//     math/rand/v2's ziggurat (tables, strips) on 7 + 25 bits instead of
-//     7 + 32, the fast path of about 97.3% of draws.
+//     reads half h_t, strip i = h_t & 0xFF, j = int32(h_t) >> 8 (a signed
+//     24-bit integer), and its normal is j·zigW[i] when |j| < zigK[i]:
+//     the fast path of a 256-strip ziggurat (ideal_zig256.go), taken by
+//     98.5% of draws.
 //
 // The aux stream supplies, in step order, everything else: a half off the
 // fast path continues the ziggurat with aux words (the base strip's tail
@@ -44,14 +45,14 @@ import (
 //
 //	p += y;  d := y − 1;  w −= (d·c)·d;  z := y·2c − c;  m *= (1 − q) + q·e^z
 //
-// with c = 1/(2σ_d²), every "a·b + c" fused, and e^z the table-driven
-// exp of expPoly. The products m keep their binary exponents apart
-// (exact: scaling by 2^k commutes with rounding), so they never fold into
-// logs. A step with z > 30 adds largeStepLLR to the log directly; below
-// −700 its factor rounds to 1 − q; at q = 1 the step's LLR is z itself.
-// The scores are Projection = p₀ + p₁ + … + p₇ (left to right), Watermark
-// the same of the w, and LLR the large steps' sum plus log m_r + E_r·ln 2
-// for r = 0…7 in turn.
+// with c = 1/(2σ_d²), every "a·b + c" fused, and e^z the polynomial exp of
+// expPoly. The products m keep their binary exponents apart (exact:
+// scaling by 2^k commutes with rounding), so they never fold into logs.
+// A step with z > 30 adds largeStepLLR to the log directly; below −700
+// its factor rounds to 1 − q; at q = 1 the step's LLR is z itself. The
+// scores are Projection = p₀ + p₁ + … + p₇ (left to right), Watermark the
+// same of the w, and LLR the large steps' sum plus log(m₀·m₁·…·m₇) + (E₀
+// + … + E₇)·ln 2, with each m_r ∈ [1, 2) and E_r its exponent.
 
 // poissonFirstHalf is the main stream's first half that is a step's draw.
 const poissonFirstHalf = 16
@@ -313,11 +314,15 @@ func (s *poissonSim) scores() IdealScores {
 	if !s.withLLR {
 		return out
 	}
-	out.LLR = s.large
+	// One log for the eight products: their mantissas' product is below
+	// 2⁸.
+	mant, exp := 1.0, int64(0)
 	for r := range 8 {
 		m, e := renormalize(st.m[r], st.e[r])
-		out.LLR += math.Log(m) + float64(e)*math.Ln2
+		mant *= m
+		exp += e
 	}
+	out.LLR = s.large + (math.Log(mant) + float64(exp)*math.Ln2)
 	return out
 }
 
