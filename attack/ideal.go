@@ -150,6 +150,9 @@ type IdealScores struct {
 // the stream r, scoring with the distinguisher's noise multiplier sigmaD.
 // The inclusions B_t are drawn as geometric gaps, so a trial costs one
 // normal draw per step. Inputs are assumed valid (see Validate).
+// SimulateIdeal draws the Poisson add/remove game from another stream
+// laid out for its vector kernels (ideal_poisson.go): the same
+// distribution of scores, other draws.
 func (m IdealMechanism) Trial(r *rand.Rand, world bool, sigmaD float64) IdealScores {
 	m, sigmaD = m.simulated(sigmaD)
 	return m.trial(r, world, sigmaD, true)
@@ -349,10 +352,12 @@ type IdealRun struct {
 	// training with a bug the accountant does not know about: the audit of
 	// the claim must then flag the violation.
 	DistinguisherSigma float64
-	// Seed and Path name the streams: trial i uses
-	// rng.New(Seed, Path..., i), e.g. Path = {"trial", pointID}. A trial's
-	// scores depend only on (Seed, Path, i), never on the chunking, the
-	// range or the number of workers.
+	// Seed and Path name the streams: trial i is keyed by rng's key of
+	// (Seed, Path..., i), e.g. Path = {"trial", pointID} — Trial's draws on
+	// rng.New(Seed, Path..., i), or for the Poisson add/remove game the
+	// stream of ideal_poisson.go. A trial's scores depend only on (Seed,
+	// Path, i), never on the chunking, the range, the number of workers
+	// or the CPU (the kernels and their Go forms give the same bits).
 	Seed uint64
 	Path []any
 	// First and Count select the trials [First, First+Count).
