@@ -23,6 +23,14 @@ func poissonSums4(ys *float64, groups int, st *poissonState)
 // havePoissonKernels: the kernels need AVX2 and FMA.
 var havePoissonKernels = cpu.X86.HasAVX && cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// setPoissonKernels turns the kernels off (or back on where the CPU has
+// them), for tests of the Go forms, and returns the former setting.
+func setPoissonKernels(on bool) bool {
+	was := havePoissonKernels
+	havePoissonKernels = on && cpu.X86.HasAVX && cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	return was
+}
+
 // zigHalves sets cand[h] = σ·(float64(j)·zigW[i]) for the halves h <
 // n of buf (n ≤ 248) and bit h of slow when the fast path does not take
 // half h; see zigHalvesGo. It may set them for up to 7 halves more.

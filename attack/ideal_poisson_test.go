@@ -57,20 +57,39 @@ func TestPoissonSimMatchesReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sigmaD := run.DistinguisherSigma
-		if sigmaD == 0 {
-			sigmaD = run.Mechanism.NoiseMultiplier
-		}
-		prefix := rng.NewPrefix(run.Seed, run.Path...)
-		for k := range tr.Index {
-			i := run.First + k
-			want, world := referenceTrial(run.Mechanism, sigmaD, !run.SkipLLR, prefix.Key(i), run.Worlds == IdealRandom, i%2 == 1)
-			got := IdealScores{tr.Projection[k], tr.Watermark[k], tr.LLR[k]}
-			if tr.World[k] != world || !sameBits(got, want) {
-				t.Fatalf("case %d trial %d: %+v (world %v), one step at a time %+v (world %v)", c, i, got, tr.World[k], want, world)
-			}
+		checkReference(t, c, run, tr)
+		// The Go forms of the kernels, as on a CPU without them.
+		checkReference(t, c, run, withoutKernels(t, run))
+	}
+}
+
+// checkReference compares every trial of tr with referenceTrial.
+func checkReference(t *testing.T, c int, run IdealRun, tr IdealTrials) {
+	t.Helper()
+	sigmaD := run.DistinguisherSigma
+	if sigmaD == 0 {
+		sigmaD = run.Mechanism.NoiseMultiplier
+	}
+	prefix := rng.NewPrefix(run.Seed, run.Path...)
+	for k := range tr.Index {
+		i := run.First + k
+		want, world := referenceTrial(run.Mechanism, sigmaD, !run.SkipLLR, prefix.Key(i), run.Worlds == IdealRandom, i%2 == 1)
+		got := IdealScores{tr.Projection[k], tr.Watermark[k], tr.LLR[k]}
+		if tr.World[k] != world || !sameBits(got, want) {
+			t.Fatalf("case %d trial %d: %+v (world %v), one step at a time %+v (world %v)", c, i, got, tr.World[k], want, world)
 		}
 	}
+}
+
+// withoutKernels simulates run with the kernels' Go forms.
+func withoutKernels(t *testing.T, run IdealRun) IdealTrials {
+	t.Helper()
+	defer func(v bool) { setPoissonKernels(v) }(setPoissonKernels(false))
+	tr, err := SimulateIdeal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }
 
 func sameBits(a, b IdealScores) bool {
