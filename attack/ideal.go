@@ -72,8 +72,8 @@ type IdealMechanism struct {
 	FixedSize bool
 }
 
-// laned reports whether the trials run in the lanes of idealScorer (the
-// Poisson add/remove game); the other games run one trial at a time.
+// laned reports whether SimulateIdeal draws the trials from the Poisson
+// game's stream (ideal_poisson.go); the other games run Trial's draws.
 func (m IdealMechanism) laned() bool {
 	return !m.Shuffle && !m.BallsInBins && !m.ReplaceOne
 }
@@ -150,6 +150,9 @@ type IdealScores struct {
 // the stream r, scoring with the distinguisher's noise multiplier sigmaD.
 // The inclusions B_t are drawn as geometric gaps, so a trial costs one
 // normal draw per step. Inputs are assumed valid (see Validate).
+// SimulateIdeal draws the Poisson add/remove game from another stream
+// laid out for its vector kernels (ideal_poisson.go): the same
+// distribution of scores, other draws.
 func (m IdealMechanism) Trial(r *rand.Rand, world bool, sigmaD float64) IdealScores {
 	m, sigmaD = m.simulated(sigmaD)
 	return m.trial(r, world, sigmaD, true)
@@ -349,10 +352,12 @@ type IdealRun struct {
 	// training with a bug the accountant does not know about: the audit of
 	// the claim must then flag the violation.
 	DistinguisherSigma float64
-	// Seed and Path name the streams: trial i uses
-	// rng.New(Seed, Path..., i), e.g. Path = {"trial", pointID}. A trial's
-	// scores depend only on (Seed, Path, i), never on the chunking, the
-	// range or the number of workers.
+	// Seed and Path name the streams: trial i is keyed by rng's key of
+	// (Seed, Path..., i), e.g. Path = {"trial", pointID} — Trial's draws on
+	// rng.New(Seed, Path..., i), or for the Poisson add/remove game the
+	// stream of ideal_poisson.go. A trial's scores depend only on (Seed,
+	// Path, i), never on the chunking, the range, the number of workers
+	// or the CPU (the kernels and their Go forms give the same bits).
 	Seed uint64
 	Path []any
 	// First and Count select the trials [First, First+Count).
@@ -361,7 +366,8 @@ type IdealRun struct {
 	// Workers run chunks of trials in parallel (0: GOMAXPROCS).
 	Workers int
 	// SkipLLR leaves the LLR column at 0, for audits of the Projection or
-	// Watermark scores only: the simulation is then about 2.5× faster.
+	// Watermark scores only: the Poisson game's simulation is then about
+	// 1.3× faster (4,000 trials × T = 1000 on one worker).
 	SkipLLR bool
 }
 
@@ -404,53 +410,44 @@ func SimulateIdeal(run IdealRun) (IdealTrials, error) {
 		Projection: make([]float64, n), Watermark: make([]float64, n), LLR: make([]float64, n),
 	}
 	workers := parallel.Workers((n+idealChunk-1)/idealChunk, run.Workers)
-	scorers := make([]*idealScorer, workers)
+	sims := make([]*poissonSim, workers)
 	err := parallel.Chunks(context.Background(), n, idealChunk, workers, func(w, lo, hi int) error {
-		if scorers[w] == nil {
-			scorers[w] = newIdealScorer(run.Mechanism, sigmaD, !run.SkipLLR)
+		if sims[w] == nil && run.Mechanism.laned() {
+			sims[w] = newPoissonSim(run.Mechanism, sigmaD, !run.SkipLLR)
 		}
-		run.simulateChunk(scorers[w], sigmaD, lo, hi, &out)
+		run.simulateChunk(sims[w], sigmaD, lo, hi, &out)
 		return nil
 	})
 	return out, err
 }
 
-// simulateChunk simulates trials [lo, hi) of run into out, idealLanes at a
-// time (the shuffled, balls-in-bins and replace-one games one at a time).
-func (run IdealRun) simulateChunk(sc *idealScorer, sigmaD float64, lo, hi int, out *IdealTrials) {
+// simulateChunk simulates trials [lo, hi) of run into out: the Poisson
+// add/remove game from its stream (ideal_poisson.go), the other games
+// with Trial's draws.
+func (run IdealRun) simulateChunk(sim *poissonSim, sigmaD float64, lo, hi int, out *IdealTrials) {
 	prefix := rng.NewPrefix(run.Seed, run.Path...)
-	// The games that are not laned (shuffled, balls-in-bins, replace-one)
-	// read their streams through rand.Rand (one ChaCha8,
+	// The other games read their streams through rand.Rand (one ChaCha8,
 	// reseeded for each trial: a fresh one per trial was a kilobyte of
 	// garbage per trial, and the collections it caused preempted the
-	// workers); Poisson trials run in the scorer's lanes.
+	// workers).
 	src := rand.NewChaCha8([32]byte{})
-	shuffled := rand.New(src)
-	var keys [idealLanes][32]byte
-	var worlds [idealLanes]bool
-	var scores [idealLanes]IdealScores
-	for k0 := lo; k0 < hi; k0 += idealLanes {
-		n := min(idealLanes, hi-k0)
-		for j := range n {
-			i := run.First + k0 + j
-			keys[j] = prefix.Key(i)
-			worlds[j] = i%2 == 1
-		}
-		if !run.Mechanism.laned() {
-			for j := range n {
-				src.Seed(keys[j])
-				if run.Worlds == IdealRandom {
-					worlds[j] = src.Uint64()&1 == 1
-				}
-				scores[j] = run.Mechanism.trial(shuffled, worlds[j], sigmaD, !run.SkipLLR)
-			}
+	r := rand.New(src)
+	random := run.Worlds == IdealRandom
+	for k := lo; k < hi; k++ {
+		i := run.First + k
+		key := prefix.Key(i)
+		world := i%2 == 1
+		var s IdealScores
+		if sim != nil {
+			s, world = sim.trial(key, random, world)
 		} else {
-			sc.run(keys[:n], run.Worlds == IdealRandom, worlds[:n], scores[:n])
+			src.Seed(key)
+			if random {
+				world = src.Uint64()&1 == 1
+			}
+			s = run.Mechanism.trial(r, world, sigmaD, !run.SkipLLR)
 		}
-		for j := range n {
-			k := k0 + j
-			out.Index[k], out.World[k] = run.First+k, worlds[j]
-			out.Projection[k], out.Watermark[k], out.LLR[k] = scores[j].Projection, scores[j].Watermark, scores[j].LLR
-		}
+		out.Index[k], out.World[k] = i, world
+		out.Projection[k], out.Watermark[k], out.LLR[k] = s.Projection, s.Watermark, s.LLR
 	}
 }

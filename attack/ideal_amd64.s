@@ -2,79 +2,66 @@
 
 #include "textflag.h"
 
-// Kernels of the ideal mechanism's lanes (ideal_lanes.go), AVX2 + FMA.
-// Each performs, lane by lane, exactly the floating-point operations of
-// IdealMechanism.trial in the same order (no contraction into fused
-// multiply-adds except inside the exp, which is math.Exp's own FMA path),
-// so the scores are the scalar code's bits.
+// Kernels of the Poisson game's stream (ideal_poisson.go), AVX2 + FMA.
+// Each performs, lane by lane, exactly the operations of its Go form in
+// ideal_poisson_kernels.go (every fused multiply-add there is one here,
+// and nothing else is fused), so the scores are the same bits on every
+// CPU.
 
-// func idealZiggurat(w *uint64, groups int, knwn *uint64, sigma float64, cand *float64, slow *uint64)
+// func poissonZiggurat(w *uint64, groups int, tab *uint64, sigma float64, cand *float64, slow *uint64)
 //
-// For each of 8·groups words u (j = int32(u), i = u>>32 & 0x7F):
-// cand = sigma·(float64(j)·float64(wn[i])), NormFloat64's fast-path value
-// scaled as trial scales it, and bit n of the slow mask set when word n
-// is off the fast path (|j| ≥ kn[i], unsigned). knwn[i] holds kn[i] in
-// its low and wn[i]'s bits in its high half, so one load per word
-// fetches both; eight scalar loads per 8 words take about half the time
-// of one 4-element gather per 4 words (AMD Zen 3, alternating in one
-// process), and a quarter of two 8-element gathers (one per table). The
-// mask is written 64 bits at a time; groups is a multiple of 8.
-TEXT ·idealZiggurat(SB), NOSPLIT, $0-48
+// For each of the 8·groups 32-bit halves h of w (the low half of a word
+// first; tab[h & 0xFF] holds zigK in its low and zigW's bits in its high
+// half, j = int32(h) >> 8): cand = sigma·(float64(j)·float64(zigW)), and
+// bit n of the slow mask set when half n is off the fast path (|j| ≥
+// zigK). Eight scalar loads per 8 halves fetch the table entries: a
+// gather is slower on AMD Zen 3, and so were 16-byte entries of float64
+// (two loads, an insert and an unpack per two halves: 0.82 against 0.66
+// ns per half). The mask is written 64 bits at a time, and the last word
+// however full.
+TEXT ·poissonZiggurat(SB), NOSPLIT, $0-48
 	MOVQ w+0(FP), SI
 	MOVQ groups+8(FP), DX
-	MOVQ knwn+16(FP), R8
+	MOVQ tab+16(FP), R8
 	VBROADCASTSD sigma+24(FP), Y12
 	MOVQ cand+32(FP), DI
 	MOVQ slow+40(FP), R11
 	VMOVDQU zigPerm<>(SB), Y15
-	VPBROADCASTD zigSign<>(SB), Y13
 	XORQ R10, R10 // the mask being built
 	XORQ CX, CX   // its next bit
 
 zloop:
-	// knwn[i] of words 0…3 into Y5, of words 4…7 into Y7 (i is the low
-	// 7 bits of each word's byte 4).
-	MOVBLZX 4(SI), AX
-	MOVBLZX 12(SI), BX
-	MOVBLZX 20(SI), R9
-	MOVBLZX 28(SI), R12
-	ANDL $0x7F, AX
-	ANDL $0x7F, BX
-	ANDL $0x7F, R9
-	ANDL $0x7F, R12
+	// tab entries of halves 0…3 into Y5, of halves 4…7 into Y7.
+	MOVBLZX 0(SI), AX
+	MOVBLZX 4(SI), BX
+	MOVBLZX 8(SI), R9
+	MOVBLZX 12(SI), R12
 	VMOVQ (R8)(AX*8), X5
 	VPINSRQ $1, (R8)(BX*8), X5, X5
 	VMOVQ (R8)(R9*8), X4
 	VPINSRQ $1, (R8)(R12*8), X4, X4
 	VINSERTI128 $1, X4, Y5, Y5
-	MOVBLZX 36(SI), AX
-	MOVBLZX 44(SI), BX
-	MOVBLZX 52(SI), R9
-	MOVBLZX 60(SI), R12
-	ANDL $0x7F, AX
-	ANDL $0x7F, BX
-	ANDL $0x7F, R9
-	ANDL $0x7F, R12
+	MOVBLZX 16(SI), AX
+	MOVBLZX 20(SI), BX
+	MOVBLZX 24(SI), R9
+	MOVBLZX 28(SI), R12
 	VMOVQ (R8)(AX*8), X7
 	VPINSRQ $1, (R8)(BX*8), X7, X7
 	VMOVQ (R8)(R9*8), X4
 	VPINSRQ $1, (R8)(R12*8), X4, X4
 	VINSERTI128 $1, X4, Y7, Y7
-	VPERMD (SI), Y15, Y0      // j0…j3 | hi0…hi3
-	VPERMD 32(SI), Y15, Y1    // j4…j7 | hi4…hi7
-	VPERM2I128 $0x20, Y1, Y0, Y2 // j0…j7
-	VPERMD Y5, Y15, Y5        // kn0…kn3 | wn0…wn3
-	VPERMD Y7, Y15, Y7        // kn4…kn7 | wn4…wn7
+	VPERMD Y5, Y15, Y5           // kn0…kn3 | wn0…wn3
+	VPERMD Y7, Y15, Y7           // kn4…kn7 | wn4…wn7
 	VPERM2I128 $0x20, Y7, Y5, Y3 // kn0…kn7
 	VPERM2I128 $0x31, Y7, Y5, Y7 // wn0…wn7
-	VPABSD Y2, Y6             // |j| (MinInt32 stays 2³¹ unsigned)
-	VPXOR Y13, Y6, Y6         // unsigned order as signed
-	VPXOR Y13, Y3, Y5
-	VPCMPGTD Y6, Y5, Y6       // kn[i] > |j|: fast
+	VMOVDQU (SI), Y0             // h0…h7
+	VPSRAD $8, Y0, Y2            // j
+	VPABSD Y2, Y6                // |j| < 2²⁴
+	VPCMPGTD Y6, Y3, Y6          // kn > |j|: fast
 	VMOVMSKPS Y6, AX
-	XORL $255, AX             // slow bits
+	XORL $255, AX                // slow bits
 	SHLQ CX, AX
-	ORQ AX, R10
+	ORQ  AX, R10
 	ADDQ $8, CX
 	CMPQ CX, $64
 	JLT  zvalues
@@ -84,323 +71,333 @@ zloop:
 	XORQ CX, CX
 
 zvalues:
-	VCVTDQ2PD X2, Y8          // float64(j), words 0…3
-	VCVTPS2PD X7, Y9          // float64(wn[i])
+	VCVTDQ2PD X2, Y8             // float64(j), halves 0…3
+	VCVTPS2PD X7, Y9             // float64(wn)
 	VMULPD Y9, Y8, Y8
-	VMULPD Y12, Y8, Y8        // σ·z
+	VMULPD Y12, Y8, Y8           // σ·z
 	VMOVUPD Y8, (DI)
 	VEXTRACTI128 $1, Y2, X2
 	VEXTRACTF128 $1, Y7, X7
-	VCVTDQ2PD X2, Y8          // words 4…7
+	VCVTDQ2PD X2, Y8             // halves 4…7
 	VCVTPS2PD X7, Y9
 	VMULPD Y9, Y8, Y8
 	VMULPD Y12, Y8, Y8
 	VMOVUPD Y8, 32(DI)
-	ADDQ $64, SI
+	ADDQ $32, SI
 	ADDQ $64, DI
 	DECQ DX
 	JNZ  zloop
+	TESTQ CX, CX
+	JZ   zdone
+	MOVQ R10, (R11)
+
+zdone:
 	VZEROUPPER
 	RET
 
-// func idealExp4(ys *float64, n int, c float64, e *float64, ok *uint8)
-//
-// The exps of the LLR for steps [0, n) of four lanes (ys interleaved:
-// step k of lane l at ys[4k+l]): e[4k+l] = exp(z) of z = (2y − 1)·c, with
-// math.Exp's FMA path (as internal/numeric's expFMA), and ok[k] = 15 when
-// every lane's z is in [−700, 30] (bit l for lane l; NaN is not). The
-// steps are independent: the out-of-order core overlaps their exps, and
-// four steps per iteration with their instructions interleaved let it
-// overlap more (the simulator took 0.96 of its CPU with two per
-// iteration; two with one, the kernel alone 0.83–0.85 of its thread
-// CPU; AMD Zen 3).
-// The four chains of idealExp4's main loop: chain q keeps r (its
-// argument, then its result) in Y(4q), k in Y(4q+1) (X(4q+3) as
-// integers), the polynomial in Y(4q+2). Each macro applies one
-// instruction, with a first operand m (a memory operand or an
-// immediate) where it has one, to the four chains.
-#define Q_RR(op) op Y0, Y0, Y0; op Y4, Y4, Y4; op Y8, Y8, Y8; op Y12, Y12, Y12
-#define Q_MR(op, m) op m, Y0, Y0; op m, Y4, Y4; op m, Y8, Y8; op m, Y12, Y12
-#define Q_MK(op, m) op m, Y0, Y1; op m, Y4, Y5; op m, Y8, Y9; op m, Y12, Y13
-#define Q_MP(op, m) op m, Y0, Y2; op m, Y4, Y6; op m, Y8, Y10; op m, Y12, Y14
-#define Q_KR(op, m) op m, Y1, Y0; op m, Y5, Y4; op m, Y9, Y8; op m, Y13, Y12
-#define Q_PR(op) op Y2, Y0, Y0; op Y6, Y4, Y4; op Y10, Y8, Y8; op Y14, Y12, Y12
-#define Q_PFMA(m) VFMADD213PD m, Y2, Y0; VFMADD213PD m, Y6, Y4; VFMADD213PD m, Y10, Y8; VFMADD213PD m, Y14, Y12
-#define Q_KK(op, m) op m, Y1, Y1; op m, Y5, Y5; op m, Y9, Y9; op m, Y13, Y13
-#define Q_CMP(imm, m, k0, k1, k2, k3) VCMPPD imm, m, Y0, k0; VCMPPD imm, m, Y4, k1; VCMPPD imm, m, Y8, k2; VCMPPD imm, m, Y12, k3
+// poissonState's offsets.
+#define ST_P 0
+#define ST_W 64
+#define ST_M 128
+#define ST_E 192
+#define ST_ZMIN 256
+#define ST_ZMAX 288
+#define ST_C 320
+#define ST_C2 352
+#define ST_NC 384
+#define ST_Q 416
+#define ST_OMQ 448
 
-TEXT ·idealExp4(SB), NOSPLIT, $32-40
+// func poissonExps4(ys *float64, groups int, st *poissonState, e *float64)
+//
+// Per step of 4·groups, as expPoly: z = y·2c − c (the block's range in
+// st.zmin, st.zmax) and e = e^z. An exp is a chain of about 18 dependent
+// operations; four groups per iteration with their instructions
+// interleaved keep both FMA pipes busy. Chain k keeps z (then r) in
+// Y(3k), y and then kd in Y(3k+1), k and then the polynomial in Y(3k+2);
+// the range is in Y12 and Y13.
+TEXT ·poissonExps4(SB), NOSPLIT, $0-32
 	MOVQ ys+0(FP), DI
-	MOVQ n+8(FP), SI
-	VBROADCASTSD c+16(FP), Y12
-	VMOVUPD Y12, cv-32(SP)
-	MOVQ e+24(FP), R8
-	MOVQ ok+32(FP), R9
-	VBROADCASTSD idealOne<>(SB), Y9
-	TESTQ SI, SI
-	JLE  edone
-	CMPQ SI, $4
-	JLT  eone
-
-	// Four steps per iteration, their instructions interleaved: each exp
-	// is a chain of some 25 dependent operations (about 70 cycles), and
-	// four chains side by side keep both FMA pipes busy where two left
-	// them waiting. Every register holds a chain's value, so 1 and c are
-	// memory operands here.
-equad:
-	VMOVUPD 0(DI), Y0
-	VMOVUPD 32(DI), Y4
-	VMOVUPD 64(DI), Y8
-	VMOVUPD 96(DI), Y12
-	Q_RR(VADDPD)                      // 2y
-	Q_MR(VSUBPD, idealC<>+32(SB))     // − 1
-	Q_MR(VMULPD, cv-32(SP))           // z
-	Q_CMP($0x1D, idealLo<>(SB), Y1, Y5, Y9, Y13) // z ≥ −700
-	Q_CMP($0x12, idealHi<>(SB), Y2, Y6, Y10, Y14) // z ≤ 30
-	VANDPD Y2, Y1, Y1
-	VANDPD Y6, Y5, Y5
-	VANDPD Y10, Y9, Y9
-	VANDPD Y14, Y13, Y13
-	VMOVMSKPD Y1, AX
-	VMOVMSKPD Y5, BX
-	VMOVMSKPD Y9, CX
-	VMOVMSKPD Y13, DX
-	MOVB AX, 0(R9)
-	MOVB BX, 1(R9)
-	MOVB CX, 2(R9)
-	MOVB DX, 3(R9)
-	Q_MK(VMULPD, idealLog2e<>(SB))
-	VCVTPD2DQY Y1, X3                 // k
-	VCVTPD2DQY Y5, X7
-	VCVTPD2DQY Y9, X11
-	VCVTPD2DQY Y13, X15
-	VCVTDQ2PD X3, Y1
-	VCVTDQ2PD X7, Y5
-	VCVTDQ2PD X11, Y9
-	VCVTDQ2PD X15, Y13
-	Q_KR(VFNMADD231PD, idealLn2u<>(SB)) // z − k·ln2 (upper)
-	Q_KR(VFNMADD231PD, idealLn2l<>(SB)) // − k·ln2 (lower)
-	Q_MR(VMULPD, idealC<>+288(SB))      // /16
-	VMOVUPD idealC<>+256(SB), Y2
-	VMOVUPD idealC<>+256(SB), Y6
-	VMOVUPD idealC<>+256(SB), Y10
-	VMOVUPD idealC<>+256(SB), Y14
-	Q_MP(VFMADD213PD, idealC<>+224(SB))
-	Q_MP(VFMADD213PD, idealC<>+192(SB))
-	Q_MP(VFMADD213PD, idealC<>+160(SB))
-	Q_MP(VFMADD213PD, idealC<>+128(SB))
-	Q_MP(VFMADD213PD, idealC<>+96(SB))
-	Q_MP(VFMADD213PD, idealC<>+0(SB))
-	Q_MP(VFMADD213PD, idealC<>+32(SB))
-	Q_PR(VMULPD)
-	Q_MP(VADDPD, idealC<>+64(SB))        // squaring four times: e^{r/16} → e^r
-	Q_PR(VMULPD)
-	Q_MP(VADDPD, idealC<>+64(SB))
-	Q_PR(VMULPD)
-	Q_MP(VADDPD, idealC<>+64(SB))
-	Q_PR(VMULPD)
-	Q_MP(VADDPD, idealC<>+64(SB))
-	Q_PFMA(idealC<>+32(SB))
-	VPMOVSXDQ X3, Y1                    // 2^k
-	VPMOVSXDQ X7, Y5
-	VPMOVSXDQ X11, Y9
-	VPMOVSXDQ X15, Y13
-	Q_KK(VPADDQ, idealBias<>(SB))
-	Q_KK(VPSLLQ, $52)
-	VMULPD Y1, Y0, Y2
-	VMULPD Y5, Y4, Y6
-	VMULPD Y9, Y8, Y10
-	VMULPD Y13, Y12, Y14
-	VMOVUPD Y2, 0(R8)
-	VMOVUPD Y6, 32(R8)
-	VMOVUPD Y10, 64(R8)
-	VMOVUPD Y14, 96(R8)
-	ADDQ $128, DI
-	ADDQ $128, R8
-	ADDQ $4, R9
-	SUBQ $4, SI
-	CMPQ SI, $4
-	JGE  equad
-
-	VBROADCASTSD c+16(FP), Y12
-	VBROADCASTSD idealOne<>(SB), Y9
-
-etail:
-	// The remaining zero to three steps one at a time.
-	TESTQ SI, SI
-	JZ   edone
-
-eone:
-	VMOVUPD (DI), Y0          // y
-	VADDPD Y0, Y0, Y3         // 2y
-	VSUBPD Y9, Y3, Y3
-	VMULPD Y12, Y3, Y3        // z
-	VCMPPD $0x1D, idealLo<>(SB), Y3, Y4 // z ≥ −700
-	VCMPPD $0x12, idealHi<>(SB), Y3, Y5 // z ≤ 30
-	VANDPD Y5, Y4, Y4
-	VMOVMSKPD Y4, AX
-	MOVB AX, (R9)
-
-	// exp(z), as math.Exp's amd64 FMA path.
-	VMULPD idealLog2e<>(SB), Y3, Y4
-	VCVTPD2DQY Y4, X6         // k
-	VCVTDQ2PD X6, Y4
-	VFNMADD231PD idealLn2u<>(SB), Y4, Y3 // z − k·ln2 (upper)
-	VFNMADD231PD idealLn2l<>(SB), Y4, Y3 // − k·ln2 (lower)
-	VMULPD idealC<>+288(SB), Y3, Y3      // /16
-	VMOVUPD idealC<>+256(SB), Y5
-	VFMADD213PD idealC<>+224(SB), Y3, Y5
-	VFMADD213PD idealC<>+192(SB), Y3, Y5
-	VFMADD213PD idealC<>+160(SB), Y3, Y5
-	VFMADD213PD idealC<>+128(SB), Y3, Y5
-	VFMADD213PD idealC<>+96(SB), Y3, Y5
-	VFMADD213PD idealC<>+0(SB), Y3, Y5
-	VFMADD213PD Y9, Y3, Y5
-	VMULPD Y5, Y3, Y3
-	VADDPD idealC<>+64(SB), Y3, Y5 // squaring four times: e^{r/16} → e^r
-	VMULPD Y5, Y3, Y3
-	VADDPD idealC<>+64(SB), Y3, Y5
-	VMULPD Y5, Y3, Y3
-	VADDPD idealC<>+64(SB), Y3, Y5
-	VMULPD Y5, Y3, Y3
-	VADDPD idealC<>+64(SB), Y3, Y5
-	VFMADD213PD Y9, Y5, Y3
-	VPMOVSXDQ X6, Y4          // 2^k
-	VPADDQ idealBias<>(SB), Y4, Y4
-	VPSLLQ $52, Y4, Y4
-	VMULPD Y4, Y3, Y5
-	VMOVUPD Y5, (R8)
-
-	ADDQ $32, DI
-	ADDQ $32, R8
-	INCQ R9
-	DECQ SI
-	JNZ  eone
-
-edone:
-	VZEROUPPER
-	RET
-
-// func idealScore4(ys, e *float64, ok *uint8, n int, st *idealState4) (done int, fold bool)
-//
-// Scores steps [0, n) of four lanes into st, with the exps from
-// idealExp4: per step and lane, as trial does,
-//
-//	p += y;  d := y − 1;  w −= d·d·c;  prod *= (1 − q) + q·e
-//
-// It stops before a step whose ok is not 15 (the caller does that step:
-// largeStepLLR above 30, math.Exp below −700), returning the steps done
-// and fold = false; and after a step where some lane's prod left
-// [1e-150, 1e150], returning fold = true (the caller folds it into the
-// lane's log).
-TEXT ·idealScore4(SB), NOSPLIT, $0-49
-	MOVQ ys+0(FP), DI
-	MOVQ e+8(FP), R8
-	MOVQ ok+16(FP), R9
-	MOVQ n+24(FP), SI
-	MOVQ st+32(FP), BX
-	VMOVUPD 0(BX), Y13        // p
-	VMOVUPD 32(BX), Y14       // w
-	VMOVUPD 64(BX), Y15       // prod
-	VBROADCASTSD 96(BX), Y12  // c = 1/(2σ_d²)
-	VBROADCASTSD 104(BX), Y11 // q
-	VBROADCASTSD 112(BX), Y10 // 1 − q
-	VBROADCASTSD idealOne<>(SB), Y9
-	VMOVUPD idealBig<>(SB), Y8
-	VMOVUPD idealSmall<>(SB), Y7
-	XORQ CX, CX
-	XORL DX, DX
-	TESTQ SI, SI
-	JLE  sdone
-
-sloop:
-	CMPB (R9)(CX*1), $15
-	JNE  sdone                // this step is the caller's
-	VMOVUPD (DI), Y0          // y
-	VADDPD Y0, Y13, Y13       // p += y
-	VSUBPD Y9, Y0, Y2         // d = y − 1
-	VMULPD Y2, Y2, Y2
-	VMULPD Y12, Y2, Y2
-	VSUBPD Y2, Y14, Y14       // w −= d·d·c
-	VMULPD (R8), Y11, Y5      // q·e^z
-	VADDPD Y10, Y5, Y5        // (1 − q) + q·e^z
-	VMULPD Y5, Y15, Y15       // prod
-	INCQ CX
-	ADDQ $32, DI
-	ADDQ $32, R8
-	VCMPPD $0x1E, Y8, Y15, Y4 // prod > 1e150
-	VCMPPD $0x11, Y7, Y15, Y5 // prod < 1e-150
-	VORPD Y5, Y4, Y4
-	VPTEST Y4, Y4
-	JNZ  sfold
-	CMPQ CX, SI
-	JLT  sloop
-	JMP  sdone
-
-sfold:
-	MOVL $1, DX
-
-sdone:
-	VMOVUPD Y13, 0(BX)
-	VMOVUPD Y14, 32(BX)
-	VMOVUPD Y15, 64(BX)
-	MOVQ CX, done+40(FP)
-	MOVB DX, fold+48(FP)
-	VZEROUPPER
-	RET
-
-// func idealSums4(ys *float64, n int, st *idealState4)
-//
-// idealScore4 without the LLR: p += y; w −= (y − 1)²·c.
-TEXT ·idealSums4(SB), NOSPLIT, $0-24
-	MOVQ ys+0(FP), DI
-	MOVQ n+8(FP), SI
+	MOVQ groups+8(FP), CX
 	MOVQ st+16(FP), BX
-	VMOVUPD 0(BX), Y13
-	VMOVUPD 32(BX), Y14
-	VBROADCASTSD 96(BX), Y12
-	VBROADCASTSD idealOne<>(SB), Y9
-	CMPQ SI, $0
-	JLE  wdone
+	MOVQ e+24(FP), SI
+	VMOVUPD ST_ZMIN(BX), Y12
+	VMOVUPD ST_ZMAX(BX), Y13
+	CMPQ CX, $4
+	JLT  xone
 
-wloop:
-	VMOVUPD (DI), Y0
-	VADDPD Y0, Y13, Y13
-	VSUBPD Y9, Y0, Y2
-	VMULPD Y2, Y2, Y2
-	VMULPD Y12, Y2, Y2
-	VSUBPD Y2, Y14, Y14
+xquad:
+	VMOVUPD 0(DI), Y1 // y
+	VMOVUPD 32(DI), Y4
+	VMOVUPD 64(DI), Y7
+	VMOVUPD 96(DI), Y10
+	VMOVUPD ST_NC(BX), Y0
+	VMOVUPD ST_NC(BX), Y3
+	VMOVUPD ST_NC(BX), Y6
+	VMOVUPD ST_NC(BX), Y9
+	VFMADD231PD ST_C2(BX), Y1, Y0 // z = y·2c + (−c)
+	VFMADD231PD ST_C2(BX), Y4, Y3
+	VFMADD231PD ST_C2(BX), Y7, Y6
+	VFMADD231PD ST_C2(BX), Y10, Y9
+	VMINPD Y0, Y12, Y12
+	VMINPD Y3, Y12, Y12
+	VMINPD Y6, Y12, Y12
+	VMINPD Y9, Y12, Y12
+	VMAXPD Y0, Y13, Y13
+	VMAXPD Y3, Y13, Y13
+	VMAXPD Y6, Y13, Y13
+	VMAXPD Y9, Y13, Y13
+	VMOVUPD poissonRnd<>(SB), Y1
+	VMOVUPD poissonRnd<>(SB), Y4
+	VMOVUPD poissonRnd<>(SB), Y7
+	VMOVUPD poissonRnd<>(SB), Y10
+	VFMADD231PD poissonLog2e<>(SB), Y0, Y1 // kd = z·log₂e + 1.5·2⁵²
+	VFMADD231PD poissonLog2e<>(SB), Y3, Y4
+	VFMADD231PD poissonLog2e<>(SB), Y6, Y7
+	VFMADD231PD poissonLog2e<>(SB), Y9, Y10
+	VSUBPD poissonRnd<>(SB), Y1, Y2 // k
+	VSUBPD poissonRnd<>(SB), Y4, Y5
+	VSUBPD poissonRnd<>(SB), Y7, Y8
+	VSUBPD poissonRnd<>(SB), Y10, Y11
+	VFMADD231PD poissonNLn2Hi<>(SB), Y2, Y0
+	VFMADD231PD poissonNLn2Hi<>(SB), Y5, Y3
+	VFMADD231PD poissonNLn2Hi<>(SB), Y8, Y6
+	VFMADD231PD poissonNLn2Hi<>(SB), Y11, Y9
+	VFMADD231PD poissonNLn2Lo<>(SB), Y2, Y0 // r = z − k·ln 2
+	VFMADD231PD poissonNLn2Lo<>(SB), Y5, Y3
+	VFMADD231PD poissonNLn2Lo<>(SB), Y8, Y6
+	VFMADD231PD poissonNLn2Lo<>(SB), Y11, Y9
+	VMOVUPD poissonA<>+384(SB), Y2
+	VMOVUPD poissonA<>+384(SB), Y5
+	VMOVUPD poissonA<>+384(SB), Y8
+	VMOVUPD poissonA<>+384(SB), Y11
+	VFMADD213PD poissonA<>+352(SB), Y0, Y2 // Horner
+	VFMADD213PD poissonA<>+352(SB), Y3, Y5
+	VFMADD213PD poissonA<>+352(SB), Y6, Y8
+	VFMADD213PD poissonA<>+352(SB), Y9, Y11
+	VFMADD213PD poissonA<>+320(SB), Y0, Y2
+	VFMADD213PD poissonA<>+320(SB), Y3, Y5
+	VFMADD213PD poissonA<>+320(SB), Y6, Y8
+	VFMADD213PD poissonA<>+320(SB), Y9, Y11
+	VFMADD213PD poissonA<>+288(SB), Y0, Y2
+	VFMADD213PD poissonA<>+288(SB), Y3, Y5
+	VFMADD213PD poissonA<>+288(SB), Y6, Y8
+	VFMADD213PD poissonA<>+288(SB), Y9, Y11
+	VFMADD213PD poissonA<>+256(SB), Y0, Y2
+	VFMADD213PD poissonA<>+256(SB), Y3, Y5
+	VFMADD213PD poissonA<>+256(SB), Y6, Y8
+	VFMADD213PD poissonA<>+256(SB), Y9, Y11
+	VFMADD213PD poissonA<>+224(SB), Y0, Y2
+	VFMADD213PD poissonA<>+224(SB), Y3, Y5
+	VFMADD213PD poissonA<>+224(SB), Y6, Y8
+	VFMADD213PD poissonA<>+224(SB), Y9, Y11
+	VFMADD213PD poissonA<>+192(SB), Y0, Y2
+	VFMADD213PD poissonA<>+192(SB), Y3, Y5
+	VFMADD213PD poissonA<>+192(SB), Y6, Y8
+	VFMADD213PD poissonA<>+192(SB), Y9, Y11
+	VFMADD213PD poissonA<>+160(SB), Y0, Y2
+	VFMADD213PD poissonA<>+160(SB), Y3, Y5
+	VFMADD213PD poissonA<>+160(SB), Y6, Y8
+	VFMADD213PD poissonA<>+160(SB), Y9, Y11
+	VFMADD213PD poissonA<>+128(SB), Y0, Y2
+	VFMADD213PD poissonA<>+128(SB), Y3, Y5
+	VFMADD213PD poissonA<>+128(SB), Y6, Y8
+	VFMADD213PD poissonA<>+128(SB), Y9, Y11
+	VFMADD213PD poissonA<>+96(SB), Y0, Y2
+	VFMADD213PD poissonA<>+96(SB), Y3, Y5
+	VFMADD213PD poissonA<>+96(SB), Y6, Y8
+	VFMADD213PD poissonA<>+96(SB), Y9, Y11
+	VFMADD213PD poissonA<>+64(SB), Y0, Y2
+	VFMADD213PD poissonA<>+64(SB), Y3, Y5
+	VFMADD213PD poissonA<>+64(SB), Y6, Y8
+	VFMADD213PD poissonA<>+64(SB), Y9, Y11
+	VFMADD213PD poissonA<>+32(SB), Y0, Y2
+	VFMADD213PD poissonA<>+32(SB), Y3, Y5
+	VFMADD213PD poissonA<>+32(SB), Y6, Y8
+	VFMADD213PD poissonA<>+32(SB), Y9, Y11
+	VFMADD213PD poissonA<>+0(SB), Y0, Y2
+	VFMADD213PD poissonA<>+0(SB), Y3, Y5
+	VFMADD213PD poissonA<>+0(SB), Y6, Y8
+	VFMADD213PD poissonA<>+0(SB), Y9, Y11
+	VPSLLQ $52, Y1, Y1
+	VPSLLQ $52, Y4, Y4
+	VPSLLQ $52, Y7, Y7
+	VPSLLQ $52, Y10, Y10
+	VPADDQ Y1, Y2, Y2 // e^z = p·2^k
+	VPADDQ Y4, Y5, Y5
+	VPADDQ Y7, Y8, Y8
+	VPADDQ Y10, Y11, Y11
+	VMOVUPD Y2, 0(SI)
+	VMOVUPD Y5, 32(SI)
+	VMOVUPD Y8, 64(SI)
+	VMOVUPD Y11, 96(SI)
+	ADDQ $128, DI
+	ADDQ $128, SI
+	SUBQ $4, CX
+	CMPQ CX, $4
+	JGE  xquad
+
+xone:
+	TESTQ CX, CX
+	JZ   xdone
+	VMOVUPD 0(DI), Y1 // y
+	VMOVUPD ST_NC(BX), Y0
+	VFMADD231PD ST_C2(BX), Y1, Y0 // z = y·2c + (−c)
+	VMINPD Y0, Y12, Y12
+	VMAXPD Y0, Y13, Y13
+	VMOVUPD poissonRnd<>(SB), Y1
+	VFMADD231PD poissonLog2e<>(SB), Y0, Y1 // kd = z·log₂e + 1.5·2⁵²
+	VSUBPD poissonRnd<>(SB), Y1, Y2 // k
+	VFMADD231PD poissonNLn2Hi<>(SB), Y2, Y0
+	VFMADD231PD poissonNLn2Lo<>(SB), Y2, Y0 // r = z − k·ln 2
+	VMOVUPD poissonA<>+384(SB), Y2
+	VFMADD213PD poissonA<>+352(SB), Y0, Y2 // Horner
+	VFMADD213PD poissonA<>+320(SB), Y0, Y2
+	VFMADD213PD poissonA<>+288(SB), Y0, Y2
+	VFMADD213PD poissonA<>+256(SB), Y0, Y2
+	VFMADD213PD poissonA<>+224(SB), Y0, Y2
+	VFMADD213PD poissonA<>+192(SB), Y0, Y2
+	VFMADD213PD poissonA<>+160(SB), Y0, Y2
+	VFMADD213PD poissonA<>+128(SB), Y0, Y2
+	VFMADD213PD poissonA<>+96(SB), Y0, Y2
+	VFMADD213PD poissonA<>+64(SB), Y0, Y2
+	VFMADD213PD poissonA<>+32(SB), Y0, Y2
+	VFMADD213PD poissonA<>+0(SB), Y0, Y2
+	VPSLLQ $52, Y1, Y1
+	VPADDQ Y1, Y2, Y2 // e^z = p·2^k
+	VMOVUPD Y2, 0(SI)
 	ADDQ $32, DI
-	DECQ SI
-	JNZ  wloop
+	ADDQ $32, SI
+	DECQ CX
+	JMP  xone
 
-wdone:
-	VMOVUPD Y13, 0(BX)
-	VMOVUPD Y14, 32(BX)
+xdone:
+	VMOVUPD Y12, ST_ZMIN(BX)
+	VMOVUPD Y13, ST_ZMAX(BX)
 	VZEROUPPER
 	RET
 
-// func idealScatter4(dst *float64, src *float64, n int)
-//
-// dst[4i] = src[i] for i < n rounded up to a multiple of 4 (n ≥ 1): a run
-// of one lane's values into the interleaved block, four at a time, up to
-// 3 past the run (see copyStrided).
-TEXT ·idealScatter4(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
+// MOVE_EXP(m, off) moves the binary exponents of the products in m into
+// st.e at off: e += exponent − 1023, m = its mantissa in [1, 2)
+// (renormalize).
+#define MOVE_EXP(m, off) \
+	VPSRLQ $52, m, Y14; \
+	VPADDQ off(BX), Y14, Y14; \
+	VPSUBQ poissonBias<>(SB), Y14, Y14; \
+	VMOVDQU Y14, off(BX); \
+	VPAND poissonMant<>(SB), m, m; \
+	VPOR poissonOne<>(SB), m, m
 
-cloop:
-	VMOVUPD (SI), Y0
-	VEXTRACTF128 $1, Y0, X1
-	VMOVSD X0, 0(DI)
-	VMOVHPD X0, 32(DI)
-	VMOVSD X1, 64(DI)
-	VMOVHPD X1, 96(DI)
-	ADDQ $32, SI
-	ADDQ $128, DI
-	SUBQ $4, CX
-	JG   cloop
+// STEP(p, w, m) scores one group of four steps into the residues' p, w
+// and m: p += y; d := y − 1; w −= (d·c)·d; m *= q·e + (1 − q).
+#define STEP(p, w, m, yoff) \
+	VMOVUPD yoff(DI), Y10; \
+	VADDPD Y10, p, p; \
+	VSUBPD Y7, Y10, Y11; \
+	VMULPD Y6, Y11, Y12; \
+	VFNMADD231PD Y11, Y12, w; \
+	VMOVUPD yoff(SI), Y13; \
+	VFMADD213PD Y9, Y8, Y13; \
+	VMULPD Y13, m, m
+
+// func poissonProducts4(ys, e *float64, groups int, st *poissonState)
+//
+// Per group g of four steps, as poissonScoreGo, into the residues of
+// vector g mod 2 (residues 0…3, then 4…7): the sums, and the products of
+// the likelihood ratios q·e + (1 − q), whose exponents move into st.e
+// every 8 groups and after the last (groups ≥ 1). Two vectors of
+// residues let consecutive groups' chains (a multiply and an FMA of
+// 3–5 cycles each) overlap.
+TEXT ·poissonProducts4(SB), NOSPLIT, $0-32
+	MOVQ ys+0(FP), DI
+	MOVQ e+8(FP), SI
+	MOVQ groups+16(FP), CX
+	MOVQ st+24(FP), BX
+	VMOVUPD ST_P(BX), Y0
+	VMOVUPD ST_W(BX), Y1
+	VMOVUPD ST_M(BX), Y2
+	VMOVUPD ST_P+32(BX), Y3
+	VMOVUPD ST_W+32(BX), Y4
+	VMOVUPD ST_M+32(BX), Y5
+	VMOVUPD ST_C(BX), Y6
+	VMOVUPD poissonOne<>(SB), Y7
+	VMOVUPD ST_Q(BX), Y8
+	VMOVUPD ST_OMQ(BX), Y9
+	MOVQ $4, DX // pairs of groups to the next exponent move
+
+ppair:
+	CMPQ CX, $2
+	JLT  plast
+	STEP(Y0, Y1, Y2, 0)
+	STEP(Y3, Y4, Y5, 32)
+	ADDQ $64, DI
+	ADDQ $64, SI
+	SUBQ $2, CX
+	DECQ DX
+	JNZ  ppair
+	MOVE_EXP(Y2, ST_E)
+	MOVE_EXP(Y5, ST_E+32)
+	MOVQ $4, DX
+	JMP  ppair
+
+plast:
+	TESTQ CX, CX
+	JZ   pend
+	STEP(Y0, Y1, Y2, 0)
+
+pend:
+	MOVE_EXP(Y2, ST_E)
+	MOVE_EXP(Y5, ST_E+32)
+	VMOVUPD Y0, ST_P(BX)
+	VMOVUPD Y1, ST_W(BX)
+	VMOVUPD Y2, ST_M(BX)
+	VMOVUPD Y3, ST_P+32(BX)
+	VMOVUPD Y4, ST_W+32(BX)
+	VMOVUPD Y5, ST_M+32(BX)
+	VZEROUPPER
+	RET
+
+// SUMS(p, w) is STEP without the product.
+#define SUMS(p, w, yoff) \
+	VMOVUPD yoff(DI), Y10; \
+	VADDPD Y10, p, p; \
+	VSUBPD Y7, Y10, Y11; \
+	VMULPD Y6, Y11, Y12; \
+	VFNMADD231PD Y11, Y12, w
+
+// func poissonSums4(ys *float64, groups int, st *poissonState)
+//
+// poissonProducts4's sums alone.
+TEXT ·poissonSums4(SB), NOSPLIT, $0-24
+	MOVQ ys+0(FP), DI
+	MOVQ groups+8(FP), CX
+	MOVQ st+16(FP), BX
+	VMOVUPD ST_P(BX), Y0
+	VMOVUPD ST_W(BX), Y1
+	VMOVUPD ST_P+32(BX), Y3
+	VMOVUPD ST_W+32(BX), Y4
+	VMOVUPD ST_C(BX), Y6
+	VMOVUPD poissonOne<>(SB), Y7
+
+wpair:
+	CMPQ CX, $2
+	JLT  wlast
+	SUMS(Y0, Y1, 0)
+	SUMS(Y3, Y4, 32)
+	ADDQ $64, DI
+	SUBQ $2, CX
+	JMP  wpair
+
+wlast:
+	TESTQ CX, CX
+	JZ   wend
+	SUMS(Y0, Y1, 0)
+
+wend:
+	VMOVUPD Y0, ST_P(BX)
+	VMOVUPD Y1, ST_W(BX)
+	VMOVUPD Y3, ST_P+32(BX)
+	VMOVUPD Y4, ST_W+32(BX)
 	VZEROUPPER
 	RET
 
@@ -414,11 +411,6 @@ DATA zigPerm<>+20(SB)/4, $3
 DATA zigPerm<>+24(SB)/4, $5
 DATA zigPerm<>+28(SB)/4, $7
 GLOBL zigPerm<>(SB), RODATA|NOPTR, $32
-DATA zigSign<>+0(SB)/4, $0x80000000
-GLOBL zigSign<>(SB), RODATA|NOPTR, $4
-
-DATA idealOne<>+0(SB)/8, $1.0
-GLOBL idealOne<>(SB), RODATA|NOPTR, $8
 
 // Four copies of each constant, for memory operands.
 #define C4(name, off, v) \
@@ -427,33 +419,32 @@ GLOBL idealOne<>(SB), RODATA|NOPTR, $8
 	DATA name+(off+16)(SB)/8, v; \
 	DATA name+(off+24)(SB)/8, v
 
-C4(idealLo<>, 0, $-700.0)
-GLOBL idealLo<>(SB), RODATA|NOPTR, $32
-C4(idealHi<>, 0, $30.0)
-GLOBL idealHi<>(SB), RODATA|NOPTR, $32
-C4(idealBig<>, 0, $1e150)
-GLOBL idealBig<>(SB), RODATA|NOPTR, $32
-C4(idealSmall<>, 0, $1e-150)
-GLOBL idealSmall<>(SB), RODATA|NOPTR, $32
-
-// math.Exp's constants (src/math/exp_amd64.s), as internal/numeric's
-// expFMA uses them.
-C4(idealLog2e<>, 0, $1.4426950408889634073599246810018920)
-GLOBL idealLog2e<>(SB), RODATA|NOPTR, $32
-C4(idealLn2u<>, 0, $0.69314718055966295651160180568695068359375)
-GLOBL idealLn2u<>(SB), RODATA|NOPTR, $32
-C4(idealLn2l<>, 0, $0.28235290563031577122588448175013436025525412068e-12)
-GLOBL idealLn2l<>(SB), RODATA|NOPTR, $32
-C4(idealC<>, 0, $0.5)
-C4(idealC<>, 32, $1.0)
-C4(idealC<>, 64, $2.0)
-C4(idealC<>, 96, $1.6666666666666666667e-1)
-C4(idealC<>, 128, $4.1666666666666666667e-2)
-C4(idealC<>, 160, $8.3333333333333333333e-3)
-C4(idealC<>, 192, $1.3888888888888888889e-3)
-C4(idealC<>, 224, $1.9841269841269841270e-4)
-C4(idealC<>, 256, $2.4801587301587301587e-5)
-C4(idealC<>, 288, $0.0625)
-GLOBL idealC<>(SB), RODATA|NOPTR, $320
-C4(idealBias<>, 0, $1023)
-GLOBL idealBias<>(SB), RODATA|NOPTR, $32
+C4(poissonOne<>, 0, $1.0)
+GLOBL poissonOne<>(SB), RODATA|NOPTR, $32
+C4(poissonRnd<>, 0, $6755399441055744.0)
+GLOBL poissonRnd<>(SB), RODATA|NOPTR, $32
+C4(poissonLog2e<>, 0, $1.4426950408889634)
+GLOBL poissonLog2e<>(SB), RODATA|NOPTR, $32
+C4(poissonNLn2Hi<>, 0, $-0.6931471805599453)
+GLOBL poissonNLn2Hi<>(SB), RODATA|NOPTR, $32
+C4(poissonNLn2Lo<>, 0, $-2.3190468138462996e-17)
+GLOBL poissonNLn2Lo<>(SB), RODATA|NOPTR, $32
+C4(poissonBias<>, 0, $1023)
+GLOBL poissonBias<>(SB), RODATA|NOPTR, $32
+C4(poissonMant<>, 0, $0x000fffffffffffff)
+GLOBL poissonMant<>(SB), RODATA|NOPTR, $32
+// 1/k! for k = 0…12 (poissonTaylor).
+C4(poissonA<>, 0, $1.0)
+C4(poissonA<>, 32, $1.0)
+C4(poissonA<>, 64, $0.5)
+C4(poissonA<>, 96, $0.16666666666666666)
+C4(poissonA<>, 128, $0.041666666666666664)
+C4(poissonA<>, 160, $0.008333333333333333)
+C4(poissonA<>, 192, $0.001388888888888889)
+C4(poissonA<>, 224, $0.0001984126984126984)
+C4(poissonA<>, 256, $2.48015873015873e-05)
+C4(poissonA<>, 288, $2.7557319223985893e-06)
+C4(poissonA<>, 320, $2.755731922398589e-07)
+C4(poissonA<>, 352, $2.505210838544172e-08)
+C4(poissonA<>, 384, $2.08767569878681e-09)
+GLOBL poissonA<>(SB), RODATA|NOPTR, $416

@@ -77,42 +77,6 @@ func absInt32(j int32) uint32 {
 	return uint32(j)
 }
 
-// normalSlow is rand.Rand.NormFloat64 on the lane's words from the next
-// one on, for a word the fast path does not take (about 2.7% of them):
-// math/rand/v2's own arithmetic, operation for operation (the base
-// strip's tail with math.Log, the wedges with math.Exp, a retry reading
-// new words), on the lane's words directly rather than through a
-// rand.Source, so the values and the words read are NormFloat64's
-// (TestIdealNormalSlowPath).
-func (l *idealLane) normalSlow() float64 {
-	z := l.zig
-	for {
-		u := l.word()
-		j := int32(u) // Possibly negative
-		i := u >> 32 & 0x7F
-		x := float64(j) * float64(z.wn[i])
-		if absInt32(j) < z.kn[i] {
-			return x
-		}
-		if i == 0 {
-			for {
-				x = -math.Log(l.unit()) * (1.0 / zigguratR)
-				y := -math.Log(l.unit())
-				if y+y >= x*x {
-					break
-				}
-			}
-			if j > 0 {
-				return zigguratR + x
-			}
-			return -zigguratR - x
-		}
-		if wedgeBelow(zigguratFn[i]+float32(l.unit())*(zigguratFn[i-1]-zigguratFn[i]), -.5*x*x) {
-			return x
-		}
-	}
-}
-
 // wedgeBelow is the wedge test lhs < float32(math.Exp(v)) for v ≤ 0.
 // math.Exp is a chain of some 70 cycles of dependent operations that
 // nothing overlaps here (the branch waits for it), so the test first

@@ -32,6 +32,21 @@ func BenchmarkEstimate(b *testing.B) {
 	}
 }
 
+// Estimate alone at 10⁶ trials with the default options: the serial tail
+// of a 10⁶-trial audit, after the simulator. Run it at GOMAXPROCS=2 to see
+// what the second core buys.
+//
+//	GOMAXPROCS=2 go test -run '^$' -bench Estimate1e6 -benchtime 5x -count 5 ./audit/
+func BenchmarkEstimate1e6(b *testing.B) {
+	scores, worlds := gaussianShift(1, 0, 500000, 1)
+	o := DefaultOptions()
+	for b.Loop() {
+		if _, err := Estimate(scores, worlds, o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // The one-run bound at m = 10⁵ canaries, all guessed (the α term walks
 // up to v pmf terms per bisection step).
 //

@@ -209,10 +209,9 @@ func Estimate(scores []float64, worlds []bool, o Options) (Result, error) {
 		return Result{}, err
 	}
 	if o.LowerMeansWorld1 {
-		scores = negated(scores)
 		o.Grid = negated(o.Grid)
 	}
-	all := newSortedScores(scores, worlds, nil)
+	w := byWorld(scores, worlds, o.LowerMeansWorld1)
 	r := Result{
 		Method:     o.label(),
 		Family:     FamilyEpsDeltaCP,
@@ -221,20 +220,30 @@ func Estimate(scores []float64, worlds []bool, o Options) (Result, error) {
 		Confidence: o.Confidence,
 		Sides:      o.Sides,
 		Delta:      o.Delta,
-		Trials0:    len(all.w0),
-		Trials1:    len(all.w1),
+		Trials0:    len(w[0]),
+		Trials1:    len(w[1]),
 	}
-	// The threshold search and the ROC summaries read the same sorted
-	// scores and nothing of each other: they run side by side.
+	t := prepare(w, o)
+	// The threshold search and the ROC summaries read nothing of each
+	// other's: they run side by side.
 	var maxAcc, auc float64
 	var tpr []float64
 	err := parallel.For(context.Background(), 2, 2, func(i int) error {
 		if i == 1 {
-			maxAcc, auc, tpr = all.maxAccuracy(), all.auc(), all.tprAtFPR([]float64{1e-3, 1e-2})
+			roc := t.all
+			if o.heldOut() {
+				// Split 0's parts hold every trial once, so merging them
+				// is every trial sorted, at the cost of one pass rather
+				// than a sort. Where the merge puts −0 beside +0 can
+				// differ from a sort's, but the summaries only count
+				// scores equal (==) to or below each score.
+				roc = merged(t.choose, t.eval)
+			}
+			maxAcc, auc, tpr = roc.maxAccuracy(), roc.auc(), roc.tprAtFPR([]float64{1e-3, 1e-2})
 			return nil
 		}
 		var err error
-		r, err = bestOverSplits(r, scores, worlds, all, o)
+		r, err = bestOverSplits(r, t, o)
 		return err
 	})
 	if err != nil {
@@ -253,13 +262,13 @@ func Estimate(scores []float64, worlds []bool, o Options) (Result, error) {
 // Split and Splits = k > 1 it draws k seeded splits, bounds each at α/k
 // and keeps the largest (a union bound over the k splits keeps it valid
 // at 1 − α, and the luck of one split no longer decides the result).
-func bestOverSplits(r Result, scores []float64, worlds []bool, all sortedScores, o Options) (Result, error) {
+func bestOverSplits(r Result, t *trials, o Options) (Result, error) {
 	k := 1
 	if o.Method == Split {
 		k = max(o.Splits, 1)
 	}
 	for j := range k {
-		sel := newSelector(scores, worlds, all, o, j, k)
+		sel := newSelector(t, o, j, k)
 		rj, err := estimateOn(r, sel, o)
 		if err != nil {
 			return Result{}, err

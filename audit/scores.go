@@ -24,60 +24,119 @@ type sortedScores struct {
 // newSortedScores splits scores by world and sorts them. Only the indices
 // in keep are used when keep is non-nil. Inputs are assumed validated.
 func newSortedScores(scores []float64, worlds []bool, keep []int) sortedScores {
+	if keep == nil {
+		w := byWorld(scores, worlds, false)
+		sortParts(w[0], w[1])
+		return sortedScores{w0: w[0], w1: w[1]}
+	}
 	var s sortedScores
-	add := func(i int) {
+	n1 := 0
+	for _, i := range keep {
+		if worlds[i] {
+			n1++
+		}
+	}
+	s.w0 = make([]float64, 0, len(keep)-n1)
+	s.w1 = make([]float64, 0, n1)
+	for _, i := range keep {
 		if worlds[i] {
 			s.w1 = append(s.w1, scores[i])
 		} else {
 			s.w0 = append(s.w0, scores[i])
 		}
 	}
-	if keep == nil {
-		n1 := 0
-		for _, w := range worlds {
-			if w {
-				n1++
-			}
-		}
-		s.w0 = make([]float64, 0, len(worlds)-n1)
-		s.w1 = make([]float64, 0, n1)
-		for i := range scores {
-			add(i)
-		}
-	} else {
-		n1 := 0
-		for _, i := range keep {
-			if worlds[i] {
-				n1++
-			}
-		}
-		s.w0 = make([]float64, 0, len(keep)-n1)
-		s.w1 = make([]float64, 0, n1)
-		for _, i := range keep {
-			add(i)
-		}
-	}
-	sortBoth(s.w0, s.w1)
+	sortParts(s.w0, s.w1)
 	return s
 }
 
-// sortBoth sorts a and b, side by side on two cores when they are large
-// enough to pay for it (an audit of 10⁶ trials sorts 5·10⁵ scores per
-// world several times).
-func sortBoth(a, b []float64) {
-	if len(a)+len(b) < 1<<14 {
-		slices.Sort(a)
-		slices.Sort(b)
+// byWorld returns each world's scores in trial order, negated when neg is
+// set (LowerMeansWorld1): one sequential pass, which the sorted copies and
+// the splits then start from instead of each gathering from all trials.
+func byWorld(scores []float64, worlds []bool, neg bool) [2][]float64 {
+	n1 := 0
+	for _, w := range worlds {
+		if w {
+			n1++
+		}
+	}
+	w0 := make([]float64, 0, len(worlds)-n1)
+	w1 := make([]float64, 0, n1)
+	for i, x := range scores {
+		if neg {
+			x = -x
+		}
+		if worlds[i] {
+			w1 = append(w1, x)
+		} else {
+			w0 = append(w0, x)
+		}
+	}
+	return [2][]float64{w0, w1}
+}
+
+// sortedCopy returns w's worlds sorted, leaving w as it is.
+func sortedCopy(w [2][]float64) sortedScores {
+	s := sortedScores{w0: slices.Clone(w[0]), w1: slices.Clone(w[1])}
+	sortParts(s.w0, s.w1)
+	return s
+}
+
+// sortParts sorts each of parts in place, several at once when they are
+// large enough to pay for it (an audit of 10⁶ trials sorts 5·10⁵ scores
+// per world, and again its split's parts). Each sort reads only its own
+// slice and slices.Sort is deterministic, so the sorted bits (the order of
+// −0 and +0 included) do not depend on the number of workers.
+func sortParts(parts ...[]float64) {
+	total := 0
+	for _, p := range parts {
+		total += len(p)
+	}
+	if total < 1<<14 {
+		for _, p := range parts {
+			slices.Sort(p)
+		}
 		return
 	}
-	err := parallel.For(context.Background(), 2, 2, func(i int) error {
-		slices.Sort([][]float64{a, b}[i])
+	// Longest first: the short sorts fill in behind the long ones.
+	order := make([]int, len(parts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return len(parts[b]) - len(parts[a]) })
+	err := parallel.For(context.Background(), len(parts), 0, func(i int) error {
+		slices.Sort(parts[order[i]])
 		return nil
 	})
 	if err != nil {
-		panic(err) // only a panic inside the sort gets here
+		panic(err) // only a panic inside a sort gets here
 	}
 }
+
+// merged returns the trials of a and b together, sorted: each world's
+// sorted scores merged in one pass.
+func merged(a, b sortedScores) sortedScores {
+	return sortedScores{w0: mergeSorted(a.w0, b.w0), w1: mergeSorted(a.w1, b.w1)}
+}
+
+// mergeSorted merges two ascending slices into a new one.
+func mergeSorted(a, b []float64) []float64 {
+	out := make([]float64, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if b[j] < a[i] {
+			out = append(out, b[j])
+			j++
+		} else {
+			out = append(out, a[i])
+			i++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+// len returns the number of trials of both worlds.
+func (s sortedScores) len() int { return len(s.w0) + len(s.w1) }
 
 // countsAt returns the error counts of the rule "score ≥ τ guesses world 1".
 func (s sortedScores) countsAt(tau float64) Counts {

@@ -62,7 +62,8 @@ func (g *cpGrid) value(j int) float64 {
 // counts x(0), …, x(n−1) reads: the values bracket would compute lazily
 // one after another (thousands of Beta quantiles at 10⁶ trials), each the
 // same pure function of its count, so the search's result does not
-// depend on the number of cores.
+// depend on the number of cores. Afterwards filled reads those counts'
+// brackets without writing to the grid.
 func (g *cpGrid) prefill(n int, x func(i int) int) {
 	need := make([]bool, len(g.at))
 	var todo []int
@@ -75,8 +76,11 @@ func (g *cpGrid) prefill(n int, x func(i int) int) {
 			}
 		}
 	}
-	if len(todo) < 128 {
-		return // few enough to compute lazily
+	if len(todo) < 128 { // too few to pay for goroutines
+		for _, j := range todo {
+			g.val[j] = g.upper(float64(g.at[j]))
+		}
+		return
 	}
 	err := parallel.Chunks(context.Background(), len(todo), 64, 0, func(_, lo, hi int) error {
 		for _, j := range todo[lo:hi] {
@@ -104,6 +108,13 @@ func (g *cpGrid) bracketIndices(x int) (lo, hi int) {
 func (g *cpGrid) bracket(x int) (lo, hi float64) {
 	jlo, jhi := g.bracketIndices(x)
 	return g.value(jlo), g.value(jhi)
+}
+
+// filled is bracket for a count whose values prefill computed: it only
+// reads the grid, so several goroutines may call it at once.
+func (g *cpGrid) filled(x int) (lo, hi float64) {
+	jlo, jhi := g.bracketIndices(x)
+	return g.val[jlo], g.val[jhi]
 }
 
 // exact returns cpUpper(x).
@@ -137,22 +148,9 @@ func bestCandidate(cands []candidate, n0, n1 int, tail float64, f objective) (be
 // bestCandidateOn is bestCandidate with the two rates' upper bounds given
 // as grids (g0 for the false positives, g1 for the false negatives).
 func bestCandidateOn(cands []candidate, g0, g1 *cpGrid, f objective) (best int, val, fpHi, fnHi float64) {
-	n0, n1 := g0.n, g1.n
-	lower := make([]float64, len(cands)) // certified lower bracket of each bound
-	upper := make([]float64, len(cands))
-	point := make([]float64, len(cands))
-	floor := 0.0 // the best lower bracket: the maximum is at least this
 	g0.prefill(len(cands), func(i int) int { return cands[i].fp })
 	g1.prefill(len(cands), func(i int) int { return cands[i].fn })
-	for i, c := range cands {
-		fpLo, fpHiB := g0.bracket(c.fp)
-		fnLo, fnHiB := g1.bracket(c.fn)
-		// f is non-increasing in both rates: larger rates, smaller value.
-		lower[i] = f(fpHiB, fnHiB)
-		upper[i] = f(fpLo, fnLo)
-		point[i] = f(float64(c.fp)/float64(n0), float64(c.fn)/float64(n1))
-		floor = math.Max(floor, lower[i])
-	}
+	upper, point, floor := brackets(cands, g0, g1, f)
 	order := make([]int, 0, len(cands))
 	for i := range cands {
 		if upper[i] >= floor {
@@ -187,6 +185,44 @@ func bestCandidateOn(cands []candidate, g0, g1 *cpGrid, f objective) (best int, 
 	}
 	c := cands[best]
 	return best, val, g0.exact(c.fp), g1.exact(c.fn)
+}
+
+// brackets returns, for each candidate, the upper bracket of f on its
+// rates' bounds and f on its raw rates, and floor, the best lower bracket
+// (the maximum is at least that). At 10⁶ trials that is three
+// objective values (logarithms or normal quantiles) for each of tens of
+// thousands of candidates, between the parallel prefill and the search:
+// they are computed in chunks on every core, each written to its own
+// index, and floor is the maximum of the chunks' maxima, which is the
+// same number whatever the chunks (math.Max is exact, NaN and ±0
+// included). The grids must be prefilled for every candidate's counts.
+func brackets(cands []candidate, g0, g1 *cpGrid, f objective) (upper, point []float64, floor float64) {
+	const chunk = 4096
+	n0, n1 := float64(g0.n), float64(g1.n)
+	upper = make([]float64, len(cands))
+	point = make([]float64, len(cands))
+	floors := make([]float64, (len(cands)+chunk-1)/chunk)
+	err := parallel.Chunks(context.Background(), len(cands), chunk, 0, func(_, lo, hi int) error {
+		top := 0.0
+		for i := lo; i < hi; i++ {
+			c := cands[i]
+			fpLo, fpHiB := g0.filled(c.fp)
+			fnLo, fnHiB := g1.filled(c.fn)
+			// f is non-increasing in both rates: larger rates, smaller value.
+			upper[i] = f(fpLo, fnLo)
+			point[i] = f(float64(c.fp)/n0, float64(c.fn)/n1)
+			top = math.Max(top, f(fpHiB, fnHiB)) // certified lower bracket
+		}
+		floors[lo/chunk] = top
+		return nil
+	})
+	if err != nil {
+		panic(err) // only a panic inside the objective gets here
+	}
+	for _, v := range floors {
+		floor = math.Max(floor, v)
+	}
+	return upper, point, floor
 }
 
 func cmpFloat(a, b float64) int {

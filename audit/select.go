@@ -1,8 +1,11 @@
 package audit
 
 import (
+	"context"
 	"math"
+	"slices"
 
+	"github.com/dpaudit/dpaudit/internal/parallel"
 	"github.com/dpaudit/dpaudit/rng"
 )
 
@@ -23,28 +26,54 @@ type selector struct {
 	g0, g1 *cpGrid
 }
 
+// trials are the scores an estimate reads, each prepared once: w holds
+// each world's scores in trial order; all every trial sorted, when the
+// search reads it (o.heldOut() false); choose and eval split 0's sorted
+// parts, when the search holds trials out.
+type trials struct {
+	w            [2][]float64
+	all          sortedScores
+	choose, eval sortedScores
+}
+
+// prepare sorts what the search under o reads.
+func prepare(w [2][]float64, o Options) *trials {
+	t := &trials{w: w}
+	if o.heldOut() {
+		t.choose, t.eval = splitScores(w, o.SplitFraction, o.Seed, 0)
+	} else {
+		t.all = sortedCopy(w)
+	}
+	return t
+}
+
+// split returns split j's parts, drawn and sorted again for j > 0.
+func (t *trials) split(o Options, j int) (choose, eval sortedScores) {
+	if j == 0 {
+		return t.choose, t.eval
+	}
+	return splitScores(t.w, o.SplitFraction, o.Seed, j)
+}
+
 // newSelector builds split j of k (k = 1 but for Split with Options.Splits).
-func newSelector(scores []float64, worlds []bool, all sortedScores, o Options, j, k int) *selector {
-	s := &selector{method: o.Method, tail: o.Sides.pairTail(o.Confidence) / float64(k), choose: all, eval: all, splits: k}
+func newSelector(t *trials, o Options, j, k int) *selector {
+	s := &selector{method: o.Method, tail: o.Sides.pairTail(o.Confidence) / float64(k), choose: t.all, eval: t.all, splits: k}
 	switch o.Method {
 	case Split:
-		choose, eval := splitTrials(worlds, o.SplitFraction, o.Seed, j)
-		s.choose = newSortedScores(scores, worlds, choose)
-		s.eval = newSortedScores(scores, worlds, eval)
-		s.selectionTrials, s.hypotheses = len(choose), 1
+		s.choose, s.eval = t.split(o, j)
+		s.selectionTrials, s.hypotheses = s.choose.len(), 1
 	case Bonferroni:
 		s.grid = o.Grid
 		switch {
 		case s.grid != nil:
 		case o.GridFromTrials:
-			s.grid = defaultGrid(all, o.GridSize)
+			s.grid = defaultGrid(t.all, o.GridSize)
 		default:
 			// The grid comes from a held-out share, evaluated on the rest.
-			choose, eval := splitTrials(worlds, o.SplitFraction, o.Seed, 0)
-			held := newSortedScores(scores, worlds, choose)
-			s.eval = newSortedScores(scores, worlds, eval)
+			var held sortedScores
+			held, s.eval = t.split(o, 0)
 			s.grid = defaultGrid(held, o.GridSize)
-			s.selectionTrials = len(choose)
+			s.selectionTrials = held.len()
 		}
 		s.hypotheses = len(s.grid)
 		s.tail /= float64(s.hypotheses) // each of K tests at α/K
@@ -52,30 +81,53 @@ func newSelector(scores []float64, worlds []bool, all sortedScores, o Options, j
 	return s
 }
 
-// splitTrials draws, for each world separately (so both parts see both
+// heldOut reports whether the threshold search holds trials out (Split,
+// and Bonferroni's default grid): it then reads only splitScores' parts,
+// never every trial sorted (trials.all).
+func (o Options) heldOut() bool {
+	return o.Method == Split || (o.Method == Bonferroni && o.Grid == nil && !o.GridFromTrials)
+}
+
+// splitScores draws, for each world separately (so both parts see both
 // worlds), a fraction of its trials to choose the threshold, at least one
-// and at most all but one.
-func splitTrials(worlds []bool, fraction float64, seed uint64, j int) (choose, eval []int) {
-	var idx [2][]int
-	for i, w := range worlds {
-		b := 0
-		if w {
-			b = 1
-		}
-		idx[b] = append(idx[b], i)
-	}
+// and at most all but one, and returns both parts sorted. The stream
+// rng.New(seed, "audit", "split") (with j appended for j > 0) shuffles
+// world 0's trials, then world 1's, in trial order; the first k of each
+// choose. The scores are shuffled rather than trial indices, which is the
+// same permutation of the same values without gathering each part from
+// all trials by index (a random read per trial, and at 10⁶ trials as long
+// as sorting the parts).
+func splitScores(w [2][]float64, fraction float64, seed uint64, j int) (choose, eval sortedScores) {
 	stream := rng.New(seed, "audit", "split")
 	if j > 0 {
 		stream = rng.New(seed, "audit", "split", j)
 	}
-	for _, ix := range idx {
-		stream.Shuffle(len(ix), func(a, b int) { ix[a], ix[b] = ix[b], ix[a] })
-		k := int(math.Round(fraction * float64(len(ix))))
-		k = min(max(k, 1), len(ix)-1)
-		choose = append(choose, ix[:k]...)
-		eval = append(eval, ix[k:]...)
+	var parts [4][]float64 // choose₀, eval₀, choose₁, eval₁
+	shuffle := func(b int) {
+		v := slices.Clone(w[b])
+		stream.Shuffle(len(v), func(a, c int) { v[a], v[c] = v[c], v[a] })
+		k := int(math.Round(fraction * float64(len(v))))
+		k = min(max(k, 1), len(v)-1)
+		parts[2*b], parts[2*b+1] = v[:k:k], v[k:]
 	}
-	return choose, eval
+	// The stream is one sequence, so world 1's shuffle must follow world
+	// 0's; world 0's parts sort meanwhile (with one worker, after it).
+	shuffle(0)
+	workers := 0
+	if len(w[0])+len(w[1]) < 1<<14 {
+		workers = 1
+	}
+	err := parallel.For(context.Background(), 2, workers, func(b int) error {
+		if b == 1 {
+			shuffle(1)
+		}
+		sortParts(parts[2*b], parts[2*b+1])
+		return nil
+	})
+	if err != nil {
+		panic(err) // only a panic inside a shuffle or a sort gets here
+	}
+	return sortedScores{w0: parts[0], w1: parts[2]}, sortedScores{w0: parts[1], w1: parts[3]}
 }
 
 // tests returns the evaluation counts of every hypothesis of a valid

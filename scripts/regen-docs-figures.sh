@@ -2,7 +2,7 @@
 # Regenerates the figures shown in docs/figures-and-reports.md (docs/figures/*.png) from the
 # example specs. Results come from the store (.dpaudit/store, or
 # $DPAUDIT_STORE), so a second run only redraws; cold, Nasr Fig. 8 (4 × 10⁶
-# ideal-mechanism trials) takes about a minute on two cores.
+# ideal-mechanism trials) takes about 13 s on two cores.
 #
 #   ./scripts/regen-docs-figures.sh
 set -eu

@@ -183,7 +183,7 @@ var classicColumns = []string{"audit_trials", "audit_score", "threshold_method",
 // The find-a-bug example (5 repeats): repeat 0's published trials and the
 // runner's options reproduce every estimate column of its summary to the
 // last digit — the split seed among them, which a user's own program did
-// not have (it got ε_lb 4.2048 where the run wrote 4.2763). The violation
+// not have (it got ε_lb 4.03 where the run wrote 3.7896). The violation
 // p-value is over the 5 repeats in the run, so it is not compared.
 func TestEstimateReproducesFindABug(t *testing.T) {
 	results, n := runAudit(t, "../../examples/audit/find-a-bug.yaml")

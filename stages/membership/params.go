@@ -16,9 +16,12 @@ import (
 // results are identical for any shard size and any -j. The ideal mechanism
 // has no craft node: its trials simulate the scalar observation stream.
 const (
-	craftVersion    = 1
-	trialsVersion   = 2 // 2: the repeat column
-	estimateVersion = 5 // 2: claim vs trained, estimate families, p-values, repeats; 3: best accountant, PLD rounding bounds; 4: one-run f-DP and order statistics; 5: audit_training_runs, headline_*, audit_cpu_seconds
+	craftVersion  = 1
+	trialsVersion = 2 // 2: the repeat column
+	// idealTrialsVersion is the ideal mechanism's trials: 3: the Poisson
+	// game's trials from its vector stream (attack/ideal_poisson.go).
+	idealTrialsVersion = 3
+	estimateVersion    = 5 // 2: claim vs trained, estimate families, p-values, repeats; 3: best accountant, PLD rounding bounds; 4: one-run f-DP and order statistics; 5: audit_training_runs, headline_*, audit_cpu_seconds
 
 	craftFile = "crafted.json"
 

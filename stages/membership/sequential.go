@@ -172,7 +172,7 @@ func idealSegmenter(b *stages.Build, ep *estimateParams) *segmenter {
 		node: func(first, count int) *pipeline.Node {
 			p := sp
 			p.First, p.Count = first, count
-			return &pipeline.Node{Kind: "trials", Version: trialsVersion, Params: p,
+			return &pipeline.Node{Kind: "trials", Version: idealTrialsVersion, Params: p,
 				Run: func(ctx context.Context, w *pipeline.Work) error {
 					q := p
 					var err error

@@ -38,7 +38,7 @@ func idealShards(b *stages.Build, ep *estimateParams) audited {
 			p.Key, p.Repeat = rk, r
 			p.First, p.Count = first, min(size, a.Trials-first)
 			au.shards = append(au.shards, b.Add(&pipeline.Node{
-				Kind: "trials", Version: trialsVersion, Params: p,
+				Kind: "trials", Version: idealTrialsVersion, Params: p,
 				Label: fmt.Sprintf("%s%s trials %d–%d", au.label, stages.RepeatLabel(r, repeats), p.First, p.First+p.Count-1),
 				Slot:  fmt.Sprintf("%s/trials/%d/%d%s", b.Name, b.Point.Index, k, stages.RepeatSlot(r)),
 				Run:   func(ctx context.Context, w *pipeline.Work) error { return runIdealShard(ctx, p, w) },
