@@ -183,19 +183,6 @@ func (s *poissonSim) normal(h uint32) float64 {
 	}
 }
 
-// wedgeBelow64 is the wedge test lhs < expPoly(v) for v ∈ [−7, 0], decided
-// by expApprox's bracket unless lhs falls inside it.
-func wedgeBelow64(lhs, v float64) bool {
-	e := expApprox(v)
-	if lhs < e*(1-expApproxErr) {
-		return true
-	}
-	if lhs >= e*(1+expApproxErr) {
-		return false
-	}
-	return lhs < expPoly(v)
-}
-
 // half is step half h of the current iteration's words.
 func (s *poissonSim) half(h int) uint32 { return uint32(s.buf[h>>1] >> (32 * (h & 1))) }
 

@@ -225,3 +225,45 @@ func TestPoissonNormal(t *testing.T) {
 	}
 	t.Logf("√n·D = %.3f, moments %.2e %.5f %.4f, tail %.3e (normal %.3e)", d*math.Sqrt(n), m1, m2, m4, tail, wantTail)
 }
+
+// TestExpApproxBracket: expApprox is within a tenth of the bracket
+// wedgeBelow64 puts around it of e^v (math.Exp), on a dense grid of
+// [−20, 0] and at its ends.
+func TestExpApproxBracket(t *testing.T) {
+	worst := 0.0
+	check := func(v float64) {
+		if d := math.Abs(expApprox(v)/math.Exp(v) - 1); d > worst {
+			worst = d
+		}
+	}
+	for n := range 2000001 {
+		check(-20 * float64(n) / 2000000)
+	}
+	for _, v := range []float64{0, -1e-300, -math.SmallestNonzeroFloat64, -20, math.Nextafter(0, -1)} {
+		check(v)
+	}
+	if worst > expApproxErr/10 {
+		t.Errorf("expApprox is %.3g from math.Exp, more than a tenth of its stated bound %g", worst, expApproxErr)
+	}
+	t.Logf("largest relative error %.3g", worst)
+}
+
+// TestWedgeBelow64: the bracketed wedge test decides as lhs < expPoly(v)
+// does, for lhs spread around e^v and right at its edges.
+func TestWedgeBelow64(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 1000000 {
+		v := -7 * r.Float64()
+		e := expPoly(v)
+		lhs := e * (1 + 2e-5*(r.Float64()-0.5))
+		if r.IntN(4) == 0 {
+			lhs = math.Nextafter(e, float64(r.IntN(2))*2-1) // just below or above
+		}
+		if r.IntN(8) == 0 {
+			lhs = e
+		}
+		if got, want := wedgeBelow64(lhs, v), lhs < e; got != want {
+			t.Fatalf("wedgeBelow64(%v, %v) = %v, lhs < expPoly(v) = %v", lhs, v, got, want)
+		}
+	}
+}
