@@ -85,7 +85,7 @@ type poissonSim struct {
 	auxPos  int
 	nextIn  int // the next included step (T: none)
 	cand    [poissonHalves]float64
-	e       [poissonHalves]float64 // the block's exps
+	exps    [poissonHalves]float64 // the block's exps
 	slow    [4]uint64              // bit h: half h is off the fast path
 	st      poissonState
 	large   float64 // the LLR of steps with z > 30 (or all steps at q = 1)
@@ -251,7 +251,7 @@ func (s *poissonSim) score(blk []float64, t0 int) {
 	default:
 		saved := s.st
 		s.st.zmin, s.st.zmax = [4]float64{}, [4]float64{}
-		poissonScore(blk[:n4], s.e[:], &s.st)
+		poissonScore(blk[:n4], s.exps[:], &s.st)
 		if minOf4(s.st.zmin) < -700 || maxOf4(s.st.zmax) > 30 {
 			s.st = saved
 			s.careful(blk[:n4], t0)
