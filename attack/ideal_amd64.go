@@ -9,7 +9,7 @@ import (
 )
 
 //go:noescape
-func poissonZiggurat(w *uint64, groups int, tab *[256]uint64, sigma float64, cand *float64, slow *uint64)
+func poissonZiggurat(w *uint64, quads int, tab *[256][2]float64, sigma float64, cand *float64, slow *uint64)
 
 //go:noescape
 func poissonExps4(ys *float64, groups int, st *poissonState, e *float64)
@@ -33,13 +33,13 @@ func setPoissonKernels(on bool) bool {
 
 // zigHalves sets cand[h] = σ·(float64(j)·zigW[i]) for the halves h <
 // n of buf (n ≤ 248) and bit h of slow when the fast path does not take
-// half h; see zigHalvesGo. It may set them for up to 7 halves more.
+// half h; see zigHalvesGo. It may set them for up to 3 halves more.
 func zigHalves(buf *chacha8.Buffer, n int, sigma float64, cand *[poissonHalves]float64, slow *[4]uint64) {
 	if !havePoissonKernels {
 		zigHalvesGo(buf, n, sigma, cand, slow)
 		return
 	}
-	poissonZiggurat(&buf[0], (n+7)/8, zigTable(), sigma, &cand[0], &slow[0])
+	poissonZiggurat(&buf[0], (n+3)/4, zigPairs(), sigma, &cand[0], &slow[0])
 }
 
 // poissonScore scores len(ys)/4 groups of four steps into st, with e

@@ -12,13 +12,13 @@ import (
 // same bits): the ziggurat's fast path on 32-bit halves, and the scoring
 // of a block with the polynomial exp.
 
-// zigTable is the 256-strip ziggurat (ideal_zig256.go) as the kernel
-// reads it, indexed by a half's strip (its low byte): zigK[i] in the low
-// 32 bits, zigW[i]'s bits in the high ones.
-var zigTable = sync.OnceValue(func() *[256]uint64 {
-	var t [256]uint64
+// zigPairs is the 256-strip ziggurat (ideal_zig256.go) as the kernel
+// reads it, indexed by a half's strip (its low byte): zigK[i] and
+// zigW[i] as float64, exactly.
+var zigPairs = sync.OnceValue(func() *[256][2]float64 {
+	var t [256][2]float64
 	for i := range t {
-		t[i] = uint64(zigK[i]) | uint64(math.Float32bits(zigW[i]))<<32
+		t[i] = [2]float64{float64(zigK[i]), float64(zigW[i])}
 	}
 	return &t
 })

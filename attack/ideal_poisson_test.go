@@ -111,7 +111,7 @@ func TestPoissonKernels(t *testing.T) {
 		}
 		n := poissonHalves
 		if k%2 == 1 {
-			n = 8 * (1 + r.IntN(poissonHalves/8)) // as the last block converts them
+			n = 4 * (1 + r.IntN(poissonHalves/4)) // as the last block converts them
 		}
 		sigma := 0.1 + 3*r.Float64()
 		gc, wc, gs, ws = [poissonHalves]float64{}, [poissonHalves]float64{}, [4]uint64{}, [4]uint64{}
