@@ -125,7 +125,10 @@ func BenchmarkVsOpenBLAS(b *testing.B) {
 // GFLOP/s and in wall GFLOP/s, each pair logged. Run with -benchtime 1x:
 //
 //	go test -tags openblas -run '^$' -bench OpenBLASPairs -benchtime 1x ./learn/gemm
+//
+// The GEMM_* overrides of BenchmarkTune apply to our side.
 func BenchmarkOpenBLASPairs(b *testing.B) {
+	tuneKnobs(b)
 	spec := os.Getenv("GEMM_SHAPES")
 	if spec == "" {
 		spec = "0,0,512,512,512;0,0,1024,1024,1024;0,0,2048,2048,2048"
