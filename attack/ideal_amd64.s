@@ -91,6 +91,14 @@ zdone:
 #define ST_Q 416
 #define ST_OMQ 448
 
+// HORNER4(off) is one Horner step, p = p·r + poissonA[off], in each of
+// poissonExps4's four chains (r in Y0, Y3, Y6, Y9; p in Y2, Y5, Y8, Y11).
+#define HORNER4(off) \
+	VFMADD213PD poissonA<>+off(SB), Y0, Y2; \
+	VFMADD213PD poissonA<>+off(SB), Y3, Y5; \
+	VFMADD213PD poissonA<>+off(SB), Y6, Y8; \
+	VFMADD213PD poissonA<>+off(SB), Y9, Y11
+
 // func poissonExps4(ys *float64, groups int, st *poissonState, e *float64)
 //
 // Per step of 4·groups, as expPoly: z = y·2c − c (the block's range in
@@ -154,54 +162,18 @@ xquad:
 	VMOVUPD poissonA<>+384(SB), Y5
 	VMOVUPD poissonA<>+384(SB), Y8
 	VMOVUPD poissonA<>+384(SB), Y11
-	VFMADD213PD poissonA<>+352(SB), Y0, Y2 // Horner
-	VFMADD213PD poissonA<>+352(SB), Y3, Y5
-	VFMADD213PD poissonA<>+352(SB), Y6, Y8
-	VFMADD213PD poissonA<>+352(SB), Y9, Y11
-	VFMADD213PD poissonA<>+320(SB), Y0, Y2
-	VFMADD213PD poissonA<>+320(SB), Y3, Y5
-	VFMADD213PD poissonA<>+320(SB), Y6, Y8
-	VFMADD213PD poissonA<>+320(SB), Y9, Y11
-	VFMADD213PD poissonA<>+288(SB), Y0, Y2
-	VFMADD213PD poissonA<>+288(SB), Y3, Y5
-	VFMADD213PD poissonA<>+288(SB), Y6, Y8
-	VFMADD213PD poissonA<>+288(SB), Y9, Y11
-	VFMADD213PD poissonA<>+256(SB), Y0, Y2
-	VFMADD213PD poissonA<>+256(SB), Y3, Y5
-	VFMADD213PD poissonA<>+256(SB), Y6, Y8
-	VFMADD213PD poissonA<>+256(SB), Y9, Y11
-	VFMADD213PD poissonA<>+224(SB), Y0, Y2
-	VFMADD213PD poissonA<>+224(SB), Y3, Y5
-	VFMADD213PD poissonA<>+224(SB), Y6, Y8
-	VFMADD213PD poissonA<>+224(SB), Y9, Y11
-	VFMADD213PD poissonA<>+192(SB), Y0, Y2
-	VFMADD213PD poissonA<>+192(SB), Y3, Y5
-	VFMADD213PD poissonA<>+192(SB), Y6, Y8
-	VFMADD213PD poissonA<>+192(SB), Y9, Y11
-	VFMADD213PD poissonA<>+160(SB), Y0, Y2
-	VFMADD213PD poissonA<>+160(SB), Y3, Y5
-	VFMADD213PD poissonA<>+160(SB), Y6, Y8
-	VFMADD213PD poissonA<>+160(SB), Y9, Y11
-	VFMADD213PD poissonA<>+128(SB), Y0, Y2
-	VFMADD213PD poissonA<>+128(SB), Y3, Y5
-	VFMADD213PD poissonA<>+128(SB), Y6, Y8
-	VFMADD213PD poissonA<>+128(SB), Y9, Y11
-	VFMADD213PD poissonA<>+96(SB), Y0, Y2
-	VFMADD213PD poissonA<>+96(SB), Y3, Y5
-	VFMADD213PD poissonA<>+96(SB), Y6, Y8
-	VFMADD213PD poissonA<>+96(SB), Y9, Y11
-	VFMADD213PD poissonA<>+64(SB), Y0, Y2
-	VFMADD213PD poissonA<>+64(SB), Y3, Y5
-	VFMADD213PD poissonA<>+64(SB), Y6, Y8
-	VFMADD213PD poissonA<>+64(SB), Y9, Y11
-	VFMADD213PD poissonA<>+32(SB), Y0, Y2
-	VFMADD213PD poissonA<>+32(SB), Y3, Y5
-	VFMADD213PD poissonA<>+32(SB), Y6, Y8
-	VFMADD213PD poissonA<>+32(SB), Y9, Y11
-	VFMADD213PD poissonA<>+0(SB), Y0, Y2
-	VFMADD213PD poissonA<>+0(SB), Y3, Y5
-	VFMADD213PD poissonA<>+0(SB), Y6, Y8
-	VFMADD213PD poissonA<>+0(SB), Y9, Y11
+	HORNER4(352) // Horner
+	HORNER4(320)
+	HORNER4(288)
+	HORNER4(256)
+	HORNER4(224)
+	HORNER4(192)
+	HORNER4(160)
+	HORNER4(128)
+	HORNER4(96)
+	HORNER4(64)
+	HORNER4(32)
+	HORNER4(0)
 	VPSLLQ $52, Y1, Y1
 	VPSLLQ $52, Y4, Y4
 	VPSLLQ $52, Y7, Y7
