@@ -42,7 +42,12 @@ func (ar *arch) gemm(pl *plan, ws *workspace, transA, transB bool, m, n, k int,
 			case packed(nc % pl.nr):
 				bbuf = ws.bufB(panels * kc * pl.nr)
 			}
-			for q := 0; q < panels && pre == nil; q++ {
+			q0 := 0
+			if pre == nil && pl.packB && !transB {
+				q0 = nc / pl.nr
+				packBFull(bbuf, b, ldb, pc, kc, jc, q0, pl.nr)
+			}
+			for q := q0; q < panels && pre == nil; q++ {
 				cols := min(pl.nr, nc-q*pl.nr)
 				stride := (cols + w - 1) / w * w
 				if packed(cols) {
