@@ -30,27 +30,18 @@ func packB(dst []float32, transB bool, b []float32, ldb, p0, kc, j0, cols, strid
 // untransposed B[p0:p0+kc, j0:], panel q at dst[q·kc·nr:] as packB would,
 // one row of B at a time: each row's columns are read in one sequential run
 // and dealt out to the panels, where packB reads one panel's kc short runs
-// from kc rows (at a 4 KiB row stride, kc pages) and calls memmove for each.
+// from kc rows (at a 4 KiB row stride, kc pages) and calls memmove for each
+// (as Go's copy of a 64-byte array also does: the assembly moves them in
+// registers).
 func packBFull(dst []float32, b []float32, ldb, p0, kc, j0, panels, nr int) {
-	if panels == 0 {
+	if panels == 0 || packBRowsVec(dst, b, ldb, p0, kc, j0, panels, nr) {
 		return
 	}
 	dst = dst[:panels*kc*nr]
 	for p := 0; p < kc; p++ {
 		src := b[(p0+p)*ldb+j0 : (p0+p)*ldb+j0+panels*nr]
-		switch nr {
-		case 16:
-			for q := range panels {
-				*(*[16]float32)(dst[(q*kc+p)*16:]) = *(*[16]float32)(src[16*q:])
-			}
-		case 32:
-			for q := range panels {
-				*(*[32]float32)(dst[(q*kc+p)*32:]) = *(*[32]float32)(src[32*q:])
-			}
-		default:
-			for q := range panels {
-				copy(dst[(q*kc+p)*nr:(q*kc+p+1)*nr], src[nr*q:])
-			}
+		for q := range panels {
+			copy(dst[(q*kc+p)*nr:(q*kc+p+1)*nr], src[nr*q:])
 		}
 	}
 }

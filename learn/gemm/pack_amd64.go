@@ -5,6 +5,9 @@ package gemm
 import "golang.org/x/sys/cpu"
 
 //go:noescape
+func packBRows(dst *float32, src *float32, srcStride, kc, panels, vecs int)
+
+//go:noescape
 func transpose8x8Blocks(dst *float32, dstStride int, src *float32, srcStride int, jBlocks, pBlocks int)
 
 // transposeBlocks is the vector 8×8 block transposer when the CPU has AVX.
@@ -23,3 +26,16 @@ var transposeBlocks = func() func(dst []float32, dstStride int, src []float32, s
 		transpose8x8Blocks(&dst[0], dstStride, &src[0], srcStride, jBlocks, pBlocks)
 	}
 }()
+
+// packBRowsVec copies whole B panels of nr = 16 or 32 columns a source row
+// at a time (see packBFull) when the CPU has AVX; it reports false where it
+// cannot, and the caller copies in Go.
+func packBRowsVec(dst []float32, b []float32, ldb, p0, kc, j0, panels, nr int) bool {
+	if !cpu.X86.HasAVX || nr != 16 && nr != 32 {
+		return false
+	}
+	_ = dst[panels*kc*nr-1]
+	_ = b[(p0+kc-1)*ldb+j0+panels*nr-1]
+	packBRows(&dst[0], &b[p0*ldb+j0], ldb, kc, panels, nr/8)
+	return true
+}

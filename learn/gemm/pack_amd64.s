@@ -90,3 +90,60 @@ jnext:
 done:
 	VZEROUPPER
 	RET
+
+// func packBRows(dst *float32, src *float32, srcStride, kc, panels, vecs int)
+//
+// For p < kc and q < panels copies the vecs·8 floats src[p·srcStride +
+// q·vecs·8 …] to dst[(q·kc + p)·vecs·8 …]: whole B panels of vecs vectors
+// per row, one source row at a time. vecs is 2 or 4; kc, panels ≥ 1.
+TEXT ·packBRows(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), R8
+	SHLQ $2, R8
+	MOVQ kc+24(FP), CX
+	MOVQ panels+32(FP), DX
+	MOVQ vecs+40(FP), R9
+	SHLQ $5, R9          // bytes per panel row
+	MOVQ CX, R10
+	IMULQ R9, R10        // bytes per panel
+
+prow:
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ DX, R11
+	CMPQ R9, $64
+	JNE  pfour
+
+ptwo:
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, 32(BX)
+	ADDQ $64, AX
+	ADDQ R10, BX
+	DECQ R11
+	JNZ  ptwo
+	JMP  pnext
+
+pfour:
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, 32(BX)
+	VMOVUPS Y2, 64(BX)
+	VMOVUPS Y3, 96(BX)
+	ADDQ $128, AX
+	ADDQ R10, BX
+	DECQ R11
+	JNZ  pfour
+
+pnext:
+	ADDQ R8, SI
+	ADDQ R9, DI
+	DECQ CX
+	JNZ  prow
+	VZEROUPPER
+	RET
