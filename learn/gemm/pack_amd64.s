@@ -147,3 +147,87 @@ pnext:
 	JNZ  prow
 	VZEROUPPER
 	RET
+
+// func packA6Blocks(dst *float32, src *float32, srcStride, blocks int)
+//
+// For b < blocks, writes the 6×8 block src[r·srcStride + 8b + c] (r < 6,
+// c < 8) to dst[(8b + c)·6 + r]: six rows of A as a 6-row panel, eight
+// columns at a time (the 8×8 network of transpose8x8Blocks without its last
+// two rows). Every second block it prefetches a line of each of the next
+// six rows at the same column, so the next tile's rows are in cache by the
+// time the caller packs them: each row's run is too short (kc floats) for
+// the hardware prefetcher to follow. blocks ≥ 1.
+TEXT ·packA6Blocks(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), R8
+	SHLQ $2, R8
+	LEAQ (R8)(R8*2), R9  // 3 rows
+	MOVQ blocks+24(FP), CX
+	LEAQ (SI)(R9*2), R10 // the next tile's first row
+	XORQ R11, R11        // block counter
+
+a6loop:
+	LEAQ (SI)(R9*1), R12
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(R8*1), Y1
+	VMOVUPS (SI)(R8*2), Y2
+	VMOVUPS (R12), Y3
+	VMOVUPS (R12)(R8*1), Y4
+	VMOVUPS (R12)(R8*2), Y5
+
+	TESTQ $1, R11
+	JNZ   a6noprefetch
+	LEAQ  (R10)(R9*1), R13
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R10)(R8*2)
+	PREFETCHT0 (R13)
+	PREFETCHT0 (R13)(R8*1)
+	PREFETCHT0 (R13)(R8*2)
+	ADDQ  $64, R10
+
+a6noprefetch:
+	VUNPCKLPS Y1, Y0, Y8   // a0 b0 a1 b1 | a4 b4 a5 b5
+	VUNPCKHPS Y1, Y0, Y9   // a2 b2 a3 b3 | a6 b6 a7 b7
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12  // e0 f0 e1 f1 | e4 f4 e5 f5
+	VUNPCKHPS Y5, Y4, Y13  // e2 f2 e3 f3 | e6 f6 e7 f7
+
+	VSHUFPS $0x44, Y10, Y8, Y0 // a0 b0 c0 d0 | a4 b4 c4 d4
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+
+	VMOVUPS X0, (DI)
+	VMOVLPS X12, 16(DI)
+	VMOVUPS X1, 24(DI)
+	VMOVHPS X12, 40(DI)
+	VMOVUPS X2, 48(DI)
+	VMOVLPS X13, 64(DI)
+	VMOVUPS X3, 72(DI)
+	VMOVHPS X13, 88(DI)
+
+	VEXTRACTF128 $1, Y0, X0
+	VEXTRACTF128 $1, Y1, X1
+	VEXTRACTF128 $1, Y2, X2
+	VEXTRACTF128 $1, Y3, X3
+	VEXTRACTF128 $1, Y12, X12
+	VEXTRACTF128 $1, Y13, X13
+	VMOVUPS X0, 96(DI)
+	VMOVLPS X12, 112(DI)
+	VMOVUPS X1, 120(DI)
+	VMOVHPS X12, 136(DI)
+	VMOVUPS X2, 144(DI)
+	VMOVLPS X13, 160(DI)
+	VMOVUPS X3, 168(DI)
+	VMOVHPS X13, 184(DI)
+
+	ADDQ $32, SI
+	ADDQ $192, DI
+	INCQ R11
+	CMPQ R11, CX
+	JLT  a6loop
+	VZEROUPPER
+	RET

@@ -7,3 +7,6 @@ var transposeBlocks func(dst []float32, dstStride int, src []float32, srcStride,
 
 // packBRowsVec: no vector copier on this build.
 func packBRowsVec(dst []float32, b []float32, ldb, p0, kc, j0, panels, nr int) bool { return false }
+
+// packA6Vec: no vector packer on this build.
+func packA6Vec(dst []float32, src []float32, lda, kc int) int { return 0 }
