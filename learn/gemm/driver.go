@@ -142,13 +142,8 @@ func (t tiling) rows(i int) int {
 // way).
 func (ar *arch) prepackB(pl *plan, threads int, transB bool, n, k int, b []float32, ldb int, ws *workspace) [][]float32 {
 	w := ar.width
-	type job struct {
-		dst          []float32
-		pc, kc, j0   int
-		cols, stride int
-	}
 	var regions [][]float32
-	var jobs []job
+	var jobs []func()
 	total := 0
 	for jc := 0; jc < n; jc += pl.nc {
 		panels := (min(pl.nc, n-jc) + pl.nr - 1) / pl.nr
@@ -166,9 +161,24 @@ func (ar *arch) prepackB(pl *plan, threads int, transB bool, n, k int, b []float
 			region := buf[off : off+panels*kc*pl.nr]
 			off += len(region)
 			regions = append(regions, region)
-			for q := 0; q < panels; q++ {
+			q0 := 0
+			if !transB {
+				// Whole panels a row at a time (packBFull), in one run of
+				// panels per thread.
+				q0 = nc / pl.nr
+				for t := range threads {
+					lo, hi := q0*t/threads, q0*(t+1)/threads
+					if lo < hi {
+						jobs = append(jobs, func() {
+							packBFull(region[lo*kc*pl.nr:], b, ldb, pc, kc, jc+lo*pl.nr, hi-lo, pl.nr)
+						})
+					}
+				}
+			}
+			for q := q0; q < panels; q++ {
 				cols := min(pl.nr, nc-q*pl.nr)
-				jobs = append(jobs, job{region[q*kc*pl.nr:], pc, kc, jc + q*pl.nr, cols, (cols + w - 1) / w * w})
+				dst, j0, stride := region[q*kc*pl.nr:], jc+q*pl.nr, (cols+w-1)/w*w
+				jobs = append(jobs, func() { packB(dst, transB, b, ldb, pc, kc, j0, cols, stride) })
 			}
 		}
 	}
@@ -176,8 +186,7 @@ func (ar *arch) prepackB(pl *plan, threads int, transB bool, n, k int, b []float
 	for t := 0; t < threads; t++ {
 		share := func() {
 			for i := t; i < len(jobs); i += threads {
-				j := jobs[i]
-				packB(j.dst, transB, b, ldb, j.pc, j.kc, j.j0, j.cols, j.stride)
+				jobs[i]()
 			}
 		}
 		if t == threads-1 {

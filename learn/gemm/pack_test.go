@@ -52,7 +52,8 @@ func TestPackALayout(t *testing.T) {
 	r := newRand("packA")
 	gen := uniform(r)
 	for _, transA := range []bool{false, true} {
-		for _, tc := range []struct{ i0, rows, p0, kc int }{{0, 1, 0, 1}, {3, 14, 5, 40}, {1, 6, 0, 9}, {0, 8, 0, 8}, {2, 13, 1, 43}, {0, 9, 3, 17}, {5, 16, 0, 264}} {
+		for _, tc := range []struct{ i0, rows, p0, kc int }{{0, 1, 0, 1}, {3, 14, 5, 40}, {1, 6, 0, 9}, {0, 8, 0, 8}, {2, 13, 1, 43}, {0, 9, 3, 17}, {5, 16, 0, 264},
+			{0, 6, 0, 7}, {2, 6, 3, 264}, {4, 6, 1, 41}} {
 			m, k := tc.i0+tc.rows+2, tc.p0+tc.kc+3
 			ar, ac := m, k
 			if transA {
@@ -74,6 +75,41 @@ func TestPackALayout(t *testing.T) {
 					if got := dst[p*tc.rows+i]; got != want {
 						t.Fatalf("transA=%v %+v: dst[%d][%d] = %v, want %v", transA, tc, p, i, got, want)
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestPackBFull: whole panels packed a row at a time (packBFull, the
+// vector copier where there is one) land where packB puts them, for both
+// panel widths and edge sizes; the elements after the panels stay as they
+// were.
+func TestPackBFull(t *testing.T) {
+	r := newRand("packBFull")
+	gen := uniform(r)
+	for _, nr := range []int{16, 32} {
+		for _, tc := range []struct{ p0, kc, j0, panels int }{
+			{0, 1, 0, 1}, {3, 17, 5, 2}, {0, 256, 0, 4}, {2, 9, 1, 3},
+		} {
+			k, n := tc.p0+tc.kc+2, tc.j0+tc.panels*nr+3
+			ld := n + 5
+			b := make([]float32, need(k, n, ld))
+			for i := range b {
+				b[i] = gen()
+			}
+			size := tc.panels * tc.kc * nr
+			got, want := make([]float32, size+8), make([]float32, size+8)
+			for i := range got {
+				got[i], want[i] = 12345, 12345
+			}
+			packBFull(got, b, ld, tc.p0, tc.kc, tc.j0, tc.panels, nr)
+			for q := range tc.panels {
+				packB(want[q*tc.kc*nr:], false, b, ld, tc.p0, tc.kc, tc.j0+q*nr, nr, nr)
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("nr=%d %+v: element %d = %v, want %v", nr, tc, i, got[i], want[i])
 				}
 			}
 		}
