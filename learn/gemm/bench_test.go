@@ -90,6 +90,7 @@ func reportGFLOPS(b *testing.B, s benchShape, cpu *threadCPU) {
 // BenchmarkSgemm: every trainer shape on every path of this CPU, plus gonum's
 // pure-Go Sgemm (the placeholder this package replaced). Reports GFLOP/s.
 func BenchmarkSgemm(b *testing.B) {
+	tuneKnobs(b)
 	for _, s := range benchShapes {
 		a, lda, bm, ldb, c := benchOperands(s)
 		for _, ar := range available {

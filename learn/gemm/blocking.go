@@ -30,30 +30,43 @@ var mcTarget = 384
 // own wherever a block of A is reused by packAWide column panels with
 // k ≥ packAWideK (measured: 512³ from 137 to 147 GFLOP/s, 256×512×784 NN
 // from 144 to 150, TN 512×784×256 from 132 to 142; thread CPU time,
-// Sapphire Rapids, shared machine). A stored transposed is packed only for
-// blocks of at least mc rows: small ones lost ≈ 5–10% to the copy.
+// Sapphire Rapids, shared machine). Tiles under 8 rows (AVX2's 6×16) go
+// through the six-row packer (packA6), which pays from packAWideShort column
+// panels: on Zen 3, 256×512×784 NN and NT and 512³ gained 5–10% (32 panels),
+// while 64×128×784 (8 panels) lost 5% and 16×196×64 (13) 8%. A stored
+// transposed is packed only for blocks of at least mc rows: small ones lost
+// ≈ 5–10% to the copy.
 var (
 	aliasStride    = 1024 // floats (4 KiB)
 	packAMinPanels = 2
 	packAWide      = 8
 	packAWideK     = 64
+	packAWideShort = 16
 )
 
 // packBMinTiles: an untransposed B is packed only when at least this many
 // row tiles reuse each panel. Reading it in place measured faster at every
-// size tried (28…448 rows, strides 256…1024), so packing is left for
-// transposed B, which the kernels cannot read in place, and for wide B:
+// size tried (28…448 rows, strides 256…1024; before packBFull), so packing
+// is left for transposed B, which the kernels cannot read in place, and for
+// B whose row stride defeats the caches, once packBWideTiles row tiles reuse
+// each panel:
 //
-// packBMinStride: an untransposed B whose rows are at least this many floats
-// apart (4 KiB: every row of a kc-row panel on its own page, and at powers of
-// two in the same L1 sets) is packed once packBWideTiles row tiles reuse each
-// panel. Measured: NN at n = 2048 went from 82 to 106 GFLOP/s (thread CPU
-// time, shared machine, 3 alternating runs each), n = 1024 from 95 to 104;
-// at n = 512 (2 KiB rows) packing lost 10%, so it stays in place there.
+//   - packBMinStride: rows at least this many floats apart (4 KiB: every row
+//     of a kc-row panel on its own page, and at powers of two in the same L1
+//     sets). Measured: NN at n = 2048 went from 82 to 106 GFLOP/s (thread
+//     CPU time, shared machine, 3 alternating runs each), n = 1024 from 95
+//     to 104.
+//   - packBAliasStride: a row stride that is a multiple of this many floats
+//     (512 bytes) puts a panel's kc rows in at most 8 of L1's 64 sets, 64
+//     lines for a panel of 256 or more. Packed a row at a time (packBFull),
+//     such B gained on Zen 3 (3 alternating runs, medians): 512³ 24%,
+//     256×512×784 NN 24%, 256×512×10 NN 33%, 3200×256×32 NN 28%,
+//     64×128×784 NN 5%; strides like 784 keep every set and stay in place.
 var (
-	packBMinTiles  = 1 << 30
-	packBMinStride = 1024
-	packBWideTiles = 8
+	packBMinTiles    = 1 << 30
+	packBMinStride   = 1024
+	packBWideTiles   = 8
+	packBAliasStride = 128
 )
 
 // plan fixes every per-problem decision from the full problem shape, so that
@@ -92,10 +105,10 @@ func (ar *arch) plan(transA, transB bool, m, n, k, lda, ldb int) plan {
 	} else {
 		// Tiles under 8 rows (AVX2's 6×16) are packed by the scalar loop,
 		// which costs more than it saves.
-		p.packA = lda%aliasStride == 0 && colPanels >= packAMinPanels || wide && p.mr >= 8
+		p.packA = lda%aliasStride == 0 && colPanels >= packAMinPanels || wide && (p.mr >= 8 || colPanels >= packAWideShort)
 	}
 	rowTiles := (m + p.mr - 1) / p.mr
-	p.packB = transB || rowTiles >= packBMinTiles || (ldb >= packBMinStride && rowTiles >= packBWideTiles)
+	p.packB = transB || rowTiles >= packBMinTiles || ((ldb >= packBMinStride || ldb%packBAliasStride == 0) && rowTiles >= packBWideTiles)
 	return p
 }
 

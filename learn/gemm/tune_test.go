@@ -154,6 +154,8 @@ func tuneKnobs(b *testing.B) {
 	set("GEMM_ALIAS", &aliasStride)
 	set("GEMM_PACKB", &packBMinTiles)
 	set("GEMM_PACKB_STRIDE", &packBMinStride)
+	set("GEMM_PACKB_ALIAS", &packBAliasStride)
+	set("GEMM_PACKA_WIDE_SHORT", &packAWideShort)
 	if os.Getenv("GEMM_NODOT") != "" {
 		old := dotMinK
 		dotMinK = func(int) int { return 1 << 30 }
