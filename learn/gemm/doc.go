@@ -24,9 +24,11 @@
 // is masked, so n edges need none either: no operand is read past its last
 // element. Operands are copied into packed panels only when that pays — a
 // transposed B always (through an 8×8 AVX transposer), a B with rows 4 KiB
-// or more apart once enough row tiles reuse it, an A when its row stride is
-// a multiple of 4 KiB (rows would alias in L1) or when a block of it is
-// reused by 8 or more column panels (blocking.go); otherwise both are read
+// or more apart or a row stride that is a multiple of 512 bytes (its panel
+// would fold into a few L1 sets) once enough row tiles reuse it (copied a
+// row of B at a time), an A when its row stride is a multiple of 4 KiB
+// (rows would alias in L1) or when a block of it is reused by 8 or more
+// column panels (16 for AVX2's 6-row tiles; blocking.go); otherwise both are read
 // in place, which is what makes the skinny shapes of small models fast
 // (256×784 · 784×10 has nothing worth packing). k is cut into equal chunks
 // of at most 256, rows into equal blocks of at most 384. The AVX-512
