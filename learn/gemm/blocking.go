@@ -103,8 +103,8 @@ func (ar *arch) plan(transA, transB bool, m, n, k, lda, ldb int) plan {
 		// lines stay cached, i.e. for short A blocks.
 		p.packA = wide && m >= p.mc
 	} else {
-		// Tiles under 8 rows (AVX2's 6×16) are packed by the scalar loop,
-		// which costs more than it saves.
+		// Tiles under 8 rows (AVX2's 6×16) need more column panels to
+		// repay their packer (packAWideShort).
 		p.packA = lda%aliasStride == 0 && colPanels >= packAMinPanels || wide && (p.mr >= 8 || colPanels >= packAWideShort)
 	}
 	rowTiles := (m + p.mr - 1) / p.mr
